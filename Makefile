@@ -1,0 +1,37 @@
+# Relate — build, test and run targets. `make test` and `make run` install on first use.
+SHELL := /bin/bash
+PY_BOOT := $(shell for p in python3.12 /root/.pyenv/versions/3.12*/bin/python3.12 /usr/local/bin/python3.12 /usr/bin/python3.12; do \
+             if command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; assert sys.version_info[:2] == (3, 12)' 2>/dev/null; then echo $$p; break; fi; done)
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: install run test test-all tck tck-full grammar bench bench-full server clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml setup.py
+	@test -n "$(PY_BOOT)" || { echo "python3.12 not found"; exit 1; }
+	test -x $(PY) || $(PY_BOOT) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+# Regenerate the parser only when the grammar's hash changed (needs Java 17; the output is committed).
+grammar: install
+	$(PY) grammar/build.py
+
+run: install
+	$(PY) examples/hybrid-recall/recall.py
+
+test: install
+	$(PY) -m pytest -q -x --timeout=600 tests
+
+tck: install
+	$(PY) -m tests.tck.run --report .tck-report.json
+
+bench: install
+	$(PY) bench/engine.py --quick
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -1,0 +1,29 @@
+"""Relate: a property-graph database that speaks Cypher, with vector and full-text search built in.
+
+``relate.connect("notes.rl")`` opens a database file in-process; ``relate.connect(":memory:")`` a
+throwaway one; ``relate.connect("relate://host:7688", auth=("neo4j", "secret"))`` talks to a server.
+"""
+from __future__ import annotations
+
+from . import errors
+from .connection import Connection, Result, Transaction
+from .errors import *  # noqa: F401,F403 - the error classes are part of the public API
+from .summary import Counters, Summary
+from .values import Duration, Node, Path, Relationship, Row, Vector
+
+__version__ = "0.1.0"
+__all__ = ["connect", "Connection", "Result", "Transaction", "Summary", "Counters", "Node",
+           "Relationship", "Path", "Vector", "Duration", "Row", "errors", *errors.__all__]
+
+_REMOTE_SCHEMES = ("relate://", "relate+s://", "relate+ssc://")
+
+
+def connect(target: str, *, auth: tuple[str, str] | None = None, **options) -> Connection:
+    """Open a connection: a file path (embedded), ``:memory:``, or a ``relate://host:port`` URL."""
+    if target.startswith(_REMOTE_SCHEMES):
+        from .driver import connect_remote  # the network driver; imports nothing of the server
+        return connect_remote(target, auth=auth, **options)
+    # Embedded mode: the engine is imported lazily so that network-only users never load it.
+    from relate.server.engine import Database
+    database = Database.open(None if target == ":memory:" else target, **options)
+    return Connection(database.session(), owner=database, target=target)

@@ -1,0 +1,68 @@
+"""Result summaries: update counters, notifications, plans, timings (shared by embedded and network)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+COUNTER_KEYS = (
+    "nodes_created", "nodes_deleted", "relationships_created", "relationships_deleted",
+    "properties_set", "labels_added", "labels_removed", "indexes_added", "indexes_removed",
+    "constraints_added", "constraints_removed", "system_updates",
+)
+
+
+class Counters(dict):
+    """Update counters keyed by COUNTER_KEYS; missing keys read as 0."""
+
+    def __missing__(self, key: str) -> int:
+        if key not in COUNTER_KEYS:
+            raise KeyError(key)
+        return 0
+
+    def __getattr__(self, key: str) -> int:
+        try:
+            return self[key]
+        except KeyError:
+            raise AttributeError(key) from None
+
+    def add(self, key: str, amount: int = 1) -> None:
+        self[key] = self.get(key, 0) + amount
+
+    @property
+    def contains_updates(self) -> bool:
+        return any(self.get(k, 0) for k in COUNTER_KEYS if k != "system_updates")
+
+    def __str__(self) -> str:
+        """As the cookbook prints them: ``nodes created: 46, relationships created: 56``."""
+        return ", ".join(f"{k.replace('_', ' ')}: {self[k]}" for k in COUNTER_KEYS if self.get(k, 0))
+
+
+@dataclass
+class Summary:
+    """What a finished statement reports besides its rows."""
+    counters: Counters = field(default_factory=Counters)
+    notifications: list[dict[str, Any]] = field(default_factory=list)
+    query_type: str = "r"            # r | w | rw | s (schema)
+    plan: dict[str, Any] | None = None      # EXPLAIN / PROFILE: {operator, args, children, rows, ...}
+    t_first_ms: float = 0.0          # time to the first row
+    t_last_ms: float = 0.0           # time to the last row
+    bookmark: str | None = None
+
+    def to_metadata(self) -> dict[str, Any]:
+        meta: dict[str, Any] = {"type": self.query_type, "t_last": self.t_last_ms}
+        stats = {k: v for k, v in self.counters.items() if v}
+        if stats:
+            meta["stats"] = stats
+        if self.notifications:
+            meta["notifications"] = self.notifications
+        if self.plan is not None:
+            meta["plan"] = self.plan
+        if self.bookmark:
+            meta["bookmark"] = self.bookmark
+        return meta
+
+    @classmethod
+    def from_metadata(cls, meta: dict[str, Any], t_first_ms: float = 0.0) -> "Summary":
+        return cls(counters=Counters(meta.get("stats", {})), notifications=list(meta.get("notifications", [])),
+                   query_type=meta.get("type", "r"), plan=meta.get("plan"), t_first_ms=t_first_ms,
+                   t_last_ms=meta.get("t_last", 0.0), bookmark=meta.get("bookmark"))

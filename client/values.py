@@ -1,0 +1,295 @@
+"""Graph and special values returned to users: Node, Relationship, Path, Vector, Duration, Row.
+
+Embedded and network modes return exactly these types (plus int, float, str, bool, None, list,
+dict, and the ``datetime`` types from ``relate.temporal``).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Iterable, Iterator, Mapping, Sequence
+
+import numpy as np
+
+__all__ = ["Node", "Relationship", "Path", "Vector", "Duration", "Row", "row_class"]
+
+
+class Node:
+    """A node: integer id, element id, label set and properties (a detached copy)."""
+
+    __slots__ = ("id", "labels", "properties")
+
+    def __init__(self, id: int, labels: Iterable[str] = (), properties: Mapping[str, Any] | None = None):
+        self.id = id
+        self.labels = frozenset(labels)
+        self.properties = dict(properties or {})
+
+    @property
+    def element_id(self) -> str:
+        return f"n:{self.id}"
+
+    def __getitem__(self, key: str) -> Any:
+        return self.properties[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.properties.get(key, default)
+
+    def keys(self):
+        return self.properties.keys()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Node) and other.id == self.id
+
+    def __hash__(self) -> int:
+        return hash(("n", self.id))
+
+    def __repr__(self) -> str:
+        labels = "".join(f":{label}" for label in sorted(self.labels))
+        return f"<Node id={self.id} labels={labels or '-'} properties={self.properties!r}>"
+
+
+class Relationship:
+    """A relationship: id, type, start and end node ids, properties (a detached copy)."""
+
+    __slots__ = ("id", "type", "start_id", "end_id", "properties")
+
+    def __init__(self, id: int, type: str, start_id: int, end_id: int,
+                 properties: Mapping[str, Any] | None = None):
+        self.id = id
+        self.type = type
+        self.start_id = start_id
+        self.end_id = end_id
+        self.properties = dict(properties or {})
+
+    @property
+    def element_id(self) -> str:
+        return f"r:{self.id}"
+
+    def __getitem__(self, key: str) -> Any:
+        return self.properties[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.properties.get(key, default)
+
+    def keys(self):
+        return self.properties.keys()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Relationship) and other.id == self.id
+
+    def __hash__(self) -> int:
+        return hash(("r", self.id))
+
+    def __repr__(self) -> str:
+        return (f"<Relationship id={self.id} ({self.start_id})-[:{self.type}]->({self.end_id}) "
+                f"properties={self.properties!r}>")
+
+
+class Path:
+    """A path: ``nodes`` (n + 1) and ``relationships`` (n) in traversal order."""
+
+    __slots__ = ("nodes", "relationships")
+
+    def __init__(self, nodes: Sequence[Node], relationships: Sequence[Relationship]):
+        if len(nodes) != len(relationships) + 1:
+            raise ValueError("a path has exactly one more node than relationships")
+        self.nodes = tuple(nodes)
+        self.relationships = tuple(relationships)
+
+    @property
+    def start_node(self) -> Node:
+        return self.nodes[0]
+
+    @property
+    def end_node(self) -> Node:
+        return self.nodes[-1]
+
+    def __len__(self) -> int:
+        return len(self.relationships)
+
+    def __iter__(self) -> Iterator[Relationship]:
+        return iter(self.relationships)
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, Path) and self.nodes == other.nodes
+                and self.relationships == other.relationships)
+
+    def __hash__(self) -> int:
+        return hash((self.nodes, self.relationships))
+
+    def __repr__(self) -> str:
+        return f"<Path length={len(self)} nodes={[n.id for n in self.nodes]}>"
+
+
+VECTOR_TYPES = {
+    "FLOAT64": np.float64, "FLOAT32": np.float32, "FLOAT": np.float64,
+    "INTEGER64": np.int64, "INTEGER32": np.int32, "INTEGER16": np.int16, "INTEGER8": np.int8,
+    "INTEGER": np.int64, "INT64": np.int64, "INT32": np.int32, "INT16": np.int16, "INT8": np.int8,
+}
+
+
+class Vector:
+    """A typed vector of fixed dimension (``vector(list, 384, FLOAT32)``), stored as a numpy array."""
+
+    __slots__ = ("_array", "coordinate_type")
+
+    def __init__(self, values: Iterable[float] | np.ndarray, coordinate_type: str = "FLOAT32"):
+        coordinate_type = coordinate_type.upper()
+        if coordinate_type not in VECTOR_TYPES:
+            raise ValueError(f"unknown vector coordinate type {coordinate_type!r}")
+        array = np.array(values, dtype=VECTOR_TYPES[coordinate_type])
+        if array.ndim != 1:
+            raise ValueError("a vector is one-dimensional")
+        array.setflags(write=False)
+        self._array = array
+        self.coordinate_type = coordinate_type
+
+    @property
+    def dimension(self) -> int:
+        return int(self._array.shape[0])
+
+    def to_numpy(self) -> np.ndarray:
+        """The coordinates as a read-only numpy array (no copy)."""
+        return self._array
+
+    def tolist(self) -> list:
+        return self._array.tolist()
+
+    def __len__(self) -> int:
+        return self.dimension
+
+    def __iter__(self):
+        return iter(self._array.tolist())
+
+    def __getitem__(self, index):
+        return self._array.tolist()[index]
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, Vector) and other.coordinate_type == self.coordinate_type
+                and np.array_equal(other._array, self._array))
+
+    def __hash__(self) -> int:
+        return hash((self.coordinate_type, self._array.tobytes()))
+
+    def __repr__(self) -> str:
+        head = ", ".join(f"{x:g}" for x in self._array[:4].tolist())
+        more = ", ..." if self.dimension > 4 else ""
+        return f"vector([{head}{more}], {self.dimension}, {self.coordinate_type})"
+
+
+_NANOS_PER_SECOND = 1_000_000_000
+
+
+class Duration:
+    """A Cypher duration: months, days, seconds and nanoseconds, kept apart as Neo4j does."""
+
+    __slots__ = ("months", "days", "seconds", "nanoseconds")
+
+    def __init__(self, months: int = 0, days: int = 0, seconds: int = 0, nanoseconds: int = 0):
+        extra, nanoseconds = divmod(int(nanoseconds), _NANOS_PER_SECOND)
+        self.months = int(months)
+        self.days = int(days)
+        self.seconds = int(seconds) + extra
+        self.nanoseconds = nanoseconds
+
+    # Component views as Cypher exposes them (d.years, d.hours, ...).
+    @property
+    def years(self) -> int:
+        return int(self.months / 12)
+
+    @property
+    def hours(self) -> int:
+        return int(self.seconds / 3600)
+
+    @property
+    def minutes(self) -> int:
+        return int(self.seconds / 60)
+
+    def total_seconds(self) -> float:
+        """Approximate length in seconds (a month counts as 30.436875 days, as in ISO averages)."""
+        return (self.months * 2629746 + self.days * 86400 + self.seconds
+                + self.nanoseconds / _NANOS_PER_SECOND)
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, Duration) and self.months == other.months and self.days == other.days
+                and self.seconds == other.seconds and self.nanoseconds == other.nanoseconds)
+
+    def __hash__(self) -> int:
+        return hash((self.months, self.days, self.seconds, self.nanoseconds))
+
+    def __str__(self) -> str:
+        """ISO 8601 form as Neo4j prints it, e.g. ``P1Y2M3DT4H5M6.000000007S``."""
+        years, months = int(self.months / 12), self.months - 12 * int(self.months / 12)
+        total_nanos = self.seconds * _NANOS_PER_SECOND + self.nanoseconds
+        sign = -1 if total_nanos < 0 else 1
+        total_nanos = abs(total_nanos)
+        secs, nanos = divmod(total_nanos, _NANOS_PER_SECOND)
+        hours, secs = divmod(secs, 3600)
+        minutes, secs = divmod(secs, 60)
+        out = "P"
+        if years:
+            out += f"{years}Y"
+        if months:
+            out += f"{months}M"
+        if self.days:
+            out += f"{self.days}D"
+        time = ""
+        if hours:
+            time += f"{sign * hours}H"
+        if minutes:
+            time += f"{sign * minutes}M"
+        if secs or nanos:
+            frac = f".{nanos:09d}".rstrip("0") if nanos else ""
+            text = f"{secs}{frac}"
+            time += f"{'-' if sign < 0 else ''}{text}S"
+        if time:
+            out += "T" + time
+        return out if out != "P" else "PT0S"
+
+    def __repr__(self) -> str:
+        return f"Duration('{self}')"
+
+
+class Row(tuple):
+    """A result row: a tuple that also indexes by column name (``row["id"]``, ``row.id``)."""
+
+    __slots__ = ()
+    _keys: tuple[str, ...] = ()
+    _index: dict[str, int] = {}
+
+    def __getitem__(self, key):
+        if isinstance(key, str):
+            try:
+                return tuple.__getitem__(self, self._index[key])
+            except KeyError:
+                raise KeyError(f"no column named {key!r}; columns are {list(self._keys)}") from None
+        return tuple.__getitem__(self, key)
+
+    def __getattr__(self, name: str):
+        try:
+            return tuple.__getitem__(self, self._index[name])
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def keys(self) -> tuple[str, ...]:
+        return self._keys
+
+    def get(self, key: str, default: Any = None) -> Any:
+        index = self._index.get(key)
+        return default if index is None else tuple.__getitem__(self, index)
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(zip(self._keys, self))
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{k}={v!r}" for k, v in zip(self._keys, self))
+        return f"Row({inner})"
+
+
+def row_class(columns: Sequence[str]) -> type[Row]:
+    """A Row subclass bound to ``columns`` (build once per result, then ``cls(values)``)."""
+    keys = tuple(columns)
+    return type("Row", (Row,), {"__slots__": (), "_keys": keys, "_index": {k: i for i, k in enumerate(keys)}})
+
+
+def is_nan(value: Any) -> bool:
+    return isinstance(value, float) and math.isnan(value)

@@ -1,0 +1,619 @@
+"""The Cypher abstract syntax tree: the contract between the parser and the later query stages.
+
+Nodes are plain dataclasses. Every node has ``pos`` = (line, column), 1-based, of its first token,
+so semantic and runtime errors can point at the source. Names keep their source spelling except
+where noted (function names are matched case-insensitively by later stages).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional, Union
+
+Pos = Optional[tuple[int, int]]
+
+
+def _pos():
+    return field(default=None, kw_only=True, compare=False, repr=False)
+
+
+# --------------------------------------------------------------------------------------------
+# Expressions
+# --------------------------------------------------------------------------------------------
+class Expr:
+    """Base class of all expressions."""
+    __slots__ = ()
+
+
+@dataclass(slots=True)
+class Literal(Expr):
+    value: Any                      # int | float | str | bool | None
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class Parameter(Expr):
+    name: str                       # without the "$"; positional $0 keeps "0"
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class Variable(Expr):
+    name: str
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class Property(Expr):
+    subject: Expr
+    key: str
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class Subscript(Expr):
+    """``subject[index]``: list index or dynamic map/property key."""
+    subject: Expr
+    index: Expr
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class Slice(Expr):
+    """``subject[start..end]``; either bound may be None."""
+    subject: Expr
+    start: Optional[Expr]
+    end: Optional[Expr]
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class ListLiteral(Expr):
+    items: list[Expr]
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class MapLiteral(Expr):
+    entries: list[tuple[str, Expr]]  # in source order
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class FunctionCall(Expr):
+    """``name(args)``; ``name`` keeps namespaces, e.g. ``datetime.fromEpochMillis``."""
+    name: str
+    args: list[Expr]
+    distinct: bool = False
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class CountStar(Expr):
+    """``count(*)``."""
+    pos: Pos = _pos()
+
+
+# Binary operators (``op`` values): OR AND XOR = <> < <= > >= + - * / % ^ IN
+# "STARTS WITH" "ENDS WITH" CONTAINS =~
+# A comparison chain ``a < b < c`` is parsed as ``(a < b) AND (b < c)``.
+@dataclass(slots=True)
+class BinaryOp(Expr):
+    op: str
+    left: Expr
+    right: Expr
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class UnaryOp(Expr):
+    op: str                          # NOT | - | +
+    operand: Expr
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class IsNull(Expr):
+    operand: Expr
+    negated: bool = False            # IS NOT NULL
+    pos: Pos = _pos()
+
+
+# Label expressions, used in node patterns and in ``n:A:B`` / ``n:A|B`` predicates.
+class LabelExpr:
+    __slots__ = ()
+
+
+@dataclass(slots=True)
+class LabelName(LabelExpr):
+    name: str
+
+
+@dataclass(slots=True)
+class LabelAnd(LabelExpr):
+    items: list[LabelExpr]           # ``:A:B`` and ``:A&B``
+
+
+@dataclass(slots=True)
+class LabelOr(LabelExpr):
+    items: list[LabelExpr]           # ``:A|B``
+
+
+@dataclass(slots=True)
+class LabelNot(LabelExpr):
+    item: LabelExpr                  # ``:!A``
+
+
+@dataclass(slots=True)
+class LabelAny(LabelExpr):
+    """``:%`` - any label."""
+
+
+@dataclass(slots=True)
+class LabelCheck(Expr):
+    """``subject:A:B`` as a predicate (for relationships it checks the type)."""
+    subject: Expr
+    labels: LabelExpr
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class Case(Expr):
+    """Simple CASE when ``subject`` is set, searched CASE otherwise."""
+    subject: Optional[Expr]
+    whens: list[tuple[Expr, Expr]]
+    default: Optional[Expr]
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class ListComprehension(Expr):
+    """``[variable IN source WHERE where | projection]``."""
+    variable: str
+    source: Expr
+    where: Optional[Expr]
+    projection: Optional[Expr]
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class Quantifier(Expr):
+    """``all/any/none/single(variable IN source WHERE where)``."""
+    kind: str                        # all | any | none | single
+    variable: str
+    source: Expr
+    where: Optional[Expr]
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class Reduce(Expr):
+    """``reduce(accumulator = init, variable IN source | expression)``."""
+    accumulator: str
+    init: Expr
+    variable: str
+    source: Expr
+    expression: Expr
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class MapProjectionItem:
+    """One element of ``n{...}``: kind is ``property`` (.key), ``literal`` (key: expr),
+    ``variable`` (a bare variable name), or ``all`` (.*)."""
+    kind: str
+    key: Optional[str] = None
+    expr: Optional[Expr] = None
+
+
+@dataclass(slots=True)
+class MapProjection(Expr):
+    subject: str                     # the variable being projected
+    items: list[MapProjectionItem]
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class PatternComprehension(Expr):
+    """``[p = (a)-->(b) WHERE where | projection]``."""
+    path_variable: Optional[str]
+    pattern: "PatternPart"
+    where: Optional[Expr]
+    projection: Expr
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class PatternPredicate(Expr):
+    """A relationship pattern used as a boolean, e.g. ``WHERE (n)-[:KNOWS]->()``."""
+    pattern: "PatternPart"
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class ExistsSubquery(Expr):
+    """``EXISTS { ... }``: ``query`` is a full Query, or a Query built from a bare pattern
+    (``EXISTS { (n)-->() WHERE ... }`` becomes ``MATCH (n)-->() WHERE ...``)."""
+    query: "Query"
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class CountSubquery(Expr):
+    """``COUNT { ... }``, same shapes as ExistsSubquery."""
+    query: "Query"
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class CollectSubquery(Expr):
+    """``COLLECT { ... RETURN x }``."""
+    query: "Query"
+    pos: Pos = _pos()
+
+
+# --------------------------------------------------------------------------------------------
+# Patterns
+# --------------------------------------------------------------------------------------------
+@dataclass(slots=True)
+class NodePattern:
+    variable: Optional[str]
+    labels: Optional[LabelExpr]      # None = no label constraint
+    properties: Optional[Expr]       # MapLiteral or Parameter
+    where: Optional[Expr] = None     # ``(n:A WHERE n.x > 1)``
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class RelPattern:
+    variable: Optional[str]
+    types: list[str]                 # alternatives (``:A|B``); empty = any type
+    direction: str                   # out (-->), in (<--), both (-- or <-->)
+    properties: Optional[Expr]
+    length: Optional[tuple[Optional[int], Optional[int]]] = None
+    # length: None = exactly one hop; ``*`` = (None, None); ``*2`` = (2, 2); ``*1..3`` = (1, 3);
+    # ``*..3`` = (None, 3); ``*2..`` = (2, None). A None minimum means 1.
+    where: Optional[Expr] = None     # ``-[r WHERE r.x > 1]->``
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class PatternPart:
+    """One comma-separated part of a pattern: ``p = (a)-[r]->(b)<-[s]-(c)``.
+
+    ``elements`` alternates NodePattern, RelPattern, NodePattern, ... and always starts and ends
+    with a NodePattern. ``shortest`` is None, "shortest" (shortestPath) or "all" (allShortestPaths).
+    """
+    variable: Optional[str]
+    elements: list[Union[NodePattern, RelPattern]]
+    shortest: Optional[str] = None
+    pos: Pos = _pos()
+
+
+# --------------------------------------------------------------------------------------------
+# Clauses
+# --------------------------------------------------------------------------------------------
+class Clause:
+    __slots__ = ()
+
+
+@dataclass(slots=True)
+class IndexSearch:
+    """One index source of a SEARCH: ``VECTOR INDEX name FOR q [WHERE w] [SKIP s] LIMIT l [WEIGHT x]``."""
+    kind: str                        # VECTOR | FULLTEXT
+    index: str
+    query: Expr
+    where: Optional[Expr]
+    skip: Optional[Expr]
+    limit: Optional[Expr]            # required by the rules, checked semantically
+    weight: Optional[Expr] = None    # only meaningful inside COMBINE
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class CombineSearch:
+    """``COMBINE (src, src, ...) USING WRRF [WITH CONSTANT c] LIMIT l [WEIGHT x]``."""
+    sources: list[Union[IndexSearch, "CombineSearch"]]
+    method: str                      # WRRF | RRF
+    constant: Optional[Expr]
+    limit: Optional[Expr]
+    weight: Optional[Expr] = None
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class Search:
+    """``SEARCH variable IN (spec) [SCORE AS score]``, attached to the MATCH before it."""
+    variable: str
+    spec: Union[IndexSearch, CombineSearch]
+    score_variable: Optional[str]
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class Match(Clause):
+    """MATCH / OPTIONAL MATCH. With a SEARCH, ``where`` filters the searched rows afterwards."""
+    pattern: list[PatternPart]
+    where: Optional[Expr]
+    optional: bool = False
+    search: Optional[Search] = None
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class Unwind(Clause):
+    expr: Expr
+    variable: str
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class ProjectionItem:
+    expr: Expr
+    alias: Optional[str]             # AS name; None when absent
+    text: str                        # the source text of ``expr``, used as the column name
+    pos: Pos = _pos()
+
+    @property
+    def name(self) -> str:
+        return self.alias if self.alias is not None else self.text
+
+
+@dataclass(slots=True)
+class SortItem:
+    expr: Expr
+    descending: bool = False
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class Projection:
+    items: list[ProjectionItem]
+    star: bool = False               # ``RETURN *`` / ``WITH *`` (items may follow the star)
+    distinct: bool = False
+    order_by: list[SortItem] = field(default_factory=list)
+    skip: Optional[Expr] = None
+    limit: Optional[Expr] = None
+
+
+@dataclass(slots=True)
+class With(Clause):
+    projection: Projection
+    where: Optional[Expr] = None
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class Return(Clause):
+    projection: Projection
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class Create(Clause):
+    pattern: list[PatternPart]
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class SetProperty:
+    """``target.key = value`` where target is Property(subject, key)."""
+    target: Property
+    value: Expr
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class SetVariable:
+    """``n = map`` (merge False) or ``n += map`` (merge True)."""
+    variable: str
+    value: Expr
+    merge: bool
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class SetLabels:
+    variable: str
+    labels: list[str]
+    pos: Pos = _pos()
+
+
+SetItem = Union[SetProperty, SetVariable, SetLabels]
+
+
+@dataclass(slots=True)
+class Set(Clause):
+    items: list[SetItem]
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class RemoveProperty:
+    target: Property
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class RemoveLabels:
+    variable: str
+    labels: list[str]
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class Remove(Clause):
+    items: list[Union[RemoveProperty, RemoveLabels]]
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class Delete(Clause):
+    exprs: list[Expr]
+    detach: bool = False
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class Merge(Clause):
+    part: PatternPart
+    on_create: list[SetItem] = field(default_factory=list)
+    on_match: list[SetItem] = field(default_factory=list)
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class Foreach(Clause):
+    variable: str
+    source: Expr
+    clauses: list[Clause]
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class CallSubquery(Clause):
+    """``CALL (a, b) { ... }`` / ``CALL (*) { ... }`` / ``CALL () { ... }`` / legacy ``CALL { WITH a ... }``.
+
+    ``imports`` is None for the legacy form (imports come from a leading WITH), ``["*"]`` for
+    ``(*)``, else the listed variable names. ``in_transactions`` is the ``IN TRANSACTIONS`` suffix.
+    """
+    query: "Query"
+    imports: Optional[list[str]]
+    optional: bool = False
+    in_transactions: bool = False
+    batch_size: Optional[Expr] = None
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class YieldItem:
+    name: str                        # the procedure's output column
+    alias: Optional[str] = None
+
+
+@dataclass(slots=True)
+class CallProcedure(Clause):
+    """``CALL ns.name(args) YIELD a, b AS c WHERE ...``; ``args`` None = implicit (from parameters).
+    ``yields`` None = no YIELD clause; ``yield_star`` for ``YIELD *``."""
+    name: str
+    args: Optional[list[Expr]]
+    yields: Optional[list[YieldItem]]
+    yield_star: bool = False
+    where: Optional[Expr] = None
+    pos: Pos = _pos()
+
+
+# --------------------------------------------------------------------------------------------
+# Queries and statements
+# --------------------------------------------------------------------------------------------
+@dataclass(slots=True)
+class SingleQuery:
+    clauses: list[Clause]
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class Query:
+    """One or more single queries joined by UNION; ``union_all[i]`` joins parts i and i + 1."""
+    parts: list[SingleQuery]
+    union_all: list[bool] = field(default_factory=list)
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class CreateIndex:
+    """CREATE [RANGE|TEXT|POINT|VECTOR|FULLTEXT] INDEX [name] [IF NOT EXISTS] FOR ... ON ...
+
+    ``labels`` holds the label alternatives of a node index (``(n:A|B)``) or the relationship
+    types; ``with_properties`` is the vector index's ``WITH [n.a, n.b]`` filter list.
+    """
+    kind: str                        # RANGE | TEXT | POINT | VECTOR | FULLTEXT | LOOKUP
+    name: Optional[str]
+    entity: str                      # node | relationship
+    variable: str
+    labels: list[str]
+    properties: list[str]
+    with_properties: list[str] = field(default_factory=list)
+    options: Optional[Expr] = None
+    if_not_exists: bool = False
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class DropIndex:
+    name: str
+    if_exists: bool = False
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class CreateConstraint:
+    """CREATE CONSTRAINT [name] [IF NOT EXISTS] FOR (n:L) | ()-[r:T]-() REQUIRE ...
+
+    kind: UNIQUE | NOT_NULL | KEY (node/relationship key) | TYPE (``IS :: INTEGER``).
+    """
+    kind: str
+    name: Optional[str]
+    entity: str                      # node | relationship
+    variable: str
+    label: str
+    properties: list[str]
+    type_name: Optional[str] = None  # for TYPE, e.g. "INTEGER", "STRING", "LIST<INTEGER NOT NULL>"
+    options: Optional[Expr] = None
+    if_not_exists: bool = False
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class DropConstraint:
+    name: str
+    if_exists: bool = False
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class ShowCommand:
+    """SHOW INDEXES | CONSTRAINTS | PROCEDURES | FUNCTIONS | USERS | TRANSACTIONS [YIELD ...] [WHERE ...] [RETURN ...]."""
+    kind: str
+    yield_items: Optional[list[YieldItem]] = None
+    yield_star: bool = False
+    where: Optional[Expr] = None
+    returns: Optional[Projection] = None
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class CreateUser:
+    name: str
+    password: Expr
+    change_required: bool = False
+    if_not_exists: bool = False
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class AlterUser:
+    name: str
+    password: Optional[Expr]
+    change_required: Optional[bool] = None
+    if_exists: bool = False
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class DropUser:
+    name: str
+    if_exists: bool = False
+    pos: Pos = _pos()
+
+
+Command = Union[CreateIndex, DropIndex, CreateConstraint, DropConstraint, ShowCommand,
+                CreateUser, AlterUser, DropUser]
+
+
+@dataclass(slots=True)
+class Statement:
+    """A whole statement: ``mode`` is None, "EXPLAIN" or "PROFILE"; ``body`` a Query or a Command."""
+    body: Union[Query, Command]
+    mode: Optional[str] = None
+    text: str = ""                   # the statement's source text
+    pos: Pos = _pos()
