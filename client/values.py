@@ -209,6 +209,13 @@ class Duration:
         return (self.months * 2629746 + self.days * 86400 + self.seconds
                 + self.nanoseconds / _NANOS_PER_SECOND)
 
+    def to_state(self) -> tuple:
+        return (self.months, self.days, self.seconds, self.nanoseconds)
+
+    @classmethod
+    def from_state(cls, state) -> "Duration":
+        return cls(*state)
+
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, Duration) and self.months == other.months and self.days == other.days
                 and self.seconds == other.seconds and self.nanoseconds == other.nanoseconds)
