@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test test-all tck tck-full grammar bench bench-full server clean
+.PHONY: install run test test-all tck grammar bench bench-full server clean
 
 install: $(STAMP)
 
@@ -27,11 +27,14 @@ run: install
 test: install
 	$(PY) -m pytest -q -x --timeout=600 tests
 
+# Full TCK: per-folder pass/fail/error table and a JSON report; the ratchet list only grows.
 tck: install
-	$(PY) -m tests.tck.run --report .tck-report.json
+	$(PY) -m tests.tck.run --report tck-report.json --update-ratchet
 
 bench: install
 	$(PY) bench/engine.py --quick
+	$(PY) bench/search.py --n 10000
+	$(PY) bench/wire.py --quick
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache
