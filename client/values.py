@@ -184,6 +184,10 @@ class Duration:
 
     __slots__ = ("months", "days", "seconds", "nanoseconds")
 
+    # A month averages 30.436875 days (the Gregorian 400-year cycle); fractions of months cascade
+    # into days with it, as Neo4j does.
+    AVERAGE_SECONDS_PER_MONTH = 2_629_746
+
     def __init__(self, months: int = 0, days: int = 0, seconds: int = 0, nanoseconds: int = 0):
         extra, nanoseconds = divmod(int(nanoseconds), _NANOS_PER_SECOND)
         self.months = int(months)
@@ -191,23 +195,61 @@ class Duration:
         self.seconds = int(seconds) + extra
         self.nanoseconds = nanoseconds
 
-    # Component views as Cypher exposes them (d.years, d.hours, ...).
+    @classmethod
+    def approximate(cls, months=0, days=0, seconds=0, nanoseconds=0) -> "Duration":
+        """A duration from possibly fractional amounts: each unit's fraction flows into the next
+        smaller one (months -> days -> seconds -> nanoseconds), truncating toward zero."""
+        from fractions import Fraction
+
+        def exact(value):
+            # Floats are taken as written (0.3 means 3/10), not as their binary expansion.
+            return Fraction(repr(value)) if isinstance(value, float) else Fraction(value)
+
+        months, days, seconds, nanoseconds = map(exact, (months, days, seconds, nanoseconds))
+        whole_months = int(months)
+        days += (months - whole_months) * cls.AVERAGE_SECONDS_PER_MONTH / 86_400
+        whole_days = int(days)
+        seconds += (days - whole_days) * 86_400
+        whole_seconds = int(seconds)
+        nanoseconds += (seconds - whole_seconds) * _NANOS_PER_SECOND
+        return cls(whole_months, whole_days, whole_seconds, int(nanoseconds))
+
+    # Component views as Cypher exposes them (d.years, d.hours, ...); division truncates toward zero.
     @property
     def years(self) -> int:
-        return int(self.months / 12)
+        return self._truncating_div(self.months, 12)
 
     @property
     def hours(self) -> int:
-        return int(self.seconds / 3600)
+        return self._truncating_div(self.seconds, 3600)
 
     @property
     def minutes(self) -> int:
-        return int(self.seconds / 60)
+        return self._truncating_div(self.seconds, 60)
+
+    @property
+    def total_nanoseconds(self) -> int:
+        """Seconds and nanoseconds together (months and days left out)."""
+        return self.seconds * _NANOS_PER_SECOND + self.nanoseconds
 
     def total_seconds(self) -> float:
         """Approximate length in seconds (a month counts as 30.436875 days, as in ISO averages)."""
-        return (self.months * 2629746 + self.days * 86400 + self.seconds
+        return (self.months * self.AVERAGE_SECONDS_PER_MONTH + self.days * 86400 + self.seconds
                 + self.nanoseconds / _NANOS_PER_SECOND)
+
+    def __neg__(self) -> "Duration":
+        return Duration(-self.months, -self.days, -self.seconds, -self.nanoseconds)
+
+    def __add__(self, other):
+        if not isinstance(other, Duration):
+            return NotImplemented
+        return Duration(self.months + other.months, self.days + other.days,
+                        self.seconds + other.seconds, self.nanoseconds + other.nanoseconds)
+
+    def __sub__(self, other):
+        if not isinstance(other, Duration):
+            return NotImplemented
+        return self + (-other)
 
     def to_state(self) -> tuple:
         return (self.months, self.days, self.seconds, self.nanoseconds)
@@ -225,7 +267,8 @@ class Duration:
 
     def __str__(self) -> str:
         """ISO 8601 form as Neo4j prints it, e.g. ``P1Y2M3DT4H5M6.000000007S``."""
-        years, months = int(self.months / 12), self.months - 12 * int(self.months / 12)
+        years = self._truncating_div(self.months, 12)
+        months = self.months - 12 * years
         total_nanos = self.seconds * _NANOS_PER_SECOND + self.nanoseconds
         sign = -1 if total_nanos < 0 else 1
         total_nanos = abs(total_nanos)
@@ -254,6 +297,12 @@ class Duration:
 
     def __repr__(self) -> str:
         return f"Duration('{self}')"
+
+    @staticmethod
+    def _truncating_div(a: int, b: int) -> int:
+        """Integer division rounding toward zero (Java's ``/``), exact for any size."""
+        q = abs(a) // abs(b)
+        return q if (a >= 0) == (b > 0) else -q
 
 
 class Row(tuple):

@@ -500,6 +500,7 @@ class CallProcedure(Clause):
     yield_star: bool = False
     where: Optional[Expr] = None
     pos: Pos = _pos()
+    optional: bool = False           # added by the parser: ``OPTIONAL CALL proc()``
 
 
 # --------------------------------------------------------------------------------------------
@@ -579,6 +580,8 @@ class ShowCommand:
     where: Optional[Expr] = None
     returns: Optional[Projection] = None
     pos: Pos = _pos()
+    filter: Optional[str] = None     # added by the parser: ALL | RANGE | TEXT | POINT | VECTOR | FULLTEXT |
+    #                                  LOOKUP for indexes, ALL | UNIQUE | KEY | EXISTS for constraints
 
 
 @dataclass(slots=True)

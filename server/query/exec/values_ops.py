@@ -9,13 +9,15 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from relate.errors import ClientError, CypherTypeError
 from relate.values import Duration, Vector
 from relate.server.query.refs import NodeRef, PathRef, RelRef
 
 __all__ = [
     "equals", "compare", "less", "less_equal", "greater", "greater_equal",
     "order_key", "group_key", "is_aggregate", "make_aggregator",
-    "TEMPORAL_ORDER", "temporal_rank", "type_name", "is_number",
+    "TEMPORAL_ORDER", "temporal_rank", "type_name", "is_number", "format_float", "cypher_str",
+    "add", "subtract", "multiply", "divide", "modulo", "power", "negate",
 ]
 
 # ORDER BY ranks (ascending): MAP < NODE < RELATIONSHIP < LIST < PATH < DATETIME < LOCALDATETIME
@@ -282,6 +284,55 @@ def type_name(v: Any) -> str:
     return name if name is not None else type(v).__name__
 
 
+# --------------------------------------------------------------------------------------------
+# Values as Cypher prints them (toString, string concatenation)
+# --------------------------------------------------------------------------------------------
+def format_float(x: float) -> str:
+    """A float as Java's Double.toString prints it: 1.0, 0.001, 1.0E-4, 1.0E7, NaN, Infinity."""
+    if x != x:
+        return "NaN"
+    if x in (math.inf, -math.inf):
+        return "Infinity" if x > 0 else "-Infinity"
+    if x == 0.0:
+        return "-0.0" if math.copysign(1.0, x) < 0 else "0.0"
+    ax = abs(x)
+    if 1e-3 <= ax < 1e7:
+        text = repr(x)
+        if "e" in text:                 # repr uses exponents below 1e-4; expand them
+            text = format(x, "f")
+        return text if "." in text else text + ".0"
+    text = repr(ax)                     # shortest round-trip digits, as Java 19+ prints them
+    if "e" in text:
+        mantissa, exponent = text.split("e")
+        digits, exp = mantissa.replace(".", ""), int(exponent)
+    else:
+        whole, _, frac = text.partition(".")
+        if whole != "0":
+            digits, exp = whole + frac, len(whole) - 1
+        else:
+            stripped = frac.lstrip("0")
+            digits, exp = stripped, -(len(frac) - len(stripped) + 1)
+    digits = digits.lstrip("0").rstrip("0") or "0"
+    body = digits[0] + "." + (digits[1:] or "0")
+    return f"{'-' if x < 0 else ''}{body}E{exp}"
+
+
+def cypher_str(v: Any) -> str | None:
+    """The string form toString() and string concatenation use; None if the type has none."""
+    t = type(v)
+    if t is str:
+        return v
+    if t is int:
+        return str(v)
+    if t is float:
+        return format_float(v)
+    if t is bool:
+        return "true" if v else "false"
+    if t is Duration or temporal_rank(v) is not None:
+        return str(v)
+    return None
+
+
 def is_aggregate(name: str) -> bool:
     from relate.server.query.exec.aggregates import is_aggregate as _is
     return _is(name)
@@ -290,3 +341,158 @@ def is_aggregate(name: str) -> bool:
 def make_aggregator(name: str, distinct: bool = False):
     from relate.server.query.exec.aggregates import make_aggregator as _make
     return _make(name, distinct)
+
+
+# --------------------------------------------------------------------------------------------
+# Arithmetic (+ - * / % ^ and unary minus)
+# --------------------------------------------------------------------------------------------
+_INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
+
+
+def arithmetic_error(message: str):
+    return ClientError(message, code="Neo.ClientError.Statement.ArithmeticError", phase="runtime")
+
+
+def _operand_error(op: str, a: Any, b: Any):
+    return CypherTypeError(f"Cannot apply `{op}` to {type_name(a)} and {type_name(b)}",
+                           detail="InvalidArgumentType", phase="runtime")
+
+
+def _int64(n: int) -> int:
+    if _INT64_MIN <= n <= _INT64_MAX:
+        return n
+    raise arithmetic_error("long overflow")
+
+
+def _temporal(a: Any) -> bool:
+    return type(a) is Duration or temporal_rank(a) is not None
+
+
+def add(a: Any, b: Any) -> Any:
+    """Cypher ``a + b``: numbers, string concatenation, list concatenation/append, temporal + duration."""
+    ta, tb = type(a), type(b)
+    if ta is int and tb is int:
+        return _int64(a + b)
+    if (ta is int or ta is float) and (tb is int or tb is float):
+        return a + b
+    if a is None or b is None:
+        return None
+    if ta is list:
+        return a + b if tb is list else a + [b]
+    if tb is list:
+        return [a] + b
+    if ta is str or tb is str:
+        sa, sb = cypher_str(a), cypher_str(b)
+        if sa is None or sb is None:
+            raise _operand_error("+", a, b)
+        return sa + sb
+    if _temporal(a) and _temporal(b):
+        ops = _temporal_ops()
+        if ops is not None:
+            return ops.temporal_add(a, b)
+    raise _operand_error("+", a, b)
+
+
+def subtract(a: Any, b: Any) -> Any:
+    ta, tb = type(a), type(b)
+    if ta is int and tb is int:
+        return _int64(a - b)
+    if (ta is int or ta is float) and (tb is int or tb is float):
+        return a - b
+    if a is None or b is None:
+        return None
+    if _temporal(a) and tb is Duration:
+        ops = _temporal_ops()
+        if ops is not None:
+            return ops.temporal_subtract(a, b)
+    raise _operand_error("-", a, b)
+
+
+def multiply(a: Any, b: Any) -> Any:
+    ta, tb = type(a), type(b)
+    if ta is int and tb is int:
+        return _int64(a * b)
+    if (ta is int or ta is float) and (tb is int or tb is float):
+        return a * b
+    if a is None or b is None:
+        return None
+    if ta is Duration and (tb is int or tb is float):
+        return _temporal_ops().temporal_multiply(a, b)
+    if tb is Duration and (ta is int or ta is float):
+        return _temporal_ops().temporal_multiply(b, a)
+    raise _operand_error("*", a, b)
+
+
+def divide(a: Any, b: Any) -> Any:
+    """Integer division truncates toward zero and fails on zero; float division gives Inf/NaN."""
+    ta, tb = type(a), type(b)
+    if ta is int and tb is int:
+        if b == 0:
+            raise arithmetic_error("/ by zero")
+        q = abs(a) // abs(b)
+        return _int64(q if (a >= 0) == (b >= 0) else -q)
+    if (ta is int or ta is float) and (tb is int or tb is float):
+        if b == 0:
+            if a != a or a == 0:
+                return math.nan
+            return math.copysign(math.inf, a) * math.copysign(1.0, b)
+        return a / b
+    if a is None or b is None:
+        return None
+    if ta is Duration and (tb is int or tb is float):
+        if b == 0:
+            raise arithmetic_error("/ by zero")
+        return _temporal_ops().temporal_divide(a, b)
+    raise _operand_error("/", a, b)
+
+
+def modulo(a: Any, b: Any) -> Any:
+    """``%`` takes the sign of the dividend (Java); integer modulo by zero fails, float gives NaN."""
+    ta, tb = type(a), type(b)
+    if ta is int and tb is int:
+        if b == 0:
+            raise arithmetic_error("/ by zero")
+        r = abs(a) % abs(b)
+        return -r if a < 0 else r
+    if (ta is int or ta is float) and (tb is int or tb is float):
+        if b == 0 or a in (math.inf, -math.inf) or a != a or b != b:
+            return math.nan
+        if b in (math.inf, -math.inf):
+            return float(a)
+        return math.fmod(a, b)
+    if a is None or b is None:
+        return None
+    raise _operand_error("%", a, b)
+
+
+def power(a: Any, b: Any) -> Any:
+    """``^`` always gives a float (Java Math.pow)."""
+    ta, tb = type(a), type(b)
+    if (ta is int or ta is float) and (tb is int or tb is float):
+        x, y = float(a), float(b)
+        try:
+            return math.pow(x, y)
+        except OverflowError:
+            return math.inf if x > 0 or y.is_integer() and int(y) % 2 == 0 else -math.inf
+        except ValueError:
+            if x == 0.0 and y < 0:      # Java: 0 ^ negative = Infinity
+                odd = y.is_integer() and int(y) % 2 == 1
+                return math.copysign(math.inf, x) if odd else math.inf
+            return math.nan
+    if a is None or b is None:
+        return None
+    raise _operand_error("^", a, b)
+
+
+def negate(a: Any) -> Any:
+    t = type(a)
+    if t is int:
+        return _int64(-a)
+    if t is float:
+        return -a
+    if a is None:
+        return None
+    if t is Duration:
+        return Duration(-a.months, -a.days, -a.seconds, -a.nanoseconds)
+    raise CypherTypeError(f"Cannot negate {type_name(a)}", detail="InvalidArgumentType",
+                          phase="runtime")

@@ -1,0 +1,263 @@
+# DO NOT EDIT: generated from client/driver/_async/session.py by client/driver/unasync.py
+"""WireSession and WireResult: the network *session backend* under the user-facing
+Connection/Result classes (the same interface the embedded engine's session offers)."""
+from __future__ import annotations
+
+from typing import Any
+
+from relate.errors import ServiceUnavailable, TransactionError
+from relate.protocol import messages as m
+from relate.protocol.states import CLIENT_TRANSITIONS, State
+from relate.summary import Summary
+
+from ..transport import Address
+from .wire import DEFAULT_MAX_REPLY_SIZE, Wire, Response
+
+DEFAULT_FETCH_SIZE = 1000
+
+
+class WireResult:
+    """One statement's rows. PULLs go out in batches of ``fetch_size``, one batch ahead of the
+    reader, so the server prepares the next batch while this one is consumed."""
+
+    def __init__(self, session: "WireSession"):
+        self._session = session
+        self._wire = session._wire
+        self.columns: list[str] = []
+        self.qid = m.LAST_QUERY
+        self.summary: Summary | None = None
+        self._rows: list = []
+        self._pos = 0
+        self._pull: Response | None = None
+        self._has_more = True
+        self._t_first = 0.0
+
+    def _queue_pull(self, n: int | None = None) -> None:
+        self._pull = self._wire.queue(m.Pull(n or self._session.fetch_size, self.qid), records=[])
+
+    def _started(self, metadata: dict) -> None:
+        self.columns = list(metadata.get("fields", []))
+        self.qid = metadata.get("qid", m.LAST_QUERY)
+        self._t_first = float(metadata.get("t_first", 0.0))
+
+    def _take_pull(self) -> list:
+        """Wait for the outstanding PULL; its rows, with has_more/summary updated."""
+        response = self._pull
+        self._wire.wait(response)
+        self._pull = None
+        if response.error is not None or response.ignored:
+            self._finish(None)
+            if response.error is not None:
+                self._session._recover()
+                raise response.error
+            return response.records
+        if response.metadata.get("has_more"):
+            return response.records
+        self._finish(Summary.from_metadata(response.metadata, self._t_first))
+        return response.records
+
+    def _finish(self, summary: Summary | None) -> None:
+        self._has_more = False
+        self.summary = summary
+        self._session._forget(self)
+
+    def _abandon(self) -> None:
+        """The transaction ended (COMMIT/ROLLBACK/RESET) with this result still open."""
+        self._pull = None
+        if self._has_more:
+            self._finish(Summary())
+
+    def fetch(self, n: int) -> list:
+        while self._pos >= len(self._rows):
+            self._rows, self._pos = [], 0
+            if self._pull is None:
+                if not self._has_more:
+                    return []
+                self._session._prepare()
+                if self._pull is None and self._has_more:
+                    self._queue_pull()
+            self._rows = self._take_pull()
+            if self._has_more and self._pull is None:
+                self._queue_pull()          # prefetch the next batch while this one is read
+                self._wire.flush()
+        rows = self._rows[self._pos:self._pos + n]
+        self._pos += len(rows)
+        return rows
+
+    def _buffer_rest(self) -> None:
+        """Read every remaining row into memory (another auto-commit statement is about to run)."""
+        while self._has_more or self._pull is not None:
+            if self._pull is None:
+                self._queue_pull(m.ALL)
+            self._rows = self._rows[self._pos:] + self._take_pull()
+            self._pos = 0
+
+    def consume(self) -> Summary:
+        if self._pull is not None:
+            self._take_pull()
+        if self._has_more:
+            self._session._prepare()
+            response = self._wire.wait(self._wire.queue(m.Discard(m.ALL, self.qid)))
+            if response.error is not None:
+                self._finish(None)
+                self._session._recover()
+                raise response.error
+            self._finish(Summary.from_metadata(response.metadata, self._t_first))
+        self._rows, self._pos = [], 0
+        if self.summary is None:
+            self.summary = Summary()
+        return self.summary
+
+    def close(self) -> None:
+        if self._has_more and not self._wire.defunct:
+            try:
+                self.consume()
+            except ServiceUnavailable:
+                pass
+        self._rows, self._pos = [], 0
+
+
+class WireSession:
+    """A network session: the backend that ``relate.Connection`` (or ``relate.aio.Connection``)
+    drives with run/begin/commit/rollback/close."""
+
+    def __init__(self, url: str, auth: tuple[str, str] | None = None, *, fetch_size: int = DEFAULT_FETCH_SIZE,
+                 connect_timeout: float = 10.0, max_message_size: int = DEFAULT_MAX_REPLY_SIZE,
+                 trusted_certificates: str | None = None, ssl_context=None, user_agent: str = "relate-python",
+                 tx_timeout: float | None = None):
+        self.address = Address(url)
+        self._auth = auth if auth is not None else self.address.auth
+        self.fetch_size = int(self.address.options.get("fetch_size", fetch_size))
+        self._connect_timeout = connect_timeout
+        self._max_message_size = max_message_size
+        self._ssl = ssl_context if ssl_context is not None else self.address.ssl_context(trusted_certificates)
+        self._user_agent = user_agent
+        self._tx_timeout_ms = int(tx_timeout * 1000) if tx_timeout else None
+        self._wire: Wire | None = None
+        self._open: list[WireResult] = []
+        self._in_tx = False
+        self._closed = False
+
+    def open(self) -> "WireSession":
+        self._wire = Wire.open(self.address, auth=self._auth, ssl_context=self._ssl,
+                                          timeout=self._connect_timeout, max_message_size=self._max_message_size,
+                                          user_agent=self._user_agent)
+        self._open, self._in_tx = [], False
+        return self
+
+    @property
+    def in_transaction(self) -> bool:
+        return self._in_tx
+
+    @property
+    def server_info(self) -> dict:
+        return self._wire.server_info if self._wire is not None else {}
+
+    @property
+    def state(self) -> State:
+        """The session state this side expects the server to be in."""
+        if self._wire is None or self._wire.defunct:
+            return State.DEFUNCT
+        if self._wire.failed:
+            return State.FAILED
+        if self._in_tx:
+            return State.TX_STREAMING if self._open else State.TX_READY
+        return State.STREAMING if self._open else State.READY
+
+    def _check(self, signature: int, name: str) -> None:
+        if signature not in CLIENT_TRANSITIONS[self.state]:
+            if signature == m.BEGIN:
+                raise TransactionError("a transaction is already open on this connection")
+            if signature in (m.COMMIT, m.ROLLBACK):
+                raise TransactionError("no transaction is open on this connection")
+            raise TransactionError(f"{name} is not possible while the session is {self.state.value}")
+
+    def _forget(self, result: WireResult) -> None:
+        if result in self._open:
+            self._open.remove(result)
+
+    def _connected(self) -> Wire:
+        if self._closed:
+            raise TransactionError("the connection is closed")
+        if self._wire is None or self._wire.defunct:
+            if self._in_tx:
+                self._in_tx = False
+                self._open = []
+                raise ServiceUnavailable("the connection was lost; the open transaction is gone")
+            self.open()
+        return self._wire
+
+    def _prepare(self) -> None:
+        """Before a new request: read outstanding replies and acknowledge a failure among them."""
+        self._wire.sync()
+        if self._wire.failed:
+            self._recover()
+
+    def _recover(self) -> None:
+        self._in_tx = self._wire.acknowledge()
+        if not self._in_tx:
+            for result in list(self._open):
+                result._abandon()
+
+    def _settle_autocommit(self) -> None:
+        if not self._in_tx:
+            for result in list(self._open):
+                result._buffer_rest()
+
+    def run(self, query: str, params: dict[str, Any] | None = None) -> WireResult:
+        wire = self._connected()
+        self._prepare()
+        self._settle_autocommit()
+        self._check(m.RUN, "RUN")
+        extra = {"tx_timeout": self._tx_timeout_ms} if self._tx_timeout_ms and not self._in_tx else {}
+        run = wire.queue(m.Run(query, params or {}, extra))
+        result = WireResult(self)
+        result._queue_pull()                 # pipelined: the first batch comes with the RUN's reply
+        wire.wait(run)
+        if run.error is not None:
+            self._recover()
+            raise run.error
+        result._started(run.metadata)
+        self._open.append(result)
+        return result
+
+    def begin(self) -> None:
+        wire = self._connected()
+        self._prepare()
+        self._settle_autocommit()
+        self._check(m.BEGIN, "BEGIN")
+        extra = {"tx_timeout": self._tx_timeout_ms} if self._tx_timeout_ms else {}
+        response = wire.wait(wire.queue(m.Begin(extra)))
+        if response.error is not None:
+            self._recover()
+            raise response.error
+        self._in_tx = True
+
+    def _end(self, message, name: str) -> dict:
+        wire = self._connected()
+        self._prepare()
+        self._check(message.signature, name)
+        response = wire.wait(wire.queue(message))
+        for result in list(self._open):
+            result._abandon()
+        self._in_tx = False
+        if response.error is not None:
+            self._recover()
+            raise response.error
+        return response.metadata
+
+    def commit(self) -> str | None:
+        """Commit the open transaction; returns its bookmark."""
+        return (self._end(m.Commit(), "COMMIT")).get("bookmark")
+
+    def rollback(self) -> None:
+        if not self._in_tx:
+            return
+        self._end(m.Rollback(), "ROLLBACK")
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        if self._wire is not None:
+            self._wire.close()

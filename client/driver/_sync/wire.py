@@ -1,0 +1,175 @@
+# DO NOT EDIT: generated from client/driver/_async/wire.py by client/driver/unasync.py
+"""Wire: one protocol connection. Requests are queued (pipelined) and sent together; replies are
+read in order and handed to the response each request registered."""
+from __future__ import annotations
+
+from collections import deque
+
+from relate.errors import ProtocolError, ServiceUnavailable, error_from_code
+from relate.protocol import FrameDecoder, ProtocolViolation, frame
+from relate.protocol import handshake as hs
+from relate.protocol import messages as m
+
+from ..hydration import value_codec
+from ..transport import Address, Transport
+
+_RECORD_HEAD = bytes([0x92, m.RECORD])
+DEFAULT_MAX_REPLY_SIZE = 256 * 1024 * 1024
+
+
+class Response:
+    """What one request got back: metadata on SUCCESS, error on FAILURE, ``ignored`` on IGNORED.
+    A PULL's records are appended to ``records`` as they arrive."""
+
+    __slots__ = ("records", "metadata", "error", "ignored", "done")
+
+    def __init__(self, records: list | None = None):
+        self.records = records
+        self.metadata: dict = {}
+        self.error = None
+        self.ignored = False
+        self.done = False
+
+
+def failure_error(metadata: dict):
+    meta = dict(metadata)
+    code = meta.pop("code", "Neo.DatabaseError.General.UnknownError")
+    message = meta.pop("message", "the server reported a failure")
+    return error_from_code(code, message, **meta)
+
+
+class Wire:
+    def __init__(self, transport: Transport, address: Address, max_message_size: int):
+        self._transport = transport
+        self.address = address
+        self._codec = value_codec()
+        self._decoder = FrameDecoder(max_message_size)
+        self._pending: deque[Response] = deque()
+        self._outbox = bytearray()
+        self.defunct = False
+        self.failed = False              # a FAILURE arrived and has not been acknowledged yet
+        self.server_info: dict = {}
+
+    @classmethod
+    def open(cls, address: Address, *, auth: tuple[str, str] | None, ssl_context, timeout: float,
+                   max_message_size: int = DEFAULT_MAX_REPLY_SIZE, user_agent: str = "relate-python") -> "Wire":
+        transport = Transport.connect(address, ssl_context=ssl_context, timeout=timeout)
+        wire = cls(transport, address, max_message_size)
+        try:
+            wire._handshake()
+            wire._login(auth, user_agent)
+        except BaseException:
+            wire.close()
+            raise
+        return wire
+
+    def _handshake(self) -> None:
+        try:
+            self._transport.send(hs.client_handshake())
+            version = hs.parse_server_response(self._transport.recv_exactly(hs.SERVER_RESPONSE_SIZE))
+        except (OSError, hs.HandshakeError) as exc:
+            raise ServiceUnavailable(f"no Relate server at {self.address}: {exc}") from None
+        if version is None:
+            raise ProtocolError(f"the server at {self.address} speaks no protocol version this driver knows")
+
+    def _login(self, auth: tuple[str, str] | None, user_agent: str) -> None:
+        hello = self.queue(m.Hello({"user_agent": user_agent}))
+        credentials = {"scheme": "none"}
+        if auth is not None:
+            credentials = {"scheme": "basic", "principal": auth[0], "credentials": auth[1]}
+        logon = self.queue(m.Logon(credentials))
+        self.wait(logon)
+        for response in (hello, logon):
+            if response.error is not None:
+                raise response.error
+        self.server_info = hello.metadata
+
+    # -- requests and replies -------------------------------------------------------------------
+
+    def queue(self, message, records: list | None = None) -> Response:
+        """Add a request to the outbox; its Response completes when its reply is read."""
+        self._outbox += frame(self._codec.pack(m.encode(message)))
+        response = Response(records)
+        if message.signature != m.GOODBYE:
+            self._pending.append(response)
+        return response
+
+    def flush(self) -> None:
+        if self._outbox:
+            data = bytes(self._outbox)
+            self._outbox.clear()
+            try:
+                self._transport.send(data)
+            except OSError as exc:
+                self._broken(exc)
+
+    def wait(self, response: Response) -> Response:
+        """Send what is queued and read replies until ``response`` is complete."""
+        self.flush()
+        while not response.done:
+            self._receive()
+        return response
+
+    def sync(self) -> None:
+        """Send what is queued and read every outstanding reply."""
+        self.flush()
+        while self._pending:
+            self._receive()
+
+    def _receive(self) -> None:
+        try:
+            data = self._transport.recv()
+        except OSError as exc:
+            self._broken(exc)
+        if not data:
+            self._broken("the server closed the connection")
+        try:
+            payloads = self._decoder.feed(data)
+        except ProtocolViolation as exc:
+            self._broken(exc.message)
+        unpack = self._codec.unpack
+        pending = self._pending
+        for payload in payloads:
+            if payload[:2] == _RECORD_HEAD:
+                pending[0].records.append(tuple(unpack(memoryview(payload)[2:])))
+                continue
+            reply = m.decode_reply(unpack(payload))
+            response = pending.popleft()
+            response.done = True
+            if reply.signature == m.SUCCESS:
+                response.metadata = reply.metadata
+            elif reply.signature == m.FAILURE:
+                response.error = failure_error(reply.metadata)
+                self.failed = True
+            else:
+                response.ignored = True
+
+    def _broken(self, reason) -> None:
+        self.defunct = True
+        error = ServiceUnavailable(f"connection to {self.address} lost: {reason}")
+        for response in self._pending:
+            response.done, response.error = True, error
+        self._pending.clear()
+        raise error
+
+    def acknowledge(self) -> bool:
+        """After a FAILURE: read the rest of the pipeline, then return the session to a usable state.
+        Returns whether the server still holds an open transaction."""
+        self.sync()
+        self.failed = False
+        ack = self.wait(self.queue(m.AckFailure()))
+        if ack.ignored or ack.error is not None:       # a protocol-level failure: only RESET clears it
+            self.wait(self.queue(m.Reset()))
+            self.failed = False
+            return False
+        return bool(ack.metadata.get("in_transaction"))
+
+    def close(self) -> None:
+        if not self.defunct:
+            try:
+                self.queue(m.Goodbye())
+                self.flush()
+            except ServiceUnavailable:
+                pass
+        self.defunct = True
+        self._transport.close()

@@ -1,0 +1,124 @@
+"""Byte transports for the driver: an asyncio one and a blocking-socket one with the same methods.
+
+These are the only hand-written I/O of the driver; everything above them is written once in
+``_async/`` and generated into ``_sync/`` (``AsyncTransport`` becomes ``Transport``,
+``async_sleep`` becomes ``sleep``).
+"""
+from __future__ import annotations
+
+import asyncio
+import socket
+import ssl
+import time
+from urllib.parse import parse_qsl, urlsplit
+
+from relate.errors import ServiceUnavailable
+
+READ_SIZE = 256 * 1024
+DEFAULT_PORT = 7688
+async_sleep = asyncio.sleep
+sleep = time.sleep
+
+
+class Address:
+    """A parsed ``relate://``, ``relate+s://`` (TLS, verified) or ``relate+ssc://`` (TLS, self-signed) URL."""
+
+    def __init__(self, url: str):
+        parts = urlsplit(url)
+        if parts.scheme not in ("relate", "relate+s", "relate+ssc"):
+            raise ValueError(f"not a Relate URL: {url!r}")
+        self.scheme = parts.scheme
+        self.host = parts.hostname or "127.0.0.1"
+        self.port = parts.port or DEFAULT_PORT
+        self.options = dict(parse_qsl(parts.query))
+        self.auth = (parts.username, parts.password or "") if parts.username else None
+
+    def ssl_context(self, trusted_certificates: str | None = None) -> ssl.SSLContext | None:
+        if self.scheme == "relate":
+            return None
+        context = ssl.create_default_context(cafile=trusted_certificates)
+        if self.scheme == "relate+ssc":
+            context.check_hostname = False
+            context.verify_mode = ssl.CERT_NONE
+        return context
+
+    def __str__(self) -> str:
+        return f"{self.host}:{self.port}"
+
+
+def _unavailable(address, exc: BaseException) -> ServiceUnavailable:
+    return ServiceUnavailable(f"cannot reach the Relate server at {address}: {exc}")
+
+
+class AsyncTransport:
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
+        self._reader = reader
+        self._writer = writer
+
+    @classmethod
+    async def connect(cls, address: Address, *, ssl_context, timeout: float) -> "AsyncTransport":
+        try:
+            reader, writer = await asyncio.wait_for(
+                asyncio.open_connection(address.host, address.port, ssl=ssl_context,
+                                        server_hostname=address.host if ssl_context else None), timeout)
+        except (OSError, asyncio.TimeoutError) as exc:
+            raise _unavailable(address, exc) from None
+        return cls(reader, writer)
+
+    async def send(self, data: bytes) -> None:
+        self._writer.write(data)
+        await self._writer.drain()
+
+    async def recv(self) -> bytes:
+        return await self._reader.read(READ_SIZE)
+
+    async def recv_exactly(self, size: int) -> bytes:
+        try:
+            return await self._reader.readexactly(size)
+        except asyncio.IncompleteReadError:
+            raise ConnectionError("connection closed") from None
+
+    async def close(self) -> None:
+        try:
+            self._writer.close()
+            await asyncio.wait_for(self._writer.wait_closed(), 1.0)
+        except (OSError, asyncio.TimeoutError):
+            pass
+
+
+class Transport:
+    def __init__(self, sock: socket.socket):
+        self._sock = sock
+
+    @classmethod
+    def connect(cls, address: Address, *, ssl_context, timeout: float) -> "Transport":
+        try:
+            sock = socket.create_connection((address.host, address.port), timeout=timeout)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            if ssl_context is not None:
+                sock = ssl_context.wrap_socket(sock, server_hostname=address.host)
+            sock.settimeout(None)
+        except OSError as exc:
+            raise _unavailable(address, exc) from None
+        return cls(sock)
+
+    def send(self, data: bytes) -> None:
+        self._sock.sendall(data)
+
+    def recv(self) -> bytes:
+        return self._sock.recv(READ_SIZE)
+
+    def recv_exactly(self, size: int) -> bytes:
+        data = b""
+        while len(data) < size:
+            chunk = self._sock.recv(size - len(data))
+            if not chunk:
+                raise ConnectionError("connection closed")
+            data += chunk
+        return data
+
+    def close(self) -> None:
+        try:
+            self._sock.close()
+        except OSError:
+            pass

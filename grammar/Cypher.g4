@@ -1,0 +1,548 @@
+// Relate's Cypher grammar: openCypher 9 plus SEARCH, CALL subqueries, COUNT/EXISTS/COLLECT
+// subqueries, label expressions and schema/user commands. Written for SLL prediction: alternatives
+// are told apart by their first tokens wherever the language allows.
+grammar Cypher;
+
+options { caseInsensitive = true; }
+
+// ------------------------------------------------------------------------------------------------
+// Statements
+// ------------------------------------------------------------------------------------------------
+statementEOF : statement SEMI? EOF ;
+
+statement : (EXPLAIN | PROFILE)? (command | query) ;
+
+query : singleQuery (unionOp singleQuery)* ;
+
+unionOp : UNION ALL? ;
+
+singleQuery : clause+ ;
+
+clause
+    : matchClause
+    | unwindClause
+    | withClause
+    | returnClause
+    | createClause
+    | mergeClause
+    | setClause
+    | removeClause
+    | deleteClause
+    | foreachClause
+    | callSubqueryClause
+    | callProcedureClause
+    ;
+
+// ------------------------------------------------------------------------------------------------
+// Reading clauses
+// ------------------------------------------------------------------------------------------------
+matchClause : OPTIONAL? MATCH pattern searchClause? whereClause? ;
+
+whereClause : WHERE expression ;
+
+searchClause : SEARCH variable IN LPAREN searchSpec RPAREN (SCORE AS variable)? ;
+
+searchSpec : indexSearch | combineSearch ;
+
+indexSearch
+    : kind=(VECTOR | FULLTEXT) INDEX symbolicName FOR expression
+      (WHERE where=expression)? ((SKIP_ | OFFSET) skip=expression)? (LIMIT limit=expression)?
+      (WEIGHT weight=expression)?
+    ;
+
+combineSearch
+    : COMBINE LPAREN searchSource (COMMA searchSource)* RPAREN
+      USING method=(WRRF | RRF) (WITH CONSTANT constant=expression)? (LIMIT limit=expression)?
+      (WEIGHT weight=expression)?
+    ;
+
+searchSource : indexSearch | combineSearch | LPAREN searchSpec RPAREN ;
+
+unwindClause : UNWIND expression AS variable ;
+
+withClause : WITH projectionBody whereClause? ;
+
+returnClause : RETURN projectionBody ;
+
+projectionBody : DISTINCT? projectionItems orderBy? skipClause? limitClause? ;
+
+projectionItems
+    : STAR (COMMA projectionItem)*
+    | projectionItem (COMMA projectionItem)*
+    ;
+
+projectionItem : expression (AS variable)? ;
+
+orderBy : ORDER BY sortItem (COMMA sortItem)* ;
+
+sortItem : expression dir=(ASC | ASCENDING | DESC | DESCENDING)? ;
+
+skipClause : (SKIP_ | OFFSET) expression ;
+
+limitClause : LIMIT expression ;
+
+// ------------------------------------------------------------------------------------------------
+// Updating clauses
+// ------------------------------------------------------------------------------------------------
+createClause : CREATE pattern ;
+
+mergeClause : MERGE patternPart mergeAction* ;
+
+mergeAction : ON (MATCH | CREATE) SET setItem (COMMA setItem)* ;
+
+setClause : SET setItem (COMMA setItem)* ;
+
+// Alternative order matters: `n = map` must not be read as a property assignment.
+setItem
+    : variable op=(EQ | PLUS_EQ) expression     # SetVariableItem
+    | variable labelNames                       # SetLabelsItem
+    | postfixExpression EQ expression           # SetPropertyItem
+    ;
+
+removeClause : REMOVE removeItem (COMMA removeItem)* ;
+
+removeItem
+    : variable labelNames       # RemoveLabelsItem
+    | postfixExpression         # RemovePropertyItem
+    ;
+
+labelNames : (COLON symbolicName)+ ;
+
+deleteClause : (DETACH | NODETACH)? DELETE expression (COMMA expression)* ;
+
+foreachClause : FOREACH LPAREN variable IN expression PIPE clause+ RPAREN ;
+
+// ------------------------------------------------------------------------------------------------
+// CALL
+// ------------------------------------------------------------------------------------------------
+callSubqueryClause
+    : OPTIONAL? CALL (LPAREN (STAR | variable (COMMA variable)*)? RPAREN)? LBRACE query RBRACE
+      inTransactions?
+    ;
+
+inTransactions : IN TRANSACTIONS (OF expression (ROW | ROWS))? ;
+
+callProcedureClause
+    : OPTIONAL? CALL procedureName (LPAREN (expression (COMMA expression)*)? RPAREN)?
+      (YIELD (STAR | yieldItem (COMMA yieldItem)*) whereClause?)?
+    ;
+
+procedureName : symbolicName (DOT symbolicName)* ;
+
+yieldItem : symbolicName (AS variable)? ;
+
+// ------------------------------------------------------------------------------------------------
+// Patterns
+// ------------------------------------------------------------------------------------------------
+pattern : patternPart (COMMA patternPart)* ;
+
+patternPart : (variable EQ)? anonymousPatternPart ;
+
+anonymousPatternPart
+    : shortest=(SHORTESTPATH | ALLSHORTESTPATHS) LPAREN patternElement RPAREN
+    | patternElement
+    ;
+
+patternElement
+    : nodePattern (relationshipPattern nodePattern)*
+    | LPAREN patternElement RPAREN
+    ;
+
+relationshipsPattern : nodePattern (relationshipPattern nodePattern)+ ;
+
+nodePattern : LPAREN variable? nodeLabels? properties? (WHERE expression)? RPAREN ;
+
+nodeLabels : COLON labelExpression ;
+
+labelExpression : labelAnd (PIPE COLON? labelAnd)* ;
+
+labelAnd : labelNot ((AMP | COLON) labelNot)* ;
+
+labelNot : BANG labelNot | labelAtom ;
+
+labelAtom : symbolicName | PERCENT | LPAREN labelExpression RPAREN ;
+
+properties : mapLiteral | PARAMETER ;
+
+relationshipPattern : left=LT? dash relationshipDetail? dash right=GT? ;
+
+dash : MINUS | DASH ;
+
+relationshipDetail
+    : LBRACK variable? relationshipTypes? rangeLiteral? properties? (WHERE expression)? RBRACK
+    ;
+
+relationshipTypes : COLON symbolicName (PIPE COLON? symbolicName)* ;
+
+rangeLiteral : STAR (lo=INTEGER)? (dots=DOTDOT (hi=INTEGER)?)? ;
+
+// ------------------------------------------------------------------------------------------------
+// Expressions, loosest binding last. Comparison chains are folded by the AST builder.
+// ------------------------------------------------------------------------------------------------
+expression
+    : postfixExpression                                                   # AtomExpr
+    | op=(PLUS | MINUS) expression                                        # UnaryExpr
+    | expression CARET expression                                         # PowerExpr
+    | expression op=(STAR | SLASH | PERCENT) expression                   # MulExpr
+    | expression op=(PLUS | MINUS) expression                             # AddExpr
+    | expression IS NOT? NULL                                             # IsNullExpr
+    | expression stringOp expression                                      # StringOpExpr
+    | expression op=(EQ | NEQ | LT | GT | LE | GE) expression             # CompareExpr
+    | NOT expression                                                      # NotExpr
+    | expression AND expression                                           # AndExpr
+    | expression XOR expression                                           # XorExpr
+    | expression OR expression                                            # OrExpr
+    ;
+
+stringOp : STARTS WITH | ENDS WITH | CONTAINS | REGEX_MATCH | IN ;
+
+postfixExpression : atom postfix* nodeLabels? ;
+
+postfix
+    : DOT propertyKeyName                                                 # PropertyLookup
+    | LBRACK (lower=expression (dots=DOTDOT upper=expression?)? | dots=DOTDOT upper=expression?) RBRACK
+                                                                          # IndexOrSlice
+    ;
+
+atom
+    : literal                                                             # LiteralAtom
+    | PARAMETER                                                           # ParameterAtom
+    | CASE (subject=expression)? caseAlternative+ (ELSE elseExpr=expression)? END   # CaseAtom
+    | COUNT LPAREN STAR RPAREN                                            # CountStarAtom
+    | kind=(EXISTS | COUNT | COLLECT) LBRACE subqueryBody RBRACE          # SubqueryAtom
+    | LBRACK variable IN expression (WHERE where=expression)? (PIPE proj=expression)? RBRACK   # ListComprehensionAtom
+    | LBRACK (variable EQ)? relationshipsPattern (WHERE where=expression)? PIPE proj=expression RBRACK   # PatternComprehensionAtom
+    | LBRACK (expression (COMMA expression)*)? RBRACK                     # ListAtom
+    | kind=(ALL | ANY | NONE | SINGLE) LPAREN variable IN expression (WHERE expression)? RPAREN   # QuantifierAtom
+    | REDUCE LPAREN acc=variable EQ init=expression COMMA var=variable IN source=expression PIPE body=expression RPAREN   # ReduceAtom
+    | relationshipsPattern                                                # PatternAtom
+    | LPAREN expression RPAREN                                            # ParenAtom
+    | functionName LPAREN DISTINCT? (expression (COMMA expression)*)? RPAREN   # FunctionAtom
+    | variable LBRACE (mapProjectionItem (COMMA mapProjectionItem)*)? RBRACE   # MapProjectionAtom
+    | variable                                                            # VariableAtom
+    ;
+
+caseAlternative : WHEN expression THEN expression ;
+
+subqueryBody : query | pattern whereClause? ;
+
+mapProjectionItem
+    : DOT STAR                              # AllPropertiesItem
+    | DOT propertyKeyName                   # PropertyItem
+    | propertyKeyName COLON expression      # LiteralEntryItem
+    | variable                              # VariableItem
+    ;
+
+functionName : symbolicName (DOT symbolicName)* ;
+
+literal
+    : INTEGER                               # IntegerLiteral
+    | FLOAT                                 # FloatLiteral
+    | STRING                                # StringLiteral
+    | TRUE                                  # TrueLiteral
+    | FALSE                                 # FalseLiteral
+    | NULL                                  # NullLiteral
+    | mapLiteral                            # MapLiteralAtom
+    ;
+
+mapLiteral : LBRACE (propertyKeyName COLON expression (COMMA propertyKeyName COLON expression)*)? RBRACE ;
+
+// ------------------------------------------------------------------------------------------------
+// Schema and administration commands
+// ------------------------------------------------------------------------------------------------
+command
+    : createIndex
+    | dropIndex
+    | createConstraint
+    | dropConstraint
+    | showCommand
+    | createUser
+    | alterUser
+    | dropUser
+    ;
+
+createIndex
+    : CREATE kind=(RANGE | TEXT | POINT | VECTOR | FULLTEXT | LOOKUP)? INDEX name=symbolicName? ifNotExists?
+      FOR indexTarget ON indexProperties (WITH LBRACK propertyList RBRACK)? (OPTIONS mapLiteral)?   # NewIndex
+    | CREATE INDEX ON COLON symbolicName LPAREN propertyKeyName (COMMA propertyKeyName)* RPAREN  # LegacyIndex
+    ;
+
+indexTarget
+    : LPAREN variable (COLON symbolicName (PIPE COLON? symbolicName)*)? RPAREN                     # NodeIndexTarget
+    | LPAREN RPAREN LT? MINUS LBRACK variable (COLON symbolicName (PIPE COLON? symbolicName)*)? RBRACK MINUS GT? LPAREN RPAREN   # RelIndexTarget
+    ;
+
+indexProperties
+    : LPAREN propertyList RPAREN
+    | EACH LBRACK propertyList RBRACK
+    | EACH functionName LPAREN variable RPAREN
+    ;
+
+propertyList : propertyRef (COMMA propertyRef)* ;
+
+propertyRef : variable DOT propertyKeyName ;
+
+ifNotExists : IF NOT EXISTS ;
+
+ifExists : IF EXISTS ;
+
+dropIndex : DROP INDEX symbolicName ifExists? ;
+
+createConstraint
+    : CREATE CONSTRAINT name=symbolicName? ifNotExists? (FOR | ON) constraintTarget (REQUIRE | ASSERT)
+      constraintProperties IS constraintKind (OPTIONS mapLiteral)?
+    ;
+
+constraintTarget
+    : LPAREN variable COLON symbolicName RPAREN                                                     # NodeConstraintTarget
+    | LPAREN RPAREN LT? MINUS LBRACK variable COLON symbolicName RBRACK MINUS GT? LPAREN RPAREN      # RelConstraintTarget
+    ;
+
+constraintProperties : propertyRef | LPAREN propertyList RPAREN ;
+
+constraintKind
+    : (NODE | RELATIONSHIP | REL)? UNIQUE          # UniqueKind
+    | (NODE | RELATIONSHIP | REL)? KEY             # KeyKind
+    | NOT NULL                                     # NotNullKind
+    | (COLONCOLON | TYPED) cypherType              # TypeKind
+    ;
+
+cypherType : cypherTypeAtom (PIPE cypherTypeAtom)* ;
+
+cypherTypeAtom
+    : symbolicName+ (LT cypherType GT)? (LPAREN INTEGER (COMMA symbolicName)* RPAREN)? (NOT NULL)?
+    ;
+
+dropConstraint : DROP CONSTRAINT symbolicName ifExists? ;
+
+showCommand
+    : SHOW showKind (YIELD (STAR | yieldItem (COMMA yieldItem)*))? whereClause? (RETURN projectionBody)?
+    ;
+
+showKind
+    : filter=(ALL | RANGE | TEXT | POINT | VECTOR | FULLTEXT | LOOKUP)? (INDEX | INDEXES)  # ShowIndexes
+    | filter=(ALL | UNIQUE | KEY | EXISTS)? (CONSTRAINT | CONSTRAINTS)                     # ShowConstraints
+    | (PROCEDURE | PROCEDURES)                                                             # ShowProcedures
+    | filter=ALL? (FUNCTION | FUNCTIONS)                                                   # ShowFunctions
+    | CURRENT? (USER | USERS)                                                              # ShowUsers
+    | (TRANSACTION | TRANSACTIONS)                                                         # ShowTransactions
+    ;
+
+createUser
+    : CREATE USER symbolicName ifNotExists? SET (PLAINTEXT | ENCRYPTED)? PASSWORD password
+      passwordChange?
+    ;
+
+alterUser
+    : ALTER USER symbolicName ifExists? SET (PLAINTEXT | ENCRYPTED)? PASSWORD password passwordChange?   # AlterPassword
+    | ALTER USER symbolicName ifExists? SET PASSWORD passwordChange                                     # AlterChangeRequired
+    ;
+
+password : STRING | PARAMETER ;
+
+passwordChange : CHANGE NOT? REQUIRED ;
+
+dropUser : DROP USER symbolicName ifExists? ;
+
+// ------------------------------------------------------------------------------------------------
+// Names. Every keyword doubles as a name where Cypher allows one.
+// ------------------------------------------------------------------------------------------------
+variable : symbolicName ;
+
+propertyKeyName : symbolicName ;
+
+symbolicName : IDENTIFIER | ESCAPED_IDENTIFIER | keyword ;
+
+keyword
+    : ALL | ALLSHORTESTPATHS | ALTER | AND | ANY | AS | ASC | ASCENDING | ASSERT | BY | CALL | CASE
+    | CHANGE | COLLECT | COMBINE | CONSTANT | CONSTRAINT | CONSTRAINTS | CONTAINS | COUNT | CREATE
+    | CURRENT | DELETE | DESC | DESCENDING | DETACH | DISTINCT | DROP | EACH | ELSE | ENCRYPTED | END
+    | ENDS | EXISTS | EXPLAIN | FALSE | FOR | FOREACH | FULLTEXT | FUNCTION | FUNCTIONS | IF | IN
+    | INDEX | INDEXES | IS | KEY | LIMIT | LOOKUP | MATCH | MERGE | NODE | NODETACH | NONE | NOT
+    | NULL | OF | OFFSET | ON | OPTIONAL | OPTIONS | OR | ORDER | PASSWORD | PLAINTEXT | POINT
+    | PROCEDURE | PROCEDURES | PROFILE | RANGE | REDUCE | REL | RELATIONSHIP | REMOVE | REQUIRE
+    | REQUIRED | RETURN | ROW | ROWS | RRF | SCORE | SEARCH | SET | SHORTESTPATH | SHOW | SINGLE
+    | SKIP_ | STARTS | TEXT | THEN | TRANSACTION | TRANSACTIONS | TRUE | TYPED | UNION | UNIQUE
+    | UNWIND | USER | USERS | USING | VECTOR | WEIGHT | WHEN | WHERE | WITH | WRRF | XOR | YIELD
+    ;
+
+// ------------------------------------------------------------------------------------------------
+// Lexer
+// ------------------------------------------------------------------------------------------------
+ALL : 'ALL' ;
+ALLSHORTESTPATHS : 'ALLSHORTESTPATHS' ;
+ALTER : 'ALTER' ;
+AND : 'AND' ;
+ANY : 'ANY' ;
+AS : 'AS' ;
+ASC : 'ASC' ;
+ASCENDING : 'ASCENDING' ;
+ASSERT : 'ASSERT' ;
+BY : 'BY' ;
+CALL : 'CALL' ;
+CASE : 'CASE' ;
+CHANGE : 'CHANGE' ;
+COLLECT : 'COLLECT' ;
+COMBINE : 'COMBINE' ;
+CONSTANT : 'CONSTANT' ;
+CONSTRAINT : 'CONSTRAINT' ;
+CONSTRAINTS : 'CONSTRAINTS' ;
+CONTAINS : 'CONTAINS' ;
+COUNT : 'COUNT' ;
+CREATE : 'CREATE' ;
+CURRENT : 'CURRENT' ;
+DELETE : 'DELETE' ;
+DESC : 'DESC' ;
+DESCENDING : 'DESCENDING' ;
+DETACH : 'DETACH' ;
+DISTINCT : 'DISTINCT' ;
+DROP : 'DROP' ;
+EACH : 'EACH' ;
+ELSE : 'ELSE' ;
+ENCRYPTED : 'ENCRYPTED' ;
+END : 'END' ;
+ENDS : 'ENDS' ;
+EXISTS : 'EXISTS' ;
+EXPLAIN : 'EXPLAIN' ;
+FALSE : 'FALSE' ;
+FOR : 'FOR' ;
+FOREACH : 'FOREACH' ;
+FULLTEXT : 'FULLTEXT' ;
+FUNCTION : 'FUNCTION' ;
+FUNCTIONS : 'FUNCTIONS' ;
+IF : 'IF' ;
+IN : 'IN' ;
+INDEX : 'INDEX' ;
+INDEXES : 'INDEXES' ;
+IS : 'IS' ;
+KEY : 'KEY' ;
+LIMIT : 'LIMIT' ;
+LOOKUP : 'LOOKUP' ;
+MATCH : 'MATCH' ;
+MERGE : 'MERGE' ;
+NODE : 'NODE' ;
+NODETACH : 'NODETACH' ;
+NONE : 'NONE' ;
+NOT : 'NOT' ;
+NULL : 'NULL' ;
+OF : 'OF' ;
+OFFSET : 'OFFSET' ;
+ON : 'ON' ;
+OPTIONAL : 'OPTIONAL' ;
+OPTIONS : 'OPTIONS' ;
+OR : 'OR' ;
+ORDER : 'ORDER' ;
+PASSWORD : 'PASSWORD' ;
+PLAINTEXT : 'PLAINTEXT' ;
+POINT : 'POINT' ;
+PROCEDURE : 'PROCEDURE' ;
+PROCEDURES : 'PROCEDURES' ;
+PROFILE : 'PROFILE' ;
+RANGE : 'RANGE' ;
+REDUCE : 'REDUCE' ;
+REL : 'REL' ;
+RELATIONSHIP : 'RELATIONSHIP' ;
+REMOVE : 'REMOVE' ;
+REQUIRE : 'REQUIRE' ;
+REQUIRED : 'REQUIRED' ;
+RETURN : 'RETURN' ;
+ROW : 'ROW' ;
+ROWS : 'ROWS' ;
+RRF : 'RRF' ;
+SCORE : 'SCORE' ;
+SEARCH : 'SEARCH' ;
+SET : 'SET' ;
+SHORTESTPATH : 'SHORTESTPATH' ;
+SHOW : 'SHOW' ;
+SINGLE : 'SINGLE' ;
+SKIP_ : 'SKIP' ;
+STARTS : 'STARTS' ;
+TEXT : 'TEXT' ;
+THEN : 'THEN' ;
+TRANSACTION : 'TRANSACTION' ;
+TRANSACTIONS : 'TRANSACTIONS' ;
+TRUE : 'TRUE' ;
+TYPED : 'TYPED' ;
+UNION : 'UNION' ;
+UNIQUE : 'UNIQUE' ;
+UNWIND : 'UNWIND' ;
+USER : 'USER' ;
+USERS : 'USERS' ;
+USING : 'USING' ;
+VECTOR : 'VECTOR' ;
+WEIGHT : 'WEIGHT' ;
+WHEN : 'WHEN' ;
+WHERE : 'WHERE' ;
+WITH : 'WITH' ;
+WRRF : 'WRRF' ;
+XOR : 'XOR' ;
+YIELD : 'YIELD' ;
+
+// Numbers. A digit run glued to letters is lexed whole as BAD_NUMBER so `0x1G` and `12ab` fail
+// as invalid number literals instead of splitting into a number and a name.
+FLOAT
+    : DIGIT+ '.' DIGIT+ EXPONENT?
+    | '.' DIGIT+ EXPONENT?
+    | DIGIT+ EXPONENT
+    ;
+INTEGER
+    : '0X' HEX_DIGIT+
+    | '0O' [0-7]+
+    | '0' [0-7]*
+    | [1-9] DIGIT*
+    ;
+BAD_NUMBER : DIGIT [0-9A-Z_]* ;
+
+fragment DIGIT : [0-9] ;
+fragment HEX_DIGIT : [0-9A-F] ;
+fragment EXPONENT : 'E' [+-]? DIGIT+ ;
+
+STRING
+    : '\'' (~['\\] | '\\' .)* '\''
+    | '"' (~["\\] | '\\' .)* '"'
+    ;
+
+PARAMETER : '$' (IDENTIFIER | ESCAPED_IDENTIFIER | DIGIT+) ;
+
+IDENTIFIER : [\p{ID_Start}_] [\p{ID_Continue}]* ;
+
+ESCAPED_IDENTIFIER : '`' (~'`' | '``')* '`' ;
+
+// Operators and punctuation.
+DOTDOT : '..' ;
+DOT : '.' ;
+COMMA : ',' ;
+SEMI : ';' ;
+COLONCOLON : '::' ;
+COLON : ':' ;
+LPAREN : '(' ;
+RPAREN : ')' ;
+LBRACE : '{' ;
+RBRACE : '}' ;
+LBRACK : '[' ;
+RBRACK : ']' ;
+PLUS_EQ : '+=' ;
+REGEX_MATCH : '=~' ;
+EQ : '=' ;
+NEQ : '<>' | '!=' ;
+LE : '<=' ;
+GE : '>=' ;
+LT : '<' ;
+GT : '>' ;
+PLUS : '+' ;
+MINUS : '-' ;
+// Unicode dashes are accepted in relationship arrows only; as an operator they are an error.
+DASH : '\u00AD' | '\u2010' | '\u2011' | '\u2012' | '\u2013' | '\u2014' | '\u2015' | '\u2212' | '\uFE58' | '\uFE63' | '\uFF0D' ;
+STAR : '*' ;
+SLASH : '/' ;
+PERCENT : '%' ;
+CARET : '^' ;
+PIPE : '|' ;
+AMP : '&' ;
+BANG : '!' ;
+
+WHITESPACE : [ \t\n\r\u000B\u000C\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000\u001C-\u001F]+ -> skip ;
+LINE_COMMENT : '//' ~[\r\n]* -> skip ;
+BLOCK_COMMENT : '/*' .*? '*/' -> skip ;
+// A comment left open reaches the end of the input; the parser rejects this token by name.
+UNTERMINATED_COMMENT : '/*' (~'*' | '*'+ ~[*/])* '*'* EOF ;

@@ -1,0 +1,99 @@
+"""msgpack value codec. Plain values (null, bool, int, float, str, bytes, list, map) are msgpack's
+own; everything else travels as an ext type whose payload is a msgpack array of fields.
+
+The codec only knows ``Structure(code, fields)``. Domain objects (Node, Vector, Date, ...) are turned
+into structures by a ``dehydrate`` hook and back by ``hydrators`` keyed by ext code, which the server
+and the driver supply. A structure without a hydrator stays a ``Structure``.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+import msgpack
+
+from .errors import ProtocolViolation
+
+# Ext type codes (see docs/protocol.md for each one's fields).
+NODE = 1
+RELATIONSHIP = 2
+PATH = 3
+VECTOR = 4
+DATE = 5
+TIME = 6
+LOCAL_TIME = 7
+DATE_TIME = 8
+LOCAL_DATE_TIME = 9
+DURATION = 10
+
+
+class Structure:
+    """An ext-typed value before hydration: its code and its list of fields.
+    (Not a tuple subclass: msgpack would pack a tuple as an array instead of asking the codec.)"""
+
+    __slots__ = ("code", "fields")
+
+    def __init__(self, code: int, fields: list):
+        self.code = code
+        self.fields = fields
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Structure) and (self.code, self.fields) == (other.code, other.fields)
+
+    def __repr__(self) -> str:
+        return f"Structure({self.code}, {self.fields!r})"
+
+
+class CodecError(ProtocolViolation):
+    """Bytes that are not a valid msgpack value, or a value that cannot be encoded."""
+
+
+Dehydrate = Callable[[Any], Any]          # object -> Structure (or a plain value); TypeError if unknown
+Hydrator = Callable[[list], Any]          # fields -> object
+
+
+class Codec:
+    """Packs and unpacks values with the ext types above; one per connection (not thread-safe)."""
+
+    def __init__(self, dehydrate: Dehydrate | None = None, hydrators: Mapping[int, Hydrator] | None = None):
+        self._dehydrate = dehydrate
+        self._hydrators = dict(hydrators or {})
+        self._packer = msgpack.Packer(default=self._default, use_bin_type=True, datetime=False)
+
+    def _default(self, obj: Any) -> Any:
+        structure = obj if isinstance(obj, Structure) else None
+        if structure is None:
+            if self._dehydrate is None:
+                raise TypeError(f"cannot encode a value of type {type(obj).__name__}")
+            structure = self._dehydrate(obj)
+            if not isinstance(structure, Structure):
+                return structure          # the hook turned it into a plain value
+        # Nested values (a Path's nodes) need their own packer: the outer one is mid-message.
+        payload = msgpack.packb(list(structure.fields), default=self._default, use_bin_type=True,
+                                datetime=False)
+        return msgpack.ExtType(structure.code, payload)
+
+    def _ext_hook(self, code: int, data: bytes) -> Any:
+        fields = msgpack.unpackb(data, ext_hook=self._ext_hook, raw=False, strict_map_key=False)
+        if not isinstance(fields, list):
+            raise CodecError(f"ext type {code} does not hold an array of fields")
+        hydrate = self._hydrators.get(code)
+        if hydrate is None:
+            return Structure(code, fields)
+        try:
+            return hydrate(fields)
+        except (TypeError, ValueError, IndexError, KeyError, OverflowError) as exc:
+            raise CodecError(f"malformed value for ext type {code}: {exc}") from None
+
+    def pack(self, value: Any) -> bytes:
+        try:
+            return self._packer.pack(value)
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise CodecError(f"cannot encode value: {exc}") from None
+
+    def unpack(self, data: bytes) -> Any:
+        try:
+            return msgpack.unpackb(data, ext_hook=self._ext_hook, raw=False, strict_map_key=False)
+        except CodecError:
+            raise
+        except Exception as exc:  # msgpack raises several unrelated classes for garbage input
+            raise CodecError(f"malformed message: {type(exc).__name__}: {exc}") from None

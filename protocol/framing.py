@@ -1,0 +1,73 @@
+"""Chunked framing: a message is a run of chunks (uint16 big-endian length + bytes) ended by an
+empty chunk. An empty chunk between messages is a no-op (keep-alive). Messages larger than the
+receiver's maximum are refused as soon as a chunk header announces it, before the bytes arrive.
+"""
+from __future__ import annotations
+
+from .errors import ProtocolViolation
+
+MAX_CHUNK_SIZE = 0xFFFF
+DEFAULT_MAX_MESSAGE_SIZE = 16 * 1024 * 1024
+_END = b"\x00\x00"
+
+
+class FrameTooLarge(ProtocolViolation):
+    """A message grew past the receiver's maximum size; the stream cannot be resynchronized."""
+    fatal = True
+
+
+def frame(payload: bytes) -> bytes:
+    """One message's bytes, chunked and terminated."""
+    size = len(payload)
+    if 0 < size <= MAX_CHUNK_SIZE:
+        return size.to_bytes(2, "big") + payload + _END
+    parts = []
+    for start in range(0, size, MAX_CHUNK_SIZE):
+        chunk = payload[start:start + MAX_CHUNK_SIZE]
+        parts.append(len(chunk).to_bytes(2, "big"))
+        parts.append(chunk)
+    parts.append(_END)
+    return b"".join(parts)
+
+
+class FrameDecoder:
+    """Feed bytes in, take whole message payloads out."""
+
+    __slots__ = ("max_message_size", "_buffer", "_parts", "_size")
+
+    def __init__(self, max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE):
+        self.max_message_size = max_message_size
+        self._buffer = bytearray()
+        self._parts: list[bytes] = []    # chunks of the message being assembled
+        self._size = 0
+
+    def feed(self, data: bytes) -> list[bytes]:
+        """Add received bytes; return the messages they complete (possibly none)."""
+        buffer = self._buffer
+        buffer += data
+        messages = []
+        pos, end = 0, len(buffer)
+        while end - pos >= 2:
+            size = (buffer[pos] << 8) | buffer[pos + 1]
+            if size == 0:
+                pos += 2
+                if self._parts:
+                    parts = self._parts
+                    messages.append(parts[0] if len(parts) == 1 else b"".join(parts))
+                    self._parts, self._size = [], 0
+                continue
+            if self._size + size > self.max_message_size:
+                raise FrameTooLarge(f"message larger than the maximum of {self.max_message_size} bytes")
+            if end - pos - 2 < size:
+                break
+            self._parts.append(bytes(buffer[pos + 2:pos + 2 + size]))
+            self._size += size
+            pos += 2 + size
+        if pos:
+            del buffer[:pos]
+        return messages
+
+    @property
+    def pending(self) -> int:
+        """Bytes held that do not yet form a whole message."""
+        return len(self._buffer) + self._size

@@ -1,0 +1,153 @@
+"""Requests and replies. On the wire each message is a msgpack array ``[signature, field...]``.
+
+Requests: HELLO, LOGON, RUN, PULL, DISCARD, BEGIN, COMMIT, ROLLBACK, RESET, ACK_FAILURE, GOODBYE.
+Replies: SUCCESS, RECORD, IGNORED, FAILURE. Signatures follow Bolt's where Bolt has the message.
+"""
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from .errors import ProtocolViolation
+
+HELLO, GOODBYE, ACK_FAILURE, RESET = 0x01, 0x02, 0x0E, 0x0F
+RUN, BEGIN, COMMIT, ROLLBACK = 0x10, 0x11, 0x12, 0x13
+DISCARD, PULL, LOGON = 0x2F, 0x3F, 0x6A
+SUCCESS, RECORD, IGNORED, FAILURE = 0x70, 0x71, 0x7E, 0x7F
+
+ALL = -1            # PULL/DISCARD n meaning "every remaining row"
+LAST_QUERY = -1     # qid meaning "the most recent RUN"
+
+
+class MalformedMessage(ProtocolViolation):
+    """A frame that is valid msgpack but not a known message of the right shape."""
+
+
+class Hello(NamedTuple):
+    extra: dict = {}          # user_agent, ...
+    signature = HELLO
+
+
+class Logon(NamedTuple):
+    auth: dict = {}           # scheme ("basic" | "none"), principal, credentials
+    signature = LOGON
+
+
+class Run(NamedTuple):
+    query: str
+    params: dict = {}
+    extra: dict = {}          # tx_timeout (ms), mode ("r" | "w"), ...
+    signature = RUN
+
+
+class Pull(NamedTuple):
+    n: int = ALL
+    qid: int = LAST_QUERY
+    signature = PULL
+
+
+class Discard(NamedTuple):
+    n: int = ALL
+    qid: int = LAST_QUERY
+    signature = DISCARD
+
+
+class Begin(NamedTuple):
+    extra: dict = {}          # mode, tx_timeout (ms), bookmarks, metadata
+    signature = BEGIN
+
+
+class Commit(NamedTuple):
+    signature = COMMIT
+
+
+class Rollback(NamedTuple):
+    signature = ROLLBACK
+
+
+class Reset(NamedTuple):
+    signature = RESET
+
+
+class AckFailure(NamedTuple):
+    signature = ACK_FAILURE
+
+
+class Goodbye(NamedTuple):
+    signature = GOODBYE
+
+
+class Success(NamedTuple):
+    metadata: dict = {}
+    signature = SUCCESS
+
+
+class Record(NamedTuple):
+    values: list
+    signature = RECORD
+
+
+class Ignored(NamedTuple):
+    signature = IGNORED
+
+
+class Failure(NamedTuple):
+    metadata: dict            # code, message, and optionally detail, line, column, excerpt, phase
+    signature = FAILURE
+
+
+REQUESTS = {cls.signature: cls for cls in (Hello, Logon, Run, Pull, Discard, Begin, Commit, Rollback,
+                                           Reset, AckFailure, Goodbye)}
+REPLIES = {cls.signature: cls for cls in (Success, Record, Ignored, Failure)}
+
+
+def encode(message: NamedTuple) -> list:
+    """The message as the array that goes through the codec."""
+    if isinstance(message, (Pull, Discard)):
+        return [message.signature, {"n": message.n, "qid": message.qid}]
+    return [message.signature, *message]
+
+
+def _check_map(value: Any, what: str) -> dict:
+    if not isinstance(value, dict):
+        raise MalformedMessage(f"{what} must be a map")
+    return value
+
+
+def decode_request(value: Any):
+    """An unpacked array as a request message; MalformedMessage if it is not one."""
+    if not isinstance(value, list) or not value or not isinstance(value[0], int):
+        raise MalformedMessage("a message is an array starting with its signature")
+    cls = REQUESTS.get(value[0])
+    if cls is None:
+        raise MalformedMessage(f"unknown request signature 0x{value[0]:02X}")
+    fields = value[1:]
+    if cls is Run:
+        if not 1 <= len(fields) <= 3 or not isinstance(fields[0], str):
+            raise MalformedMessage("RUN takes a query string, a parameter map and an extra map")
+        return Run(fields[0], _check_map(fields[1] if len(fields) > 1 else {}, "RUN parameters"),
+                   _check_map(fields[2] if len(fields) > 2 else {}, "RUN extra"))
+    if cls is Pull or cls is Discard:
+        extra = _check_map(fields[0] if fields else {}, f"{cls.__name__.upper()} extra")
+        n, qid = extra.get("n", ALL), extra.get("qid", LAST_QUERY)
+        if type(n) is not int or type(qid) is not int or n == 0 or n < ALL or qid < LAST_QUERY:
+            raise MalformedMessage(f"{cls.__name__.upper()} needs n > 0 or n = -1, and qid >= -1")
+        return cls(n, qid)
+    if len(fields) > len(cls._fields):
+        raise MalformedMessage(f"{cls.__name__.upper()} takes {len(cls._fields)} field(s)")
+    for field in fields:
+        _check_map(field, f"{cls.__name__.upper()} field")
+    return cls(*fields)
+
+
+def decode_reply(value: Any):
+    """An unpacked array as a reply message; MalformedMessage if it is not one."""
+    if not isinstance(value, list) or not value or not isinstance(value[0], int):
+        raise MalformedMessage("a message is an array starting with its signature")
+    signature = value[0]
+    if signature == RECORD and len(value) == 2 and isinstance(value[1], list):
+        return Record(value[1])
+    if signature in (SUCCESS, FAILURE) and len(value) == 2 and isinstance(value[1], dict):
+        return REPLIES[signature](value[1])
+    if signature == IGNORED and len(value) == 1:
+        return Ignored()
+    raise MalformedMessage(f"not a valid reply: signature 0x{signature:02X} with {len(value) - 1} field(s)")

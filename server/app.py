@@ -1,0 +1,150 @@
+"""The server process: opens the database, listens, serves sessions, and shuts down cleanly."""
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import ssl
+import time
+
+import structlog
+
+from .auth import Authenticator, UserStore
+from .config import Config, split_address
+from .net.connection import ClientConnection
+from .net.health import serve_health
+
+_log = structlog.get_logger("relate.server")
+INITIAL_USER = "neo4j"
+
+
+def user_store_for(database) -> UserStore | None:
+    """The engine's user store (the engine may create one), else one over its storage."""
+    users = getattr(database, "users", None)
+    if isinstance(users, UserStore):
+        return users
+    store = getattr(database, "store", None)
+    return UserStore(store) if store is not None else None
+
+
+class RelateServer:
+    def __init__(self, config: Config, database=None):
+        self.config = config
+        self.database = database          # normally opened by start(); tests may pass their own
+        self.authenticator: Authenticator | None = None
+        self._connections: set[ClientConnection] = set()
+        self._tasks: set[asyncio.Task] = set()
+        self._listeners: list[asyncio.AbstractServer] = []
+        self._stopping = asyncio.Event()
+        self._started = time.monotonic()
+
+    # -- start ----------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        config = self.config
+        if self.database is None:
+            from relate.server.engine import Database   # the engine loads only in the server process
+            self.database = await asyncio.to_thread(Database.open, config.data)
+        users = user_store_for(self.database)
+        if config.auth:
+            if users is None:
+                raise SystemExit("relate-server: this engine keeps no users; run with --no-auth")
+            await asyncio.to_thread(self._create_initial_user, users)
+        self.authenticator = Authenticator(users, enabled=config.auth)
+        host, port = split_address(config.listen)
+        tls = self._tls_context()
+        main = await asyncio.start_server(self._on_client, host, port, ssl=tls, limit=2 ** 20,
+                                          backlog=min(config.max_connections, 4096))
+        self._listeners.append(main)
+        bound = {"listen": _address(main), "pid": os.getpid(), "tls": tls is not None}
+        if config.http_listen:
+            http_host, http_port = split_address(config.http_listen)
+            health = await asyncio.start_server(
+                lambda r, w: serve_health(r, w, self._health), http_host, http_port)
+            self._listeners.append(health)
+            bound["http"] = _address(health)
+        _log.info("listening", **bound, data=config.data or ":memory:", auth=config.auth,
+                  loop=type(asyncio.get_running_loop()).__module__.split(".")[0])
+        if config.ready_file:
+            temporary = config.ready_file + ".tmp"
+            with open(temporary, "w") as file:
+                json.dump(bound, file)
+            os.replace(temporary, config.ready_file)
+
+    def _create_initial_user(self, users: UserStore) -> None:
+        if users.has_users():
+            return
+        if not self.config.init_password:
+            _log.warning("no users exist and no initial password was given: nobody can log in; "
+                         "restart with --init-password or RELATE_PASSWORD")
+            return
+        users.create_user(INITIAL_USER, self.config.init_password)
+        _log.info("created the initial user", user=INITIAL_USER)
+
+    def _tls_context(self) -> ssl.SSLContext | None:
+        if not self.config.tls_cert:
+            return None
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.minimum_version = ssl.TLSVersion.TLSv1_2
+        context.load_cert_chain(self.config.tls_cert, self.config.tls_key)
+        return context
+
+    def _health(self) -> dict:
+        if self._stopping.is_set():
+            raise RuntimeError("shutting down")
+        return {"status": "ok", "connections": len(self._connections),
+                "uptime_s": round(time.monotonic() - self._started, 1)}
+
+    # -- serve ----------------------------------------------------------------------------------
+
+    async def _on_client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if self._stopping.is_set() or len(self._connections) >= self.config.max_connections:
+            _log.warning("connection refused", reason="shutting down" if self._stopping.is_set() else "too many")
+            writer.close()
+            return
+        connection = ClientConnection(reader, writer, self)
+        self._connections.add(connection)
+        try:
+            await connection.serve()
+        finally:
+            self._connections.discard(connection)
+
+    async def run(self) -> None:
+        """Start, serve until SIGTERM/SIGINT, then shut down."""
+        await self.start()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, self._stopping.set)
+        await self._stopping.wait()
+        await self.shutdown()
+
+    async def shutdown(self) -> None:
+        """Stop accepting, let running requests finish (up to shutdown_timeout), close every session,
+        checkpoint and close the database."""
+        self._stopping.set()
+        _log.info("shutting down", connections=len(self._connections))
+        for listener in self._listeners:
+            listener.close()
+        deadline = time.monotonic() + self.config.shutdown_timeout
+        while any(c.busy for c in self._connections) and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        for connection in list(self._connections):
+            connection.stop()
+        while self._connections and time.monotonic() < deadline + 5:
+            await asyncio.sleep(0.02)
+        if self.database is not None:
+            await asyncio.to_thread(self._close_database)
+        _log.info("stopped")
+
+    def _close_database(self) -> None:
+        try:
+            self.database.checkpoint()
+        except Exception:
+            _log.exception("checkpoint at shutdown failed")
+        self.database.close()
+
+
+def _address(server: asyncio.AbstractServer) -> str:
+    host, port = server.sockets[0].getsockname()[:2]
+    return f"{host}:{port}"

@@ -1,0 +1,176 @@
+"""Users and logins. Users live in the durable schema catalog as ``user:NAME`` entries holding a
+salted scrypt hash, so they survive restarts and travel with the WAL like any schema change.
+
+``UserStore`` is what CREATE/ALTER/DROP USER and SHOW USERS call (inside the statement's write
+transaction when given ``tx``); ``Authenticator`` checks LOGON credentials and slows repeated failures.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import threading
+import time
+from typing import Any
+
+from relate.errors import AuthenticationError, ClientError
+
+USER_PREFIX = "user:"
+_SCRYPT = {"n": 2 ** 14, "r": 8, "p": 1}          # ~16 MiB and some tens of ms per check
+_INVALID_ARGUMENTS = "Neo.ClientError.General.InvalidArguments"
+
+
+def hash_password(password: str) -> dict[str, Any]:
+    """A fresh salted scrypt record for ``password`` (what the catalog stores; never the password)."""
+    if not isinstance(password, str) or not password:
+        raise ClientError("a password must be a non-empty string", code=_INVALID_ARGUMENTS)
+    salt = os.urandom(16)
+    digest = hashlib.scrypt(password.encode(), salt=salt, dklen=32, maxmem=64 * 1024 * 1024, **_SCRYPT)
+    return {"algorithm": "scrypt", **_SCRYPT, "salt": salt.hex(), "hash": digest.hex()}
+
+
+def check_password(record: dict[str, Any], password: str) -> bool:
+    if record.get("algorithm") != "scrypt" or not isinstance(password, str):
+        return False
+    digest = hashlib.scrypt(password.encode(), salt=bytes.fromhex(record["salt"]), n=record["n"],
+                            r=record["r"], p=record["p"], dklen=32, maxmem=64 * 1024 * 1024)
+    return hmac.compare_digest(digest.hex(), record["hash"])
+
+
+class UserStore:
+    """Users on top of ``store.put_schema('user:NAME', {...})``; every method takes an optional
+    open transaction (the engine passes the statement's), else it runs its own."""
+
+    def __init__(self, store):
+        self._store = store
+
+    def _write(self, tx, action):
+        if tx is not None:
+            return action(tx)
+        own = self._store.begin_write()
+        try:
+            out = action(own)
+        except BaseException:
+            own.rollback()
+            raise
+        own.commit()
+        return out
+
+    def _read(self, tx) -> dict[str, dict]:
+        if tx is not None:
+            return tx.schema()
+        own = self._store.begin_read()
+        try:
+            return dict(own.schema())
+        finally:
+            own.close()
+
+    def get(self, name: str, tx=None) -> dict[str, Any] | None:
+        return self._read(tx).get(USER_PREFIX + name)
+
+    def create_user(self, name: str, password: str, *, change_required: bool = False,
+                    suspended: bool = False, if_not_exists: bool = False, tx=None) -> bool:
+        """Add a user; False when it exists and ``if_not_exists``, else an error. True when created."""
+        def action(t):
+            if USER_PREFIX + name in t.schema():
+                if if_not_exists:
+                    return False
+                raise ClientError(f"User '{name}' already exists.", code=_INVALID_ARGUMENTS)
+            t.put_schema(USER_PREFIX + name, {"kind": "user", "name": name, "password": hash_password(password),
+                                              "change_required": change_required, "suspended": suspended})
+            return True
+        return self._write(tx, action)
+
+    def alter_user(self, name: str, *, password: str | None = None, change_required: bool | None = None,
+                   suspended: bool | None = None, if_exists: bool = False, tx=None) -> bool:
+        """Change a user's password or flags; False when missing and ``if_exists``."""
+        def action(t):
+            entry = t.schema().get(USER_PREFIX + name)
+            if entry is None:
+                if if_exists:
+                    return False
+                raise ClientError(f"User '{name}' does not exist.", code=_INVALID_ARGUMENTS)
+            entry = dict(entry)
+            if password is not None:
+                entry["password"] = hash_password(password)
+            if change_required is not None:
+                entry["change_required"] = change_required
+            if suspended is not None:
+                entry["suspended"] = suspended
+            t.put_schema(USER_PREFIX + name, entry)
+            return True
+        return self._write(tx, action)
+
+    def drop_user(self, name: str, *, if_exists: bool = False, tx=None) -> bool:
+        def action(t):
+            if USER_PREFIX + name not in t.schema():
+                if if_exists:
+                    return False
+                raise ClientError(f"User '{name}' does not exist.", code=_INVALID_ARGUMENTS)
+            t.drop_schema(USER_PREFIX + name)
+            return True
+        return self._write(tx, action)
+
+    def list_users(self, tx=None) -> list[dict[str, Any]]:
+        """Rows for SHOW USERS: user, roles, passwordChangeRequired, suspended (sorted by name)."""
+        rows = []
+        for key, entry in self._read(tx).items():
+            if key.startswith(USER_PREFIX):
+                rows.append({"user": entry["name"], "roles": ["admin"],
+                             "passwordChangeRequired": bool(entry.get("change_required")),
+                             "suspended": bool(entry.get("suspended"))})
+        return sorted(rows, key=lambda row: row["user"])
+
+    def verify(self, name: str, password: str) -> bool:
+        """True when ``name`` exists, is not suspended and ``password`` matches."""
+        entry = self.get(name)
+        if entry is None:
+            check_password(_DUMMY_RECORD, password)   # same cost, so timing does not reveal names
+            return False
+        return check_password(entry["password"], password) and not entry.get("suspended")
+
+    def has_users(self) -> bool:
+        return any(key.startswith(USER_PREFIX) for key in self._read(None))
+
+
+_DUMMY_RECORD = {"algorithm": "scrypt", **_SCRYPT, "salt": "00" * 16, "hash": "00" * 32}
+
+
+class Authenticator:
+    """Checks LOGON credentials. Failures are counted per client address and cost a growing delay
+    (0.25 s doubling to 5 s) before the reply, so guessing is slow while other sessions are unaffected."""
+
+    MAX_DELAY_S = 5.0
+
+    def __init__(self, users: UserStore | None, *, enabled: bool = True):
+        self.users = users
+        self.enabled = enabled
+        self._failures: dict[str, tuple[int, float]] = {}
+        self._lock = threading.Lock()
+
+    def authenticate(self, auth: dict[str, Any]) -> str:
+        """The user name for these credentials; AuthenticationError otherwise. Blocking (scrypt)."""
+        scheme = auth.get("scheme", "none")
+        if not self.enabled:
+            return str(auth.get("principal") or "anonymous")
+        if scheme != "basic":
+            raise AuthenticationError(f"unsupported authentication scheme {scheme!r}; use 'basic'")
+        user, password = auth.get("principal"), auth.get("credentials")
+        if not isinstance(user, str) or not isinstance(password, str) or not self.users.verify(user, password):
+            raise AuthenticationError("The client is unauthorized due to authentication failure.")
+        return user
+
+    def failure_delay(self, peer: str) -> float:
+        """Record a failed login from ``peer``; the seconds to wait before answering it."""
+        now = time.monotonic()
+        with self._lock:
+            count, last = self._failures.get(peer, (0, now))
+            if now - last > 60:
+                count = 0
+            count += 1
+            self._failures[peer] = (count, now)
+        return min(0.25 * 2 ** (count - 1), self.MAX_DELAY_S)
+
+    def succeeded(self, peer: str) -> None:
+        with self._lock:
+            self._failures.pop(peer, None)

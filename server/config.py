@@ -1,0 +1,117 @@
+"""Server settings from, in rising priority: defaults, a TOML file (``--config``), ``RELATE_*``
+environment variables, command-line flags. Every setting has all four spellings: ``query_timeout`` in
+TOML, ``RELATE_QUERY_TIMEOUT`` in the environment, ``--query-timeout`` on the command line."""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import tomllib
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from relate.protocol import DEFAULT_MAX_MESSAGE_SIZE
+
+
+@dataclass
+class Config:
+    data: str | None = None                 # database directory; None = in memory
+    listen: str = "127.0.0.1:7688"
+    http_listen: str | None = None          # "host:port" for GET /health
+    loop: str = "uvloop"                    # uvloop | asyncio
+    log_format: str = "console"             # console | json
+    log_level: str = "info"
+    query_timeout: float | None = None      # seconds; None = no limit
+    auth: bool = True
+    init_password: str | None = field(default=None, repr=False)   # creates user neo4j on first start
+    tls_cert: str | None = None
+    tls_key: str | None = None
+    max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE
+    max_connections: int = 1000
+    batch_size: int = 1000                  # rows per engine fetch inside one PULL
+    shutdown_timeout: float = 10.0          # seconds SIGTERM waits for running requests
+    ready_file: str | None = None           # written with the bound addresses once listening
+    check: str | None = None                # --check host:port: probe a server and exit
+
+    @property
+    def host_port(self) -> tuple[str, int]:
+        return split_address(self.listen)
+
+
+_ENV_ONLY = {"RELATE_PASSWORD": "init_password"}
+_BOOL_TRUE = {"1", "true", "yes", "on"}
+
+
+def split_address(text: str) -> tuple[str, int]:
+    host, sep, port = text.rpartition(":")
+    if not sep:
+        raise ValueError(f"an address is host:port, not {text!r}")
+    return host.strip("[]") or "127.0.0.1", int(port)
+
+
+def _convert(name: str, value: Any) -> Any:
+    kind = {f.name: f.type for f in dataclasses.fields(Config)}[name]
+    if value is None or not isinstance(value, str):
+        return value
+    if kind == "bool":
+        return value.strip().lower() in _BOOL_TRUE
+    if kind == "int":
+        return int(value)
+    if "float" in kind:
+        return float(value) if value.strip() not in ("", "0", "none") else None
+    return value
+
+
+def _arguments() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="relate-server", description="Relate graph database server")
+    parser.add_argument("--config", help="a TOML file of settings")
+    parser.add_argument("--data", help="database directory (default: in memory)")
+    parser.add_argument("--listen", help="host:port for the Relate protocol (default 127.0.0.1:7688)")
+    parser.add_argument("--http-listen", help="host:port for the HTTP /health endpoint")
+    parser.add_argument("--loop", choices=["uvloop", "asyncio"])
+    parser.add_argument("--log-format", choices=["console", "json"])
+    parser.add_argument("--log-level", choices=["debug", "info", "warning", "error"])
+    parser.add_argument("--query-timeout", type=float, help="seconds before a query is terminated")
+    parser.add_argument("--no-auth", dest="auth", action="store_const", const=False,
+                        help="accept every client without credentials")
+    parser.add_argument("--init-password", help="password for user neo4j, created if no user exists "
+                                                "(or set RELATE_PASSWORD)")
+    parser.add_argument("--tls-cert", help="PEM certificate chain: serve TLS")
+    parser.add_argument("--tls-key", help="PEM private key for --tls-cert")
+    parser.add_argument("--max-message-size", type=int, help="largest request in bytes")
+    parser.add_argument("--max-connections", type=int)
+    parser.add_argument("--batch-size", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--shutdown-timeout", type=float, help="seconds SIGTERM waits for running requests")
+    parser.add_argument("--ready-file", help="write the bound addresses here once listening")
+    parser.add_argument("--check", metavar="HOST:PORT", help="check that a server answers, then exit 0 or 1")
+    return parser
+
+
+def load_config(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> Config:
+    environ = os.environ if environ is None else environ
+    args = _arguments().parse_args(argv)
+    names = {f.name for f in dataclasses.fields(Config)}
+    settings: dict[str, Any] = {}
+    config_path = args.config or environ.get("RELATE_CONFIG")
+    if config_path:
+        with open(config_path, "rb") as file:
+            table = tomllib.load(file)
+        table = table.get("server", table)     # settings may sit under [server]
+        unknown = set(table) - names
+        if unknown:
+            raise SystemExit(f"relate-server: unknown settings in {config_path}: {', '.join(sorted(unknown))}")
+        settings.update(table)
+    for name in names:
+        value = environ.get("RELATE_" + name.upper())
+        if value is not None:
+            settings[name] = _convert(name, value)
+    for variable, name in _ENV_ONLY.items():
+        if environ.get(variable):
+            settings[name] = environ[variable]
+    for name, value in vars(args).items():
+        if value is not None and name in names:
+            settings[name] = value
+    config = Config(**settings)
+    if bool(config.tls_cert) != bool(config.tls_key):
+        raise SystemExit("relate-server: --tls-cert and --tls-key go together")
+    return config

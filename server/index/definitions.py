@@ -1,0 +1,164 @@
+"""Search-index definitions: validated from DDL options, stored in the schema catalog, shown by SHOW INDEXES."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from relate.errors import ArgumentError
+
+from . import vector as vector_defaults
+from .analyzers import DEFAULT_ANALYZER, get_analyzer
+from .engines import ENGINES
+
+CATALOG_KIND = "search_index"      # marks our entries among the schema catalog's definitions
+VECTOR, FULLTEXT = "VECTOR", "FULLTEXT"
+NODE, RELATIONSHIP = "node", "relationship"
+
+_VECTOR_KEYS = {
+    "vector.dimensions": "dimensions", "vector.similarity_function": "similarity",
+    "vector.hnsw.m": "m", "vector.hnsw.ef_construction": "ef_construction",
+    "vector.hnsw.ef_search": "ef_search", "vector.hnsw.min_size": "hnsw_min_size",
+    "vector.exact.max_scope": "exact_max_scope", "vector.quantization.enabled": None,
+    # short spellings
+    "m": "m", "efconstruction": "ef_construction", "efsearch": "ef_search",
+}
+_FULLTEXT_KEYS = {"fulltext.analyzer": "analyzer", "fulltext.eventually_consistent": None,
+                  "fulltext.engine": "engine"}
+
+
+@dataclass
+class IndexDefinition:
+    """What CREATE VECTOR/FULLTEXT INDEX declared, with its options resolved."""
+    name: str
+    type: str                       # VECTOR or FULLTEXT
+    entity: str                     # node or relationship
+    tokens: list                    # labels (nodes) or relationship types
+    properties: list                # the vector property, or the full-text properties
+    filter_properties: list = field(default_factory=list)   # vector WITH [...]
+    config: dict = field(default_factory=dict)              # resolved indexConfig
+
+    @property
+    def provider(self) -> str:
+        return "vector-2.0" if self.type == VECTOR else "fulltext-1.0"
+
+    def covers(self, labels_or_type) -> bool:
+        """Whether an entity with these labels (node) or this type (relationship) is in scope."""
+        if self.entity == NODE:
+            return any(label in labels_or_type for label in self.tokens)
+        return labels_or_type in self.tokens
+
+    @property
+    def keys(self) -> set:
+        """Property keys whose changes can change this index."""
+        return set(self.properties) | set(self.filter_properties)
+
+    def to_catalog(self) -> dict:
+        return {"kind": CATALOG_KIND, "type": self.type, "entity": self.entity, "tokens": list(self.tokens),
+                "properties": list(self.properties), "filter_properties": list(self.filter_properties),
+                "config": dict(self.config)}
+
+    @classmethod
+    def from_catalog(cls, name: str, entry: dict) -> "IndexDefinition":
+        return cls(name, entry["type"], entry["entity"], list(entry["tokens"]), list(entry["properties"]),
+                   list(entry.get("filter_properties", [])), dict(entry.get("config", {})))
+
+    def same_rule(self, other: "IndexDefinition") -> bool:
+        """Equivalent schema rule (same kind, scope and properties), whatever the name and options."""
+        return (self.type, self.entity, sorted(self.tokens), list(self.properties)) == \
+            (other.type, other.entity, sorted(other.tokens), list(other.properties))
+
+    def show_row(self) -> dict:
+        """The SHOW INDEXES columns that depend on the definition only."""
+        config = {k: v for k, v in self.config.items()}
+        return {"name": self.name, "type": self.type,
+                "entityType": "NODE" if self.entity == NODE else "RELATIONSHIP",
+                "labelsOrTypes": list(self.tokens), "properties": list(self.properties),
+                "filterProperties": list(self.filter_properties), "indexProvider": self.provider,
+                "owningConstraint": None, "options": {"indexProvider": self.provider, "indexConfig": config}}
+
+
+def _index_config(options: dict | None) -> dict:
+    if not options:
+        return {}
+    if not isinstance(options, dict):
+        raise ArgumentError("OPTIONS must be a map")
+    unknown = set(options) - {"indexConfig", "indexProvider"}
+    if unknown:
+        raise ArgumentError(f"Unknown index option(s) {sorted(unknown)}; expected indexConfig or indexProvider")
+    config = options.get("indexConfig") or {}
+    if not isinstance(config, dict):
+        raise ArgumentError("indexConfig must be a map")
+    return config
+
+
+def _positive_int(key: str, value, allow_zero: bool = False) -> int:
+    if type(value) is not int or value < (0 if allow_zero else 1):
+        raise ArgumentError(f"Index setting `{key}` must be a {'non-negative' if allow_zero else 'positive'} "
+                            f"integer, got {value!r}")
+    return value
+
+
+def vector_definition(name: str, entity: str, token: str, prop: str, filter_props, options) -> IndexDefinition:
+    """Validate CREATE VECTOR INDEX; indexConfig keys as Neo4j spells them, plus Relate's HNSW knobs."""
+    config = {"vector.similarity_function": "cosine", "vector.dimensions": None,
+              "vector.hnsw.m": vector_defaults.DEFAULT_M,
+              "vector.hnsw.ef_construction": vector_defaults.DEFAULT_EF_CONSTRUCTION,
+              "vector.hnsw.ef_search": vector_defaults.DEFAULT_EF_SEARCH,
+              "vector.hnsw.min_size": vector_defaults.HNSW_MIN_SIZE,
+              "vector.exact.max_scope": vector_defaults.EXACT_MAX_SCOPE}
+    canonical = {v: k for k, v in _VECTOR_KEYS.items() if v and k.startswith("vector.")}
+    for key, value in _index_config(options).items():
+        spelled = key if key in _VECTOR_KEYS else key.lower()
+        if spelled not in _VECTOR_KEYS:
+            raise ArgumentError(f"Invalid vector index setting `{key}`; known settings: "
+                                f"{', '.join(k for k in _VECTOR_KEYS if k.startswith('vector.'))}")
+        target = _VECTOR_KEYS[spelled]
+        if target is None:
+            continue
+        full = canonical[target]
+        if target == "similarity":
+            if not isinstance(value, str) or value.lower() not in ("cosine", "euclidean"):
+                raise ArgumentError(f"`vector.similarity_function` must be 'cosine' or 'euclidean', got {value!r}")
+            value = value.lower()
+        elif target == "dimensions":
+            value = _positive_int(full, value)
+            if value > 4096:
+                raise ArgumentError(f"`vector.dimensions` must be at most 4096, got {value}")
+        else:
+            value = _positive_int(full, value, allow_zero=target in ("hnsw_min_size", "exact_max_scope"))
+        config[full] = value
+    if prop in filter_props:
+        raise ArgumentError(f"The vector property {prop!r} cannot also be a WITH filter property")
+    return IndexDefinition(name, VECTOR, entity, [token], [prop], list(filter_props), config)
+
+
+def vector_config(definition: IndexDefinition) -> vector_defaults.VectorConfig:
+    c = definition.config
+    return vector_defaults.VectorConfig(
+        c.get("vector.dimensions"), c.get("vector.similarity_function", "cosine"),
+        c.get("vector.hnsw.m", vector_defaults.DEFAULT_M),
+        c.get("vector.hnsw.ef_construction", vector_defaults.DEFAULT_EF_CONSTRUCTION),
+        c.get("vector.hnsw.ef_search", vector_defaults.DEFAULT_EF_SEARCH),
+        c.get("vector.hnsw.min_size", vector_defaults.HNSW_MIN_SIZE),
+        c.get("vector.exact.max_scope", vector_defaults.EXACT_MAX_SCOPE))
+
+
+def fulltext_definition(name: str, entity: str, tokens, props, options, default_engine: str) -> IndexDefinition:
+    """Validate CREATE FULLTEXT INDEX: analyzer and engine (`fulltext.engine`: whoosh | tantivy)."""
+    if not tokens or not props:
+        raise ArgumentError("A full-text index needs at least one label or type and one property")
+    if len(set(props)) != len(props):
+        raise ArgumentError("A full-text index lists each property once")
+    config = {"fulltext.analyzer": DEFAULT_ANALYZER, "fulltext.eventually_consistent": False,
+              "fulltext.engine": default_engine}
+    for key, value in _index_config(options).items():
+        if key not in _FULLTEXT_KEYS:
+            raise ArgumentError(f"Invalid full-text index setting `{key}`; known settings: "
+                                f"{', '.join(_FULLTEXT_KEYS)}")
+        if key == "fulltext.analyzer":
+            get_analyzer(value)
+        elif key == "fulltext.engine" and value not in ENGINES:
+            raise ArgumentError(f"`fulltext.engine` must be one of {', '.join(ENGINES)}, got {value!r}")
+        elif key == "fulltext.eventually_consistent" and type(value) is not bool:
+            raise ArgumentError("`fulltext.eventually_consistent` must be a boolean")
+        config[key] = value
+    return IndexDefinition(name, FULLTEXT, entity, list(dict.fromkeys(tokens)), list(props), [], config)

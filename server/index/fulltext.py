@@ -1,0 +1,151 @@
+"""Full-text indexes: one interface over two engines, scores exactly Lucene's BM25.
+
+The engine (Whoosh or tantivy) finds candidates in its own score order; each candidate is rescored
+exactly from the index's `Corpus` (live statistics and token ids). The engine's `score_bound` R says
+how far its order can stray (exact <= R * engine score), so candidates are fetched, doubling the
+window, until the k-th exact score beats R times the last candidate's engine score: the top k is
+then exact, not approximate.
+"""
+from __future__ import annotations
+
+import os
+import time
+
+import msgpack
+
+from relate.errors import ArgumentError
+
+from .analyzers import get_analyzer
+from .corpus import GAP, Corpus
+from .engines import open_engine
+from .lucene_query import parse_lucene
+from .query_plan import PNone, build_plan, score_document
+
+DEFAULT_TIMEOUT_S = 30.0
+COMPACT_DELETED_RATIO = 1.0     # rebuild a tantivy engine once it holds this many deleted docs per live one
+
+
+class FullTextIndex:
+    """One full-text index over ``properties`` (field i = property i). Callers hold the index's locks."""
+
+    def __init__(self, properties: list[str], analyzer: str, engine: str, directory: str | None,
+                 create: bool = True):
+        self.properties = list(properties)
+        self.analyzer = get_analyzer(analyzer)
+        self.engine_kind = engine
+        self.directory = directory
+        self.corpus = Corpus(self.properties)
+        self.engine = open_engine(engine, self._engine_dir(), len(self.properties), create)
+
+    def _engine_dir(self) -> str | None:
+        return None if self.directory is None else os.path.join(self.directory, self.engine_kind)
+
+    def __len__(self) -> int:
+        return len(self.corpus)
+
+    # ---- documents ------------------------------------------------------------------------
+    def analyze(self, props: dict) -> list | None:
+        """Per field (position, token) pairs, None for a field without a string; None when no field has one."""
+        fields, any_text = [], False
+        for prop in self.properties:
+            value = props.get(prop)
+            if isinstance(value, str):
+                fields.append(self.analyzer.analyze(value))
+                any_text = True
+            elif isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+                pairs, offset = [], 0
+                for item in value:          # a string list is one field; positions run on
+                    item_pairs = self.analyzer.analyze(item)
+                    pairs += [(offset + pos, token) for pos, token in item_pairs]
+                    offset += item_pairs[-1][0] + 1 if item_pairs else 0
+                fields.append(pairs)
+                any_text = True
+            else:
+                fields.append(None)
+        return fields if any_text else None
+
+    def _unchanged(self, key: int, analyzed: list) -> bool:
+        current = self.corpus.docs.get(key)
+        if current is None:
+            return False
+        terms = self.corpus.terms
+        for ids, pairs in zip(current, analyzed):
+            if (ids is None) != (pairs is None):
+                return False
+            if ids is not None and [(p, terms[t]) for p, t in enumerate(ids) if t != GAP] != pairs:
+                return False
+        return True
+
+    def apply(self, docs: dict[int, list | None]) -> None:
+        """Upsert (analyzed) or delete (None) documents by entity id, then make them searchable."""
+        deletes, adds = [], []
+        for key, analyzed in docs.items():
+            if analyzed is not None and self._unchanged(key, analyzed):
+                continue
+            if self.corpus.remove(key):
+                deletes.append(key)
+            if analyzed is not None:
+                self.corpus.add(key, analyzed)
+                adds.append((key, analyzed))
+        self.engine.write(deletes, adds)
+        if getattr(self.engine, "deleted_since_build", 0) > COMPACT_DELETED_RATIO * max(len(self.corpus), 1000):
+            self.rebuild_engine()
+
+    def rebuild_engine(self) -> None:
+        """Write every live document into a fresh engine (drops the engine's stale statistics)."""
+        self.engine.close()
+        self.engine = open_engine(self.engine_kind, self._engine_dir(), len(self.properties), create=True)
+        terms = self.corpus.terms
+        docs = [(key, [None if ids is None else [(p, terms[t]) for p, t in enumerate(ids) if t != GAP]
+                       for ids in per_field]) for key, per_field in self.corpus.docs.items()]
+        for start in range(0, len(docs), 20_000):
+            self.engine.write([], docs[start:start + 20_000])
+
+    # ---- search ---------------------------------------------------------------------------
+    def search(self, query: str, skip: int = 0, limit: int | None = None,
+               timeout_s: float | None = None) -> list[tuple[int, float]]:
+        """The exact Lucene BM25 top (skip + limit) for ``query``, best first (ties by entity id)."""
+        for name, value in (("skip", skip), ("limit", limit)):
+            if value is not None and (type(value) is not int or value < 0):
+                raise ArgumentError(f"A full-text search's {name} must be a non-negative integer, got {value!r}")
+        tree = parse_lucene(query)
+        deadline = time.monotonic() + (timeout_s or DEFAULT_TIMEOUT_S)
+        corpus = self.corpus
+        plan = build_plan(tree, self.properties, self.analyzer, corpus)
+        want = skip + (len(corpus) if limit is None else limit)
+        if isinstance(plan, PNone) or want == 0 or not len(corpus):
+            return []
+        bound = self.engine.score_bound(plan, corpus)
+        fetch = max(2 * want, want + 16)
+        while True:
+            hits = self.engine.search(plan, corpus, fetch, deadline)
+            scored = []
+            for key, _ in hits:
+                doc = corpus.docs.get(key)
+                score = None if doc is None else score_document(plan, doc, corpus)
+                if score is not None:
+                    scored.append((key, score))
+            scored.sort(key=lambda hit: (-hit[1], hit[0]))
+            if len(hits) < fetch or fetch >= len(corpus):
+                break
+            if len(scored) >= want and scored[want - 1][1] > bound * hits[-1][1]:
+                break
+            fetch *= 4
+        return scored[skip:want]
+
+    # ---- persistence ----------------------------------------------------------------------
+    def save(self, directory: str) -> None:
+        state = {"corpus": self.corpus.to_state(),
+                 "deleted_since_build": getattr(self.engine, "deleted_since_build", 0)}
+        with open(os.path.join(directory, "corpus.msgpack"), "wb") as fh:
+            fh.write(msgpack.packb(state, use_bin_type=True))
+
+    def load(self, directory: str) -> None:
+        with open(os.path.join(directory, "corpus.msgpack"), "rb") as fh:
+            state = msgpack.unpackb(fh.read(), raw=False, strict_map_key=False)
+        self.corpus = Corpus.from_state(state["corpus"])
+        if hasattr(self.engine, "deleted_since_build"):
+            self.engine.deleted_since_build = state["deleted_since_build"]
+
+    def close(self) -> None:
+        self.engine.close()

@@ -1,0 +1,320 @@
+"""Vector indexes on FAISS: exact while small, HNSW once large, the k best always inside the filter.
+
+Rows hold one vector each (cosine vectors are normalized on the way in); FAISS ids are row numbers,
+so a filter mask over rows is directly an IDSelectorBitmap. Updates and deletes leave tombstones
+(dead rows) that searches exclude; past a dead fraction the rows are compacted and FAISS rebuilt.
+Scores are Neo4j's: cosine (1 + cos) / 2, euclidean 1 / (1 + d²).
+"""
+from __future__ import annotations
+
+import math
+import os
+import pickle
+
+import faiss
+import numpy as np
+
+from relate.errors import ArgumentError
+
+from .filters import FilterColumns
+
+# Defaults chosen from bench/search.py (hash-384 notes, see docs/architecture.md "Search indexes").
+HNSW_MIN_SIZE = 50_000        # rows from which an index switches from exact search to HNSW
+EXACT_MAX_SCOPE = 20_000      # a filtered search over at most this many rows runs exactly
+DEFAULT_M = 32
+DEFAULT_EF_CONSTRUCTION = 200
+DEFAULT_EF_SEARCH = 256
+EF_MAX = 4096
+DEAD_FRACTION = 0.25          # rebuild when this share of rows are tombstones
+DEAD_MIN = 256
+
+
+class VectorConfig:
+    """Resolved configuration of one vector index."""
+
+    def __init__(self, dimensions: int | None, similarity: str, m: int = DEFAULT_M,
+                 ef_construction: int = DEFAULT_EF_CONSTRUCTION, ef_search: int = DEFAULT_EF_SEARCH,
+                 hnsw_min_size: int = HNSW_MIN_SIZE, exact_max_scope: int = EXACT_MAX_SCOPE):
+        self.dimensions = dimensions
+        self.similarity = similarity
+        self.m = m
+        self.ef_construction = ef_construction
+        self.ef_search = ef_search
+        self.hnsw_min_size = hnsw_min_size
+        self.exact_max_scope = exact_max_scope
+
+
+def vector_values(value) -> np.ndarray | None:
+    """A property value as a float array, or None when it is not a vector (or a list of numbers)."""
+    if hasattr(value, "to_numpy"):
+        return np.asarray(value.to_numpy(), dtype=np.float64)
+    if isinstance(value, np.ndarray) and value.ndim == 1 and value.dtype.kind in "fiu" and len(value):
+        return value.astype(np.float64)
+    if isinstance(value, (list, tuple)) and value and all(
+            isinstance(x, (int, float, np.number)) and not isinstance(x, bool) for x in value):
+        return np.asarray(value, dtype=np.float64)
+    return None
+
+
+class VectorIndex:
+    """The rows, filter columns and FAISS index of one vector index. Callers hold the index's locks."""
+
+    def __init__(self, config: VectorConfig, filter_props: list[str]):
+        self.config = config
+        self.cosine = config.similarity == "cosine"
+        self.dims = config.dimensions
+        self._capacity = 0
+        self._vectors = np.empty((0, self.dims or 0), dtype=np.float32)
+        self._keys = np.empty(0, dtype=np.int64)
+        self._alive = np.empty(0, dtype=bool)
+        self.columns = FilterColumns(filter_props)
+        self._row_of: dict[int, int] = {}
+        self._n = 0                   # rows in use
+        self._dead = 0
+        self._faiss = None
+        self._faiss_rows = 0          # rows already added to FAISS
+        self.hnsw = False
+        self.skipped: dict[int, str] = {}   # entity id -> why its value was not indexed
+
+    # ---- size -----------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return self._n - self._dead
+
+    def __contains__(self, key: int) -> bool:
+        return key in self._row_of
+
+    # ---- writes ---------------------------------------------------------------------------
+    def upsert(self, key: int, value, filter_props: dict) -> bool:
+        """Index ``value`` for ``key`` (replacing its old row); False when the value is skipped."""
+        self.delete(key)
+        vector = vector_values(value)
+        if vector is None:
+            self.skipped[key] = "not a list of numbers"
+            return False
+        if self.dims is None:
+            self._set_dims(len(vector))
+        if len(vector) != self.dims:
+            self.skipped[key] = f"{len(vector)} dimensions, the index has {self.dims}"
+            return False
+        if not np.all(np.isfinite(vector)):
+            self.skipped[key] = "not finite"
+            return False
+        if self.cosine:
+            norm = np.linalg.norm(vector)
+            if norm == 0:
+                self.skipped[key] = "zero vector (cosine needs a direction)"
+                return False
+            vector = vector / norm
+        row = self._append_row(key, vector)
+        self.columns.set_row(row, filter_props)
+        return True
+
+    def delete(self, key: int) -> bool:
+        self.skipped.pop(key, None)
+        row = self._row_of.pop(key, None)
+        if row is None:
+            return False
+        self._alive[row] = False
+        self._dead += 1
+        return True
+
+    def set_filter_values(self, key: int, filter_props: dict) -> None:
+        row = self._row_of.get(key)
+        if row is not None:
+            self.columns.set_row(row, filter_props)
+
+    def _set_dims(self, dims: int) -> None:
+        self.dims = dims
+        self._vectors = np.empty((self._capacity, dims), dtype=np.float32)
+
+    def _append_row(self, key: int, vector: np.ndarray) -> int:
+        if self._n == self._capacity:
+            self._grow(max(1024, self._capacity * 2))
+        row = self._n
+        self._vectors[row] = vector
+        self._keys[row] = key
+        self._alive[row] = True
+        self._row_of[key] = row
+        self._n += 1
+        return row
+
+    def _grow(self, capacity: int) -> None:
+        vectors = np.empty((capacity, self.dims or 0), dtype=np.float32)
+        vectors[:self._n] = self._vectors[:self._n]
+        self._vectors = vectors
+        self._keys = np.concatenate([self._keys, np.zeros(capacity - self._capacity, dtype=np.int64)])
+        self._alive = np.concatenate([self._alive, np.zeros(capacity - self._capacity, dtype=bool)])
+        self.columns.grow(capacity)
+        self._capacity = capacity
+
+    def sync(self, threads: int = 1) -> None:
+        """After a batch of writes: compact past the dead fraction, pick exact or HNSW, feed FAISS new rows."""
+        if self.dims is None:
+            return
+        if self._dead >= DEAD_MIN and self._dead > DEAD_FRACTION * self._n:
+            self._compact()
+        want_hnsw = len(self) >= self.config.hnsw_min_size
+        if self._faiss is None or want_hnsw != self.hnsw:
+            self.hnsw = want_hnsw
+            self._faiss = self._new_faiss()
+            self._faiss_rows = 0
+        if self._faiss_rows < self._n:
+            faiss.omp_set_num_threads(threads)
+            rows = np.arange(self._faiss_rows, self._n, dtype=np.int64)
+            self._faiss.add_with_ids(self._vectors[self._faiss_rows:self._n], rows)
+            self._faiss_rows = self._n
+
+    def _new_faiss(self):
+        metric = faiss.METRIC_INNER_PRODUCT if self.cosine else faiss.METRIC_L2
+        if self.hnsw:
+            inner = faiss.IndexHNSWFlat(self.dims, self.config.m, metric)
+            inner.hnsw.efConstruction = self.config.ef_construction
+        else:
+            inner = faiss.IndexFlatIP(self.dims) if self.cosine else faiss.IndexFlatL2(self.dims)
+        return faiss.IndexIDMap2(inner)
+
+    def _compact(self) -> None:
+        keep = np.flatnonzero(self._alive[:self._n])
+        capacity = max(1024, 2 * len(keep))
+        vectors = np.empty((capacity, self.dims), dtype=np.float32)
+        vectors[:len(keep)] = self._vectors[keep]
+        keys = np.zeros(capacity, dtype=np.int64)
+        keys[:len(keep)] = self._keys[keep]
+        alive = np.zeros(capacity, dtype=bool)
+        alive[:len(keep)] = True
+        self.columns = self.columns.take(keep, capacity)
+        self._vectors, self._keys, self._alive, self._capacity = vectors, keys, alive, capacity
+        self._n, self._dead = len(keep), 0
+        self._row_of = {int(k): row for row, k in enumerate(keys[:len(keep)])}
+        self._faiss = None
+
+    # ---- search ---------------------------------------------------------------------------
+    def query_vector(self, vector) -> np.ndarray:
+        values = vector_values(vector)
+        if values is None:
+            raise ArgumentError("The query vector must be a list of numbers or a vector")
+        if self.dims is not None and len(values) != self.dims:
+            raise ArgumentError(f"The query vector has {len(values)} dimensions, the index has {self.dims}")
+        if not np.all(np.isfinite(values)):
+            raise ArgumentError("The query vector holds a NaN or infinite coordinate")
+        if self.cosine:
+            norm = np.linalg.norm(values)
+            if norm == 0:
+                raise ArgumentError("A cosine vector search needs a non-zero query vector")
+            values = values / norm
+        return values.astype(np.float32)
+
+    def search(self, vector, k: int, filters=()) -> list[tuple[int, float]]:
+        """The k best (entity id, score) inside ``filters``, best first (ties by id)."""
+        if not isinstance(k, int) or isinstance(k, bool) or k < 0:
+            raise ArgumentError(f"The number of neighbours must be a non-negative integer, got {k!r}")
+        q = self.query_vector(vector)
+        if k == 0 or self.dims is None or not len(self):
+            return []
+        faiss.omp_set_num_threads(1)    # per-request searches are faster on one thread
+        n = self._n
+        if filters:
+            allowed = self.columns.mask(filters, n) & self._alive[:n]
+            scope = int(allowed.sum())
+        else:
+            allowed = self._alive[:n] if self._dead else None
+            scope = len(self)
+        if scope == 0:
+            return []
+        want = min(k, scope)
+        if self.hnsw and scope > self.config.exact_max_scope:
+            hits = self._hnsw_search(q, k, allowed, scope)
+            if len(hits) >= want:
+                return hits
+            # HNSW with a selective filter can come back short: retry exactly
+        elif not self.hnsw and (allowed is None or scope > self.config.exact_max_scope):
+            return self._faiss_search(q, k, allowed)
+        rows = np.flatnonzero(allowed) if allowed is not None else np.arange(n)
+        return self._exact_subset(q, k, rows)
+
+    def _scores(self, raw: np.ndarray) -> np.ndarray:
+        raw = raw.astype(np.float64)
+        if self.cosine:
+            return (1.0 + np.clip(raw, -1.0, 1.0)) / 2.0
+        return 1.0 / (1.0 + np.maximum(raw, 0.0))
+
+    def _ranked(self, rows: np.ndarray, scores: np.ndarray, k: int) -> list[tuple[int, float]]:
+        keys = self._keys[rows]
+        order = np.lexsort((keys, -scores))[:k]
+        return [(int(keys[i]), float(scores[i])) for i in order]
+
+    def _exact_subset(self, q: np.ndarray, k: int, rows: np.ndarray) -> list[tuple[int, float]]:
+        block = self._vectors[rows]
+        if self.cosine:
+            raw = block @ q
+        else:
+            diff = block - q
+            raw = np.einsum("ij,ij->i", diff, diff)
+        scores = self._scores(raw)
+        if len(rows) > k:
+            # keep every row tied with the k-th score so ties resolve by id
+            kth = np.partition(-scores, k - 1)[k - 1]
+            keep = -scores <= kth
+            rows, scores = rows[keep], scores[keep]
+        return self._ranked(rows, scores, k)
+
+    def _selector(self, allowed: np.ndarray | None):
+        if allowed is None:
+            return None, None
+        bits = np.packbits(allowed, bitorder="little")
+        return faiss.IDSelectorBitmap(len(allowed), faiss.swig_ptr(bits)), bits
+
+    def _faiss_search(self, q: np.ndarray, k: int, allowed) -> list[tuple[int, float]]:
+        selector, _bits = self._selector(allowed)
+        params = faiss.SearchParameters(sel=selector) if selector is not None else None
+        raw, rows = self._faiss.search(q[None, :], min(k + 8, self._n), params=params)
+        found = rows[0] >= 0
+        return self._ranked(rows[0][found], self._scores(raw[0][found]), k)
+
+    def _hnsw_search(self, q: np.ndarray, k: int, allowed, scope: int) -> list[tuple[int, float]]:
+        selector, _bits = self._selector(allowed)
+        params = faiss.SearchParametersHNSW()
+        base = max(self.config.ef_search, 2 * k)
+        params.efSearch = int(min(EF_MAX, base * min(32.0, math.sqrt(len(self) / scope))))
+        if selector is not None:
+            params.sel = selector
+        raw, rows = self._faiss.search(q[None, :], k, params=params)
+        found = rows[0] >= 0
+        return self._ranked(rows[0][found], self._scores(raw[0][found]), k)
+
+    # ---- persistence ----------------------------------------------------------------------
+    def save(self, directory: str) -> None:
+        n = self._n
+        state = {"dims": self.dims, "n": n, "dead": self._dead, "hnsw": self.hnsw,
+                 "keys": self._keys[:n].copy(), "alive": self._alive[:n].copy(),
+                 "columns": self.columns.take(np.arange(n), max(n, 1)), "skipped": self.skipped}
+        np.save(os.path.join(directory, "vectors.npy"), self._vectors[:n])
+        with open(os.path.join(directory, "rows.pickle"), "wb") as fh:
+            pickle.dump(state, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        if self._faiss is not None and self.hnsw:
+            faiss.write_index(self._faiss, os.path.join(directory, "hnsw.faiss"))
+
+    def load(self, directory: str) -> None:
+        with open(os.path.join(directory, "rows.pickle"), "rb") as fh:
+            state = pickle.load(fh)
+        vectors = np.load(os.path.join(directory, "vectors.npy"))
+        n = state["n"]
+        self.dims = state["dims"]
+        self._capacity = max(n, 1)
+        self._vectors = np.ascontiguousarray(vectors, dtype=np.float32).reshape(n, self.dims or 0)
+        if n == 0:
+            self._vectors = np.empty((1, self.dims or 0), dtype=np.float32)
+        self._keys = state["keys"].copy() if n else np.zeros(1, dtype=np.int64)
+        self._alive = state["alive"].copy() if n else np.zeros(1, dtype=bool)
+        self.columns = state["columns"]
+        self._n, self._dead = n, state["dead"]
+        self._row_of = {int(self._keys[r]): r for r in range(n) if self._alive[r]}
+        self.skipped = state["skipped"]
+        path = os.path.join(directory, "hnsw.faiss")
+        if state["hnsw"] and os.path.exists(path):
+            self._faiss = faiss.read_index(path)
+            self._faiss_rows = n
+            self.hnsw = True
+        else:
+            self._faiss, self._faiss_rows = None, 0
+        self.sync()

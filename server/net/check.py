@@ -1,0 +1,51 @@
+"""``relate-server --check host:port``: is a server there and speaking Relate? For container health
+checks. ``http://host:port/health`` targets are checked over HTTP instead."""
+from __future__ import annotations
+
+import socket
+import urllib.request
+
+from relate.protocol import Codec, FrameDecoder, frame
+from relate.protocol import handshake as hs
+from relate.protocol import messages as m
+
+
+def check(target: str, timeout: float = 5.0) -> tuple[bool, str]:
+    """(healthy, what was seen)."""
+    if target.startswith(("http://", "https://")):
+        try:
+            with urllib.request.urlopen(target, timeout=timeout) as response:
+                return response.status == 200, f"HTTP {response.status}"
+        except OSError as exc:
+            return False, str(exc)
+    host, _, port = target.rpartition(":")
+    try:
+        with socket.create_connection((host or "127.0.0.1", int(port)), timeout=timeout) as sock:
+            sock.sendall(hs.client_handshake())
+            version = hs.parse_server_response(_recv_exactly(sock, hs.SERVER_RESPONSE_SIZE))
+            if version is None:
+                return False, "no common protocol version"
+            codec, decoder = Codec(), FrameDecoder()
+            sock.sendall(frame(codec.pack(m.encode(m.Hello({"user_agent": "relate-check"})))))
+            while True:
+                data = sock.recv(65536)
+                if not data:
+                    return False, "connection closed"
+                for payload in decoder.feed(data):
+                    reply = m.decode_reply(codec.unpack(payload))
+                    sock.sendall(frame(codec.pack(m.encode(m.Goodbye()))))
+                    if isinstance(reply, m.Success):
+                        return True, f"{reply.metadata.get('server')} protocol {version}"
+                    return False, f"unexpected reply {type(reply).__name__}"
+    except (OSError, ValueError, hs.HandshakeError) as exc:
+        return False, str(exc)
+
+
+def _recv_exactly(sock: socket.socket, size: int) -> bytes:
+    data = b""
+    while len(data) < size:
+        chunk = sock.recv(size - len(data))
+        if not chunk:
+            raise ConnectionError("connection closed during the handshake")
+        data += chunk
+    return data

@@ -1,0 +1,136 @@
+"""One client connection: handshake, then a reader task that decodes requests while the processor
+runs them one at a time through the SessionCore. The reader sees RESET and dropped connections as
+soon as they arrive, so it can stop a running query that the processor is waiting on."""
+from __future__ import annotations
+
+import asyncio
+import itertools
+import ssl
+
+import structlog
+
+from relate.driver.hydration import value_codec
+from relate.protocol import FrameDecoder, ProtocolViolation
+from relate.protocol import handshake as hs
+from relate.protocol import messages as m
+from relate.protocol.states import State
+
+from ..session import SessionCore
+from .output import WireOutput
+
+HANDSHAKE_TIMEOUT_S = 10.0
+READ_SIZE = 256 * 1024
+QUEUE_SIZE = 256          # pipelined requests held before the reader stops reading (TCP backpressure)
+_ids = itertools.count(1)
+_log = structlog.get_logger("relate.net")
+_DISCONNECTS = (ConnectionError, asyncio.IncompleteReadError, ssl.SSLError, OSError)
+
+
+class ClientConnection:
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, server):
+        self._reader = reader
+        self._writer = writer
+        self._server = server
+        self.id = f"c{next(_ids)}"
+        peer = writer.get_extra_info("peername")
+        self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
+        self.core: SessionCore | None = None
+        self._reader_task: asyncio.Task | None = None
+
+    @property
+    def busy(self) -> bool:
+        return self.core is not None and self.core.busy
+
+    async def serve(self) -> None:
+        try:
+            if await self._handshake():
+                await self._session()
+        except _DISCONNECTS:
+            pass
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            _log.exception("connection failed", conn=self.id)
+        finally:
+            await self._close()
+
+    def stop(self) -> None:
+        """Cut the connection (server shutdown): the running query is cancelled, the tx rolled back."""
+        if self.core is not None:
+            self.core.abort()
+        if self._reader_task is not None:
+            self._reader_task.cancel()
+
+    async def _handshake(self) -> bool:
+        data = await asyncio.wait_for(self._reader.readexactly(hs.CLIENT_HANDSHAKE_SIZE), HANDSHAKE_TIMEOUT_S)
+        try:
+            version = hs.choose_version(hs.parse_client_handshake(data))
+        except hs.HandshakeError as exc:
+            _log.info("handshake refused", conn=self.id, peer=self.peer, error=str(exc))
+            return False
+        self._writer.write(hs.server_response(version))
+        await self._writer.drain()
+        return version is not None
+
+    async def _session(self) -> None:
+        config = self._server.config
+        self.core = core = SessionCore(self._server.database, self._server.authenticator, connection_id=self.id,
+                                       peer=self.peer, query_timeout=config.query_timeout,
+                                       batch_size=config.batch_size)
+        codec = value_codec()
+        out = WireOutput(self._writer, codec)
+        queue: asyncio.Queue = asyncio.Queue(QUEUE_SIZE)
+        self._reader_task = asyncio.create_task(self._read_requests(queue, codec, core))
+        while True:
+            item = await queue.get()
+            if item is None:
+                break
+            if isinstance(item, ProtocolViolation):
+                await core.reject(item, out)
+                if item.fatal:
+                    await out.flush()
+                    break
+            else:
+                await core.handle(item, out)
+            if core.state is State.DEFUNCT:
+                await out.flush()
+                break
+            if queue.empty():
+                await out.flush()
+
+    async def _read_requests(self, queue: asyncio.Queue, codec, core: SessionCore) -> None:
+        decoder = FrameDecoder(self._server.config.max_message_size)
+        try:
+            while True:
+                data = await self._reader.read(READ_SIZE)
+                if not data:
+                    break
+                try:
+                    payloads = decoder.feed(data)
+                except ProtocolViolation as exc:      # oversized: the stream cannot be trusted any more
+                    await queue.put(exc)
+                    return
+                for payload in payloads:
+                    try:
+                        message = m.decode_request(codec.unpack(payload))
+                    except ProtocolViolation as exc:
+                        await queue.put(exc)
+                        continue
+                    if message.signature == m.RESET:
+                        core.interrupt()
+                    await queue.put(message)
+        except _DISCONNECTS:
+            pass
+        core.abort()            # EOF or error: stop the running query; queued requests get IGNORED
+        await queue.put(None)
+
+    async def _close(self) -> None:
+        if self._reader_task is not None:
+            self._reader_task.cancel()
+        if self.core is not None:
+            await self.core.close()
+        try:
+            self._writer.close()
+            await asyncio.wait_for(self._writer.wait_closed(), 2.0)
+        except (*_DISCONNECTS, asyncio.TimeoutError):
+            pass

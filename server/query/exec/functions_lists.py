@@ -1,0 +1,152 @@
+"""List and general functions: head, last, tail, size, range, reverse, coalesce, isEmpty, valueType."""
+from __future__ import annotations
+
+from relate.errors import ArgumentError
+from relate.values import Duration, Vector
+from relate.server.query.exec.functions_registry import function, type_error
+from relate.server.query.exec.values_ops import equals, temporal_rank
+from relate.server.query.refs import NodeRef, PathRef, RelRef
+
+
+@function("head", 1)
+def head(ctx, v):
+    if v is None:
+        return None
+    if type(v) is list:
+        return v[0] if v else None
+    raise type_error("head", v, "a List")
+
+
+@function("last", 1)
+def last(ctx, v):
+    if v is None:
+        return None
+    if type(v) is list:
+        return v[-1] if v else None
+    raise type_error("last", v, "a List")
+
+
+@function("tail", 1)
+def tail(ctx, v):
+    if v is None:
+        return None
+    if type(v) is list:
+        return v[1:]
+    raise type_error("tail", v, "a List")
+
+
+@function("size", 1)
+def size(ctx, v):
+    if v is None:
+        return None
+    t = type(v)
+    if t is list or t is str:
+        return len(v)
+    if t is Vector:
+        return v.dimension
+    raise type_error("size", v, "a String or List")
+
+
+def _range_int(v, what):
+    if type(v) is not int:
+        raise type_error("range", v, f"an Integer {what}")
+    return v
+
+
+@function("range", 2, 3)
+def range_(ctx, start, end, step=1):
+    if start is None or end is None or step is None:
+        raise ArgumentError("range() does not accept null arguments", detail="InvalidArgumentType",
+                            phase="runtime")
+    start, end, step = _range_int(start, "start"), _range_int(end, "end"), _range_int(step, "step")
+    if step == 0:
+        raise ArgumentError("Step argument to range() can't be 0", detail="NumberOutOfRange",
+                            phase="runtime")
+    return list(range(start, end + (1 if step > 0 else -1), step))
+
+
+@function("reverse", 1)
+def reverse(ctx, v):
+    if v is None:
+        return None
+    if type(v) is str or type(v) is list:
+        return v[::-1]
+    raise type_error("reverse", v, "a String or List")
+
+
+@function("coalesce", 1, None)
+def coalesce(ctx, *args):
+    for a in args:
+        if a is not None:
+            return a
+    return None
+
+
+@function("isEmpty", 1)
+def is_empty(ctx, v):
+    if v is None:
+        return None
+    t = type(v)
+    if t is list or t is str or t is dict:
+        return len(v) == 0
+    raise type_error("isEmpty", v, "a String, List or Map")
+
+
+# Canonical order of members in a union type (Cypher type normalization).
+_TYPE_ORDER = ["NULL", "BOOLEAN", "STRING", "INTEGER", "FLOAT", "DATE", "LOCAL TIME", "ZONED TIME",
+               "LOCAL DATETIME", "ZONED DATETIME", "DURATION", "POINT", "NODE", "RELATIONSHIP",
+               "MAP", "LIST", "PATH", "VECTOR"]
+_TEMPORAL_TYPE_NAMES = {"Date": "DATE", "LocalTime": "LOCAL TIME", "Time": "ZONED TIME",
+                        "LocalDateTime": "LOCAL DATETIME", "DateTime": "ZONED DATETIME"}
+_SIMPLE_TYPE_NAMES = {bool: "BOOLEAN", str: "STRING", int: "INTEGER", float: "FLOAT", dict: "MAP",
+                      NodeRef: "NODE", RelRef: "RELATIONSHIP", PathRef: "PATH", Duration: "DURATION"}
+
+
+def _base_type(v) -> str:
+    """The type without nullability: ``INTEGER``, ``LIST<STRING NOT NULL>``."""
+    t = type(v)
+    name = _SIMPLE_TYPE_NAMES.get(t)
+    if name is not None:
+        return name
+    if t is list:
+        return f"LIST<{_element_union(v)}>"
+    if t is Vector:
+        return f"VECTOR<{v.coordinate_type}>({v.dimension})"
+    if temporal_rank(v) is not None:
+        return _TEMPORAL_TYPE_NAMES.get(type(v).__name__, type(v).__name__.upper())
+    return "ANY"
+
+
+def _element_union(items: list) -> str:
+    if not items:
+        return "NOTHING"
+    has_null = any(x is None for x in items)
+    bases = {_base_type(x) for x in items if x is not None}
+    if not bases:
+        return "NULL"
+
+    def rank(name):
+        head_word = name.split("<")[0]
+        return (_TYPE_ORDER.index(head_word) if head_word in _TYPE_ORDER else len(_TYPE_ORDER), name)
+
+    ordered = sorted(bases, key=rank)
+    suffix = "" if has_null else " NOT NULL"
+    return " | ".join(b + suffix for b in ordered)
+
+
+def value_type_name(v) -> str:
+    """Cypher's type name of a value, as valueType() returns it (``INTEGER NOT NULL``)."""
+    if v is None:
+        return "NULL"
+    return _base_type(v) + " NOT NULL"
+
+
+@function("valueType", 1)
+def value_type(ctx, v):
+    return value_type_name(v)
+
+
+@function("nullIf", 2)
+def null_if(ctx, v1, v2):
+    """null when the two values are equal (Cypher ``=``), else the first."""
+    return None if equals(v1, v2) is True else v1

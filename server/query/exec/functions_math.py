@@ -1,0 +1,182 @@
+"""Numeric functions with Java's Math semantics (NaN and Infinity instead of exceptions)."""
+from __future__ import annotations
+
+import math
+import random
+from decimal import (ROUND_CEILING, ROUND_DOWN, ROUND_FLOOR, ROUND_HALF_DOWN, ROUND_HALF_EVEN,
+                     ROUND_HALF_UP, ROUND_UP, Decimal, InvalidOperation)
+
+from relate.errors import ArgumentError, ClientError
+from relate.server.query.exec.functions_registry import function, type_error
+
+_INF = math.inf
+
+
+def _num(fn_name, v):
+    t = type(v)
+    if t is int or t is float:
+        return v
+    raise type_error(fn_name, v, "a number")
+
+
+def _unary(name, op):
+    """Register a one-argument float function; ``op`` maps a float to a float."""
+    @function(name, 1)
+    def fn(ctx, v):
+        if v is None:
+            return None
+        return op(float(_num(name, v)))
+    fn.__name__ = name
+    return fn
+
+
+def _sqrt(x):
+    return math.sqrt(x) if x >= 0 else math.nan
+
+
+def _log(x):
+    if x > 0:
+        return math.log(x)
+    return -_INF if x == 0 else math.nan
+
+
+def _log10(x):
+    if x > 0:
+        return math.log10(x)
+    return -_INF if x == 0 else math.nan
+
+
+def _exp(x):
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return _INF
+
+
+def _guard(op):
+    """NaN where Java returns NaN and Python raises (out-of-domain, infinite input)."""
+    def safe(x):
+        try:
+            return op(x)
+        except (ValueError, OverflowError):
+            return math.nan
+    return safe
+
+
+def _cot(x):
+    t = math.tan(x)
+    return _INF if t == 0 else 1.0 / t
+
+
+def _haversin(x):
+    return (1.0 - math.cos(x)) / 2.0
+
+
+def _ceil(x):
+    return float(math.ceil(x)) if math.isfinite(x) else x
+
+
+def _floor(x):
+    return float(math.floor(x)) if math.isfinite(x) else x
+
+
+for _name, _op in [("sqrt", _sqrt), ("exp", _exp), ("log", _log), ("log10", _log10),
+                   ("sin", _guard(math.sin)), ("cos", _guard(math.cos)), ("tan", _guard(math.tan)),
+                   ("asin", _guard(math.asin)), ("acos", _guard(math.acos)), ("atan", math.atan),
+                   ("cot", _guard(_cot)), ("degrees", math.degrees), ("radians", math.radians),
+                   ("haversin", _guard(_haversin)), ("ceil", _ceil), ("floor", _floor)]:
+    _unary(_name, _op)
+
+
+@function("abs", 1)
+def abs_(ctx, v):
+    if v is None:
+        return None
+    v = _num("abs", v)
+    r = abs(v)
+    if type(r) is int and r >= 2 ** 63:
+        raise ClientError("long overflow", code="Neo.ClientError.Statement.ArithmeticError",
+                          phase="runtime")
+    return r
+
+
+@function("sign", 1)
+def sign(ctx, v):
+    if v is None:
+        return None
+    v = _num("sign", v)
+    if v != v:
+        return 0
+    return 1 if v > 0 else (-1 if v < 0 else 0)
+
+
+@function("atan2", 2)
+def atan2(ctx, y, x):
+    if y is None or x is None:
+        return None
+    return math.atan2(float(_num("atan2", y)), float(_num("atan2", x)))
+
+
+@function("rand", 0, pure=False)
+def rand(ctx):
+    return random.random()
+
+
+@function("pi", 0)
+def pi(ctx):
+    return math.pi
+
+
+@function("e", 0)
+def e(ctx):
+    return math.e
+
+
+_ROUNDING_MODES = {"UP": ROUND_UP, "DOWN": ROUND_DOWN, "CEILING": ROUND_CEILING,
+                   "FLOOR": ROUND_FLOOR, "HALF_UP": ROUND_HALF_UP, "HALF_DOWN": ROUND_HALF_DOWN,
+                   "HALF_EVEN": ROUND_HALF_EVEN, "UNNECESSARY": None}
+
+
+@function("round", 1, 3)
+def round_(ctx, v, precision=0, mode=None):
+    """round(x) rounds half up toward +infinity (Java Math.round); with a precision or a mode it
+    rounds the decimal form (BigDecimal semantics, HALF_UP = away from zero)."""
+    if v is None or precision is None:
+        return None
+    x = float(_num("round", v))
+    if type(precision) is not int:
+        raise type_error("round", precision, "an Integer precision")
+    if not math.isfinite(x):
+        return x
+    if mode is None:
+        if precision == 0:
+            return float(math.floor(x + 0.5))
+        mode_name = "HALF_UP"
+    else:
+        if type(mode) is not str:
+            raise type_error("round", mode, "a String rounding mode")
+        mode_name = mode.upper()
+        if mode_name not in _ROUNDING_MODES:
+            raise ArgumentError(f"Unknown rounding mode: {mode}", detail="InvalidArgumentValue",
+                                phase="runtime")
+    rounding = _ROUNDING_MODES[mode_name]
+    quantum = Decimal(1).scaleb(-precision)
+    value = Decimal(repr(x))
+    if rounding is None:
+        rounded = value.quantize(quantum, rounding=ROUND_DOWN)
+        if rounded != value:
+            raise ArgumentError("Rounding necessary", detail="InvalidArgumentValue", phase="runtime")
+    else:
+        try:
+            rounded = value.quantize(quantum, rounding=rounding)
+        except InvalidOperation:
+            return x            # precision beyond what the decimal context holds: already exact
+    return float(rounded) + 0.0     # BigDecimal has no negative zero
+
+
+@function("isNaN", 1)
+def is_nan(ctx, v):
+    if v is None:
+        return None
+    v = _num("isNaN", v)
+    return type(v) is float and v != v

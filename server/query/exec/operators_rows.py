@@ -1,0 +1,321 @@
+"""Row-shaping operators: projection, aggregation, DISTINCT, ORDER BY, top-k, SKIP/LIMIT, UNWIND, results."""
+from __future__ import annotations
+
+import heapq
+from relate.errors import ArgumentError
+
+from .operators import Operator
+from .values_ops import group_key, make_aggregator, order_key, type_name
+
+
+class Project(Operator):
+    """Compute named expressions against the incoming row; ``keep`` extends it, else replaces it."""
+    __slots__ = ("items", "keep", "names", "fns")
+    name = "Projection"
+
+    def __init__(self, source, items, keep):
+        self.source, self.items, self.keep = source, items, keep
+        self.names = tuple(n for n, _ in items)
+        self.fns = tuple(f for _, f in items)
+
+    def details(self):
+        return ", ".join(n for n in self.names if not n.startswith(" "))
+
+    def rows(self, ctx, arg):
+        items = self.items
+        if self.keep:
+            for row in self.source.rows(ctx, arg):
+                out = dict(row)
+                for name, fn in items:
+                    out[name] = fn(row, ctx)
+                yield out
+        else:
+            names, fns = self.names, self.fns
+            for row in self.source.rows(ctx, arg):
+                yield {name: fn(row, ctx) for name, fn in zip(names, fns)}
+
+
+class Aggregate(Operator):
+    """Group by the grouping expressions; one aggregator per (group, aggregate)."""
+    __slots__ = ("grouping", "aggregates")
+    name = "EagerAggregation"
+
+    def __init__(self, source, grouping, aggregates):
+        # grouping: [(name, fn)]; aggregates: [(name, function name, distinct, [arg fns])]
+        self.source, self.grouping, self.aggregates = source, grouping, aggregates
+
+    def details(self):
+        return ", ".join(n for n, _ in self.grouping)
+
+    def rows(self, ctx, arg):
+        key_names = [n for n, _ in self.grouping]
+        key_fns = [f for _, f in self.grouping]
+        specs = self.aggregates
+        arg_fns = [fns for _, _, _, fns in specs]
+        groups: dict = {}
+        single = len(key_fns) == 1
+        for row in self.source.rows(ctx, arg):
+            ctx.check()
+            values = [fn(row, ctx) for fn in key_fns]
+            key = group_key(values[0]) if single else tuple(group_key(v) for v in values)
+            entry = groups.get(key)
+            if entry is None:
+                entry = (values, [make_aggregator(fname, distinct) for _, fname, distinct, _ in specs])
+                groups[key] = entry
+            for agg, fns in zip(entry[1], arg_fns):
+                agg.add(*[f(row, ctx) for f in fns])
+        if not groups and not key_fns:
+            groups[()] = ([], [make_aggregator(fname, distinct) for _, fname, distinct, _ in specs])
+        for values, aggs in groups.values():
+            out = dict(zip(key_names, values))
+            for (name, _, _, _), agg in zip(specs, aggs):
+                out[name] = agg.result()
+            yield out
+
+
+class Distinct(Operator):
+    __slots__ = ("columns",)
+    name = "Distinct"
+
+    def __init__(self, source, columns):
+        self.source, self.columns = source, columns
+
+    def details(self):
+        return ", ".join(self.columns)
+
+    def rows(self, ctx, arg):
+        seen = set()
+        columns = self.columns
+        for row in self.source.rows(ctx, arg):
+            key = tuple(group_key(row[c]) for c in columns)
+            if key in seen:
+                continue
+            seen.add(key)
+            yield row
+
+
+class _Descending:
+    """Reverses the order of one sort key inside a composite key."""
+    __slots__ = ("key",)
+
+    def __init__(self, key):
+        self.key = key
+
+    def __lt__(self, other):
+        return other.key < self.key
+
+    def __gt__(self, other):
+        return other.key > self.key
+
+    def __eq__(self, other):
+        return self.key == other.key
+
+    def __le__(self, other):
+        return other.key <= self.key
+
+    def __ge__(self, other):
+        return other.key >= self.key
+
+
+def sort_key(keys):
+    """(key function, reverse) for ORDER BY ``keys`` = [(fn, descending)], where ctx is bound later."""
+    fns = [f for f, _ in keys]
+    descending = [d for _, d in keys]
+    if all(descending) or not any(descending):
+        reverse = descending[0]
+        if len(fns) == 1:
+            fn = fns[0]
+            return (lambda row, ctx: order_key(fn(row, ctx))), reverse
+        return (lambda row, ctx: tuple(order_key(f(row, ctx)) for f in fns)), reverse
+    return (lambda row, ctx: tuple(_Descending(order_key(f(row, ctx))) if d else order_key(f(row, ctx))
+                                   for f, d in zip(fns, descending))), False
+
+
+class Sort(Operator):
+    __slots__ = ("keys", "key_fn", "reverse")
+    name = "Sort"
+
+    def __init__(self, source, keys):
+        self.source, self.keys = source, keys
+        self.key_fn, self.reverse = sort_key(keys)
+
+    def rows(self, ctx, arg):
+        key_fn = self.key_fn
+        decorated = [(key_fn(row, ctx), row) for row in self.source.rows(ctx, arg)]
+        decorated.sort(key=_first, reverse=self.reverse)   # stable: ties keep input order
+        for _, row in decorated:
+            yield row
+
+
+def _first(pair):
+    return pair[0]
+
+
+class Top(Operator):
+    """ORDER BY ... [SKIP s] LIMIT l without sorting everything: a heap of skip + limit rows.
+
+    heapq.nsmallest / nlargest equal ``sorted(...)[:n]`` (ties keep their input order)."""
+    __slots__ = ("keys", "limit", "skip", "key_fn", "reverse")
+    name = "Top"
+
+    def __init__(self, source, keys, limit, skip):
+        self.source, self.keys, self.limit, self.skip = source, keys, limit, skip
+        self.key_fn, self.reverse = sort_key(keys)
+
+    def rows(self, ctx, arg):
+        limit = count_value(self.limit, ctx, arg, "LIMIT")
+        skip = count_value(self.skip, ctx, arg, "SKIP") if self.skip is not None else 0
+        if limit == 0:
+            # LIMIT 0 still runs the input (for its side effects and errors).
+            for _ in self.source.rows(ctx, arg):
+                pass
+            return
+        key_fn = self.key_fn
+        decorated = ((key_fn(row, ctx), row) for row in self.source.rows(ctx, arg))
+        pick = heapq.nlargest if self.reverse else heapq.nsmallest
+        best = pick(skip + limit, decorated, key=_first)
+        for _, row in best[skip:]:
+            yield row
+
+
+def count_value(fn, ctx, arg, what: str) -> int:
+    """The value of a SKIP / LIMIT expression: a non-negative integer."""
+    value = fn(arg, ctx)
+    if type(value) is not int:
+        raise ArgumentError(f"{what}: {value!r} is not a valid value, it must be a non-negative integer "
+                            f"(got {type_name(value)})", detail="InvalidArgumentType", phase="runtime")
+    if value < 0:
+        raise ArgumentError(f"{what}: {value} is not a valid value, it must be a non-negative integer",
+                            detail="NegativeIntegerArgument", phase="runtime")
+    return value
+
+
+class Skip(Operator):
+    __slots__ = ("count",)
+    name = "Skip"
+
+    def __init__(self, source, count):
+        self.source, self.count = source, count
+
+    def rows(self, ctx, arg):
+        n = count_value(self.count, ctx, arg, "SKIP")
+        for row in self.source.rows(ctx, arg):
+            if n:
+                n -= 1
+                continue
+            yield row
+
+
+class Limit(Operator):
+    __slots__ = ("count",)
+    name = "Limit"
+
+    def __init__(self, source, count):
+        self.source, self.count = source, count
+
+    def rows(self, ctx, arg):
+        n = count_value(self.count, ctx, arg, "LIMIT")
+        if n == 0:
+            return
+        for row in self.source.rows(ctx, arg):
+            yield row
+            n -= 1
+            if n == 0:
+                return
+
+
+class Select(Operator):
+    __slots__ = ("columns",)
+    name = "Select"
+
+    def __init__(self, source, columns):
+        self.source, self.columns = source, columns
+
+    def rows(self, ctx, arg):
+        columns = self.columns
+        for row in self.source.rows(ctx, arg):
+            yield {c: row[c] for c in columns}
+
+
+class Unwind(Operator):
+    __slots__ = ("expr", "var")
+    name = "Unwind"
+
+    def __init__(self, source, expr, var):
+        self.source, self.expr, self.var = source, expr, var
+
+    def details(self):
+        return self.var
+
+    def rows(self, ctx, arg):
+        expr, var = self.expr, self.var
+        for row in self.source.rows(ctx, arg):
+            value = expr(row, ctx)
+            if value is None:
+                continue
+            if type(value) is not list:
+                value = value.tolist() if hasattr(value, "to_numpy") else [value]
+            for item in value:
+                out = dict(row)
+                out[var] = item
+                yield out
+
+
+class ProduceResults(Operator):
+    """Rows as tuples in column order (what the engine streams to the caller)."""
+    __slots__ = ("columns",)
+    name = "ProduceResults"
+
+    def __init__(self, source, columns):
+        self.source, self.columns = source, columns
+
+    def details(self):
+        return ", ".join(self.columns)
+
+    def rows(self, ctx, arg):
+        columns = self.columns
+        if len(columns) == 1:
+            column = columns[0]
+            for row in self.source.rows(ctx, arg):
+                yield (row[column],)
+        else:
+            for row in self.source.rows(ctx, arg):
+                yield tuple([row[c] for c in columns])
+
+
+class ProjectResults(Operator):
+    """A final RETURN projection fused with ProduceResults: tuples straight from the expressions."""
+    __slots__ = ("columns", "fns")
+    name = "ProduceResults"
+
+    def __init__(self, source, columns, fns):
+        self.source, self.columns, self.fns = source, columns, tuple(fns)
+
+    def details(self):
+        return ", ".join(self.columns)
+
+    def rows(self, ctx, arg):
+        fns = self.fns
+        if len(fns) == 1:
+            fn = fns[0]
+            for row in self.source.rows(ctx, arg):
+                yield (fn(row, ctx),)
+        else:
+            for row in self.source.rows(ctx, arg):
+                yield tuple([fn(row, ctx) for fn in fns])
+
+
+class EmptyResult(Operator):
+    """Runs the input for its effects and yields nothing (statements without RETURN)."""
+    __slots__ = ()
+    name = "EmptyResult"
+
+    def __init__(self, source):
+        self.source = source
+
+    def rows(self, ctx, arg):
+        for _ in self.source.rows(ctx, arg):
+            pass
+        return
+        yield
+

@@ -1,0 +1,111 @@
+"""SEARCH: vector and full-text index scans, and COMBINE (weighted reciprocal rank fusion)."""
+from __future__ import annotations
+
+from relate.errors import ArgumentError, CypherTypeError
+
+from ..refs import NodeRef, RelRef
+from .operators import Operator
+from .values_ops import type_name
+
+DEFAULT_RRF_CONSTANT = 60
+
+
+class IndexSource:
+    """One compiled ``VECTOR|FULLTEXT INDEX name FOR q [WHERE ...] [SKIP s] LIMIT l [WEIGHT w]``."""
+    __slots__ = ("kind", "index", "query", "filters", "skip", "limit", "weight")
+
+    def __init__(self, kind, index, query, filters, skip, limit, weight):
+        self.kind, self.index, self.query = kind, index, query
+        self.filters = filters            # [(property, op, value fn)]
+        self.skip, self.limit, self.weight = skip, limit, weight
+
+    def describe(self) -> str:
+        return f"{self.kind} INDEX {self.index}"
+
+    def hits(self, ctx, row, visible) -> list[tuple[int, float]]:
+        manager = ctx.db.index_manager
+        limit = _count(self.limit(row, ctx), "LIMIT")
+        query = self.query(row, ctx)
+        if self.kind == "VECTOR":
+            if query is None:
+                return []
+            filters = [(prop, op, fn(row, ctx)) for prop, op, fn in self.filters]
+            found = manager.vector_search(self.index, query, limit, filters)
+        else:
+            if query is None:
+                return []
+            if not isinstance(query, str):
+                raise CypherTypeError(f"A full-text search takes a string, got {type_name(query)}",
+                                      detail="InvalidArgumentType", phase="runtime")
+            skip = _count(self.skip(row, ctx), "SKIP") if self.skip is not None else 0
+            found = manager.fulltext_search(self.index, query, skip, limit)
+        return [(eid, score) for eid, score in found if visible(eid)]
+
+
+class CombineSource:
+    """``COMBINE (src, ...) USING WRRF [WITH CONSTANT c] LIMIT l``: Σ wᵢ / (c + rankᵢ) over the sources."""
+    __slots__ = ("sources", "constant", "limit", "weight")
+
+    def __init__(self, sources, constant, limit, weight):
+        self.sources, self.constant, self.limit, self.weight = sources, constant, limit, weight
+
+    def describe(self) -> str:
+        return "COMBINE(" + ", ".join(s.describe() for s in self.sources) + ")"
+
+    def hits(self, ctx, row, visible) -> list[tuple[int, float]]:
+        constant = DEFAULT_RRF_CONSTANT if self.constant is None else self.constant(row, ctx)
+        if type(constant) not in (int, float) or constant < 0:
+            raise ArgumentError(f"WITH CONSTANT expects a non-negative number, got {constant!r}",
+                                detail="InvalidArgumentValue", phase="runtime")
+        limit = _count(self.limit(row, ctx), "LIMIT")
+        fused: dict[int, float] = {}
+        for source in self.sources:
+            weight = 1.0 if source.weight is None else source.weight(row, ctx)
+            if type(weight) not in (int, float):
+                raise ArgumentError(f"WEIGHT expects a number, got {weight!r}", detail="InvalidArgumentValue",
+                                    phase="runtime")
+            for rank, (eid, _) in enumerate(source.hits(ctx, row, visible), start=1):
+                fused[eid] = fused.get(eid, 0.0) + weight / (constant + rank)
+        # Best fused score first; equal scores keep the order in which ids were first seen.
+        ranked = sorted(fused.items(), key=lambda item: -item[1])
+        return ranked[:limit]
+
+
+def _count(value, what: str) -> int:
+    if type(value) is not int or value < 0:
+        raise ArgumentError(f"SEARCH {what} expects a non-negative integer, got {value!r}",
+                            detail="InvalidArgumentValue", phase="runtime")
+    return value
+
+
+class Search(Operator):
+    """Binds the searched variable (and its score) for every hit visible in the transaction."""
+    __slots__ = ("var", "entity", "spec", "score", "duplicate")
+    name = "Search"
+
+    def __init__(self, source, var, entity, spec, score, duplicate):
+        self.source, self.var, self.entity, self.spec = source, var, entity, spec
+        self.score, self.duplicate = score, duplicate
+
+    @property
+    def name(self):
+        return "NodeIndexSearch" if self.entity == "node" else "RelationshipIndexSearch"
+
+    def details(self):
+        return f"{self.var} IN {self.spec.describe()}"
+
+    def rows(self, ctx, arg):
+        var, score_var, spec = self.var, self.score, self.spec
+        is_node = self.entity == "node"
+        make = NodeRef if is_node else RelRef
+        times = 2 if self.duplicate else 1
+        for row in self.source.rows(ctx, arg):
+            tx = ctx.tx
+            visible = tx.node_exists if is_node else tx.rel_exists
+            for eid, score in spec.hits(ctx, row, visible):
+                out = dict(row)
+                out[var] = make(eid)
+                if score_var is not None:
+                    out[score_var] = score
+                for _ in range(times):
+                    yield out

@@ -1,0 +1,45 @@
+"""Runs the generated ANTLR parser: SLL prediction with bail-out first, full LL with errors after."""
+from __future__ import annotations
+
+from antlr4 import CommonTokenStream, InputStream
+from antlr4.atn.PredictionMode import PredictionMode
+from antlr4.error.ErrorStrategy import BailErrorStrategy
+from antlr4.error.Errors import ParseCancellationException
+
+from relate.grammar._generated.CypherLexer import CypherLexer
+from relate.grammar._generated.CypherParser import CypherParser
+
+from .fast_lexer import PrefilledTokenStream, tokenize
+from .syntax_errors import ExpectationTrackingStrategy, LexerErrorListener, ParserErrorListener
+
+
+def lex(text: str) -> CommonTokenStream:
+    """A filled token stream for ``text``; raises CypherSyntaxError on characters no token starts with."""
+    lexer = CypherLexer(InputStream(text))
+    lexer.removeErrorListeners()
+    lexer.addErrorListener(LexerErrorListener(text))
+    tokens = CommonTokenStream(lexer)
+    tokens.fill()
+    return tokens
+
+
+def parse_tree(text: str) -> CypherParser.StatementEOFContext:
+    """The ``statementEOF`` parse tree of one statement."""
+    fast_tokens = tokenize(text)
+    parser = CypherParser(lex(text) if fast_tokens is None else PrefilledTokenStream(fast_tokens))
+    parser.removeErrorListeners()
+    # SLL is much faster and right for nearly every query; a failure may be SLL's own weakness,
+    # so only the LL pass decides that the input is wrong.
+    parser._interp.predictionMode = PredictionMode.SLL
+    parser._errHandler = BailErrorStrategy()
+    try:
+        return parser.statementEOF()
+    except ParseCancellationException:
+        pass
+    # The LL pass lexes with ANTLR itself, so errors read exactly as the grammar defines them.
+    parser.setTokenStream(lex(text))
+    parser._interp.predictionMode = PredictionMode.LL
+    strategy = ExpectationTrackingStrategy()
+    parser._errHandler = strategy
+    parser.addErrorListener(ParserErrorListener(text, strategy))
+    return parser.statementEOF()

@@ -1,0 +1,198 @@
+"""Parse tree to AST: queries, clauses, projections and SEARCH."""
+from __future__ import annotations
+
+from relate.grammar._generated.CypherParser import CypherParser as P
+from relate.server.query import ast
+
+from .build_patterns import PatternBuilder
+
+_DESCENDING = (P.DESC, P.DESCENDING)
+
+
+class ClauseBuilder(PatternBuilder):
+    """Builds ast.Query and the clause nodes."""
+
+    def query(self, ctx) -> ast.Query:
+        parts = [self.single_query(part) for part in ctx.singleQuery()]
+        union_all = [op.ALL() is not None for op in ctx.unionOp()]
+        return ast.Query(parts, union_all, pos=self.pos(ctx))
+
+    def single_query(self, ctx) -> ast.SingleQuery:
+        clauses = [self.clause(clause.getChild(0)) for clause in ctx.clause()]
+        if len(clauses) > 1:
+            for clause in clauses:
+                if type(clause) is ast.CallProcedure and clause.yield_star:
+                    raise self.error(ctx.clause(clauses.index(clause)),
+                                     "Invalid input: YIELD * is only allowed in a standalone procedure call")
+        return ast.SingleQuery(clauses, pos=self.pos(ctx))
+
+    def clause(self, ctx) -> ast.Clause:
+        return self._clause_handlers[type(ctx)](self, ctx)
+
+    def where(self, ctx):
+        """The expression of an optional whereClause context."""
+        return None if ctx is None else self.expression(ctx.expression())
+
+    # -- reading --------------------------------------------------------------------------------
+    def _match(self, ctx):
+        search = ctx.searchClause()
+        return ast.Match(self.pattern(ctx.pattern()), self.where(ctx.whereClause()),
+                         ctx.OPTIONAL() is not None,
+                         None if search is None else self._search(search), pos=self.pos(ctx))
+
+    def _search(self, ctx):
+        variables = ctx.variable()
+        return ast.Search(self.name(variables[0]), self._search_spec(ctx.searchSpec()),
+                          self.name(variables[1]) if len(variables) > 1 else None, pos=self.pos(ctx))
+
+    def _search_spec(self, ctx):
+        index = ctx.indexSearch()
+        if index is not None:
+            return self._index_search(index)
+        return self._combine_search(ctx.combineSearch())
+
+    def _index_search(self, ctx):
+        return ast.IndexSearch(ctx.kind.text.upper(), self.name(ctx.symbolicName()),
+                               self.expression(ctx.expression(0)), self.optional_expression(ctx.where),
+                               self.optional_expression(ctx.skip), self.optional_expression(ctx.limit),
+                               self.optional_expression(ctx.weight), pos=self.pos(ctx))
+
+    def _combine_search(self, ctx):
+        sources = []
+        for source in ctx.searchSource():
+            if source.indexSearch() is not None:
+                sources.append(self._index_search(source.indexSearch()))
+            elif source.combineSearch() is not None:
+                sources.append(self._combine_search(source.combineSearch()))
+            else:
+                sources.append(self._search_spec(source.searchSpec()))
+        return ast.CombineSearch(sources, ctx.method.text.upper(), self.optional_expression(ctx.constant),
+                                 self.optional_expression(ctx.limit), self.optional_expression(ctx.weight),
+                                 pos=self.pos(ctx))
+
+    def _unwind(self, ctx):
+        return ast.Unwind(self.expression(ctx.expression()), self.name(ctx.variable()), pos=self.pos(ctx))
+
+    def _with(self, ctx):
+        return ast.With(self.projection(ctx.projectionBody()), self.where(ctx.whereClause()),
+                        pos=self.pos(ctx))
+
+    def _return(self, ctx):
+        return ast.Return(self.projection(ctx.projectionBody()), pos=self.pos(ctx))
+
+    def projection(self, ctx) -> ast.Projection:
+        items_ctx = ctx.projectionItems()
+        items = []
+        for item in items_ctx.projectionItem():
+            expr_ctx, alias = item.expression(), item.variable()
+            items.append(ast.ProjectionItem(self.expression(expr_ctx),
+                                            None if alias is None else self.name(alias),
+                                            self.source(expr_ctx), pos=self.pos(item)))
+        order, skip, limit = ctx.orderBy(), ctx.skipClause(), ctx.limitClause()
+        return ast.Projection(
+            items, items_ctx.STAR() is not None, ctx.DISTINCT() is not None,
+            [] if order is None else [self._sort_item(item) for item in order.sortItem()],
+            None if skip is None else self.expression(skip.expression()),
+            None if limit is None else self.expression(limit.expression()))
+
+    def _sort_item(self, ctx):
+        return ast.SortItem(self.expression(ctx.expression()),
+                            ctx.dir_ is not None and ctx.dir_.type in _DESCENDING, pos=self.pos(ctx))
+
+    # -- updating -------------------------------------------------------------------------------
+    def _create(self, ctx):
+        return ast.Create(self.pattern(ctx.pattern()), pos=self.pos(ctx))
+
+    def _merge(self, ctx):
+        on_create, on_match = [], []
+        for action in ctx.mergeAction():
+            target = on_match if action.MATCH() is not None else on_create
+            target.extend(self.set_item(item) for item in action.setItem())
+        return ast.Merge(self.pattern_part(ctx.patternPart()), on_create, on_match, pos=self.pos(ctx))
+
+    def _set(self, ctx):
+        return ast.Set([self.set_item(item) for item in ctx.setItem()], pos=self.pos(ctx))
+
+    def set_item(self, ctx):
+        kind = type(ctx)
+        if kind is P.SetVariableItemContext:
+            return ast.SetVariable(self.name(ctx.variable()), self.expression(ctx.expression()),
+                                   ctx.op.type == P.PLUS_EQ, pos=self.pos(ctx))
+        if kind is P.SetLabelsItemContext:
+            return ast.SetLabels(self.name(ctx.variable()), self._label_names(ctx.labelNames()),
+                                 pos=self.pos(ctx))
+        return ast.SetProperty(self._property_target(ctx.postfixExpression()),
+                               self.expression(ctx.expression()), pos=self.pos(ctx))
+
+    def _property_target(self, ctx) -> ast.Property:
+        target = self.postfix_expression(ctx)
+        if type(target) is not ast.Property:
+            raise self.error(ctx, f"Invalid input '{self.source(ctx)}': expected a property, "
+                                  "like n.prop")
+        return target
+
+    def _label_names(self, ctx) -> list[str]:
+        return [self.name(name) for name in ctx.symbolicName()]
+
+    def _remove(self, ctx):
+        items = []
+        for item in ctx.removeItem():
+            if type(item) is P.RemoveLabelsItemContext:
+                items.append(ast.RemoveLabels(self.name(item.variable()),
+                                              self._label_names(item.labelNames()), pos=self.pos(item)))
+            else:
+                items.append(ast.RemoveProperty(self._property_target(item.postfixExpression()),
+                                                pos=self.pos(item)))
+        return ast.Remove(items, pos=self.pos(ctx))
+
+    def _delete(self, ctx):
+        return ast.Delete([self.expression(expr) for expr in ctx.expression()],
+                          ctx.DETACH() is not None, pos=self.pos(ctx))
+
+    def _foreach(self, ctx):
+        return ast.Foreach(self.name(ctx.variable()), self.expression(ctx.expression()),
+                           [self.clause(clause.getChild(0)) for clause in ctx.clause()], pos=self.pos(ctx))
+
+    # -- CALL -----------------------------------------------------------------------------------
+    def _call_subquery(self, ctx):
+        if ctx.LPAREN() is None:
+            imports = None
+        elif ctx.STAR() is not None:
+            imports = ["*"]
+        else:
+            imports = [self.name(variable) for variable in ctx.variable()]
+        batch = ctx.inTransactions()
+        return ast.CallSubquery(self.query(ctx.query()), imports, ctx.OPTIONAL() is not None,
+                                batch is not None,
+                                None if batch is None else self.optional_expression(batch.expression()),
+                                pos=self.pos(ctx))
+
+    def _call_procedure(self, ctx):
+        name = ".".join(self.name(part) for part in ctx.procedureName().symbolicName())
+        args = None if ctx.LPAREN() is None else [self.expression(arg) for arg in ctx.expression()]
+        yields = None
+        if ctx.YIELD() is not None:
+            yields = [self.yield_item(item) for item in ctx.yieldItem()]
+        return ast.CallProcedure(name, args, yields, ctx.STAR() is not None,
+                                 self.where(ctx.whereClause()), pos=self.pos(ctx),
+                                 optional=ctx.OPTIONAL() is not None)
+
+    def yield_item(self, ctx) -> ast.YieldItem:
+        alias = ctx.variable()
+        return ast.YieldItem(self.name(ctx.symbolicName()), None if alias is None else self.name(alias))
+
+
+ClauseBuilder._clause_handlers = {
+    P.MatchClauseContext: ClauseBuilder._match,
+    P.UnwindClauseContext: ClauseBuilder._unwind,
+    P.WithClauseContext: ClauseBuilder._with,
+    P.ReturnClauseContext: ClauseBuilder._return,
+    P.CreateClauseContext: ClauseBuilder._create,
+    P.MergeClauseContext: ClauseBuilder._merge,
+    P.SetClauseContext: ClauseBuilder._set,
+    P.RemoveClauseContext: ClauseBuilder._remove,
+    P.DeleteClauseContext: ClauseBuilder._delete,
+    P.ForeachClauseContext: ClauseBuilder._foreach,
+    P.CallSubqueryClauseContext: ClauseBuilder._call_subquery,
+    P.CallProcedureClauseContext: ClauseBuilder._call_procedure,
+}

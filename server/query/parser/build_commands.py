@@ -1,0 +1,144 @@
+"""Parse tree to AST: schema (index, constraint), SHOW and user administration commands."""
+from __future__ import annotations
+
+import re
+
+from relate.grammar._generated.CypherParser import CypherParser as P
+from relate.server.query import ast
+
+from .build_clauses import ClauseBuilder
+from .literals import decode_parameter
+
+_SHOW_KINDS = {P.ShowIndexesContext: "INDEXES", P.ShowConstraintsContext: "CONSTRAINTS",
+               P.ShowProceduresContext: "PROCEDURES", P.ShowFunctionsContext: "FUNCTIONS",
+               P.ShowUsersContext: "USERS", P.ShowTransactionsContext: "TRANSACTIONS"}
+
+
+class CommandBuilder(ClauseBuilder):
+    """Builds the ast.Command nodes."""
+
+    def command(self, ctx):
+        return self._command_handlers[type(ctx)](self, ctx)
+
+    # -- indexes --------------------------------------------------------------------------------
+    def _create_index(self, ctx):
+        if type(ctx) is P.LegacyIndexContext:
+            return ast.CreateIndex("RANGE", None, "node", "n", [self.name(ctx.symbolicName())],
+                                   [self.name(key) for key in ctx.propertyKeyName()], pos=self.pos(ctx))
+        target = ctx.indexTarget()
+        entity = "node" if type(target) is P.NodeIndexTargetContext else "relationship"
+        props_ctx = ctx.indexProperties()
+        kind = "RANGE" if ctx.kind is None else ctx.kind.text.upper()
+        if props_ctx.propertyList() is not None:
+            properties = self._property_keys(props_ctx.propertyList())
+        else:                                   # LOOKUP index: ON EACH labels(n) / type(r)
+            properties = []
+        with_list = ctx.propertyList()
+        options = ctx.mapLiteral()
+        return ast.CreateIndex(
+            kind, None if ctx.name is None else self.name(ctx.name), entity,
+            self.name(target.variable()), [self.name(label) for label in target.symbolicName()],
+            properties, [] if with_list is None else self._property_keys(with_list),
+            None if options is None else self.map_literal(options), ctx.ifNotExists() is not None,
+            pos=self.pos(ctx))
+
+    def _property_keys(self, ctx) -> list[str]:
+        return [self.name(ref.propertyKeyName()) for ref in ctx.propertyRef()]
+
+    def _drop_index(self, ctx):
+        return ast.DropIndex(self.name(ctx.symbolicName()), ctx.ifExists() is not None, pos=self.pos(ctx))
+
+    # -- constraints ----------------------------------------------------------------------------
+    def _create_constraint(self, ctx):
+        target = ctx.constraintTarget()
+        entity = "node" if type(target) is P.NodeConstraintTargetContext else "relationship"
+        props = ctx.constraintProperties()
+        if props.propertyRef() is not None:
+            properties = [self.name(props.propertyRef().propertyKeyName())]
+        else:
+            properties = self._property_keys(props.propertyList())
+        kind_ctx = ctx.constraintKind()
+        kind_type = type(kind_ctx)
+        type_name = None
+        if kind_type is P.UniqueKindContext:
+            kind = "UNIQUE"
+        elif kind_type is P.KeyKindContext:
+            kind = "KEY"
+        elif kind_type is P.NotNullKindContext:
+            kind = "NOT_NULL"
+        else:
+            kind = "TYPE"
+            type_name = self._type_name(kind_ctx.cypherType())
+        options = ctx.mapLiteral()
+        return ast.CreateConstraint(
+            kind, None if ctx.name is None else self.name(ctx.name), entity,
+            self.name(target.variable()), self.name(target.symbolicName()), properties, type_name,
+            None if options is None else self.map_literal(options), ctx.ifNotExists() is not None,
+            pos=self.pos(ctx))
+
+    def _type_name(self, ctx) -> str:
+        """A type as upper-case text with single spaces and none inside brackets: LIST<INTEGER NOT NULL>."""
+        text = " ".join(self.source(ctx).split()).upper()
+        text = re.sub(r"\s*([<>(),|])\s*", r"\1", text)
+        return text.replace(",", ", ").replace("|", " | ")
+
+    def _drop_constraint(self, ctx):
+        return ast.DropConstraint(self.name(ctx.symbolicName()), ctx.ifExists() is not None,
+                                  pos=self.pos(ctx))
+
+    # -- SHOW -----------------------------------------------------------------------------------
+    def _show(self, ctx):
+        show_kind = ctx.showKind()
+        kind = _SHOW_KINDS[type(show_kind)]
+        if kind == "USERS" and show_kind.CURRENT() is not None:
+            kind = "CURRENT USER"
+        show_filter = getattr(show_kind, "filter_", None)
+        yields = None
+        if ctx.YIELD() is not None:
+            yields = [self.yield_item(item) for item in ctx.yieldItem()]
+        returns = ctx.projectionBody()
+        return ast.ShowCommand(kind, yields, ctx.STAR() is not None, self.where(ctx.whereClause()),
+                               None if returns is None else self.projection(returns), pos=self.pos(ctx),
+                               filter=None if show_filter is None else show_filter.text.upper())
+
+    # -- users ----------------------------------------------------------------------------------
+    def _password(self, ctx) -> ast.Expr:
+        token = ctx.start
+        if token.type == P.PARAMETER:
+            return ast.Parameter(decode_parameter(token.text), pos=self.token_pos(token))
+        return ast.Literal(self.string(token), pos=self.token_pos(token))
+
+    @staticmethod
+    def _change_required(ctx):
+        return None if ctx is None else ctx.NOT() is None
+
+    def _create_user(self, ctx):
+        required = self._change_required(ctx.passwordChange())
+        # Neo4j requires a password change on first login unless told otherwise.
+        return ast.CreateUser(self.name(ctx.symbolicName()), self._password(ctx.password()),
+                              True if required is None else required, ctx.ifNotExists() is not None,
+                              pos=self.pos(ctx))
+
+    def _alter_user(self, ctx):
+        password = ctx.password() if type(ctx) is P.AlterPasswordContext else None
+        return ast.AlterUser(self.name(ctx.symbolicName()),
+                             None if password is None else self._password(password),
+                             self._change_required(ctx.passwordChange()), ctx.ifExists() is not None,
+                             pos=self.pos(ctx))
+
+    def _drop_user(self, ctx):
+        return ast.DropUser(self.name(ctx.symbolicName()), ctx.ifExists() is not None, pos=self.pos(ctx))
+
+
+CommandBuilder._command_handlers = {
+    P.NewIndexContext: CommandBuilder._create_index,
+    P.LegacyIndexContext: CommandBuilder._create_index,
+    P.DropIndexContext: CommandBuilder._drop_index,
+    P.CreateConstraintContext: CommandBuilder._create_constraint,
+    P.DropConstraintContext: CommandBuilder._drop_constraint,
+    P.ShowCommandContext: CommandBuilder._show,
+    P.CreateUserContext: CommandBuilder._create_user,
+    P.AlterPasswordContext: CommandBuilder._alter_user,
+    P.AlterChangeRequiredContext: CommandBuilder._alter_user,
+    P.DropUserContext: CommandBuilder._drop_user,
+}

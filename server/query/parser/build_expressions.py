@@ -1,0 +1,342 @@
+"""Parse tree to AST: expressions, literals and label expressions."""
+from __future__ import annotations
+
+from relate.grammar._generated.CypherParser import CypherParser as P
+from relate.server.query import ast
+
+from .build_base import BuilderBase
+from .literals import decode_float, decode_integer, decode_parameter, decode_string
+
+_COMPARE_OPS = {"=": "=", "<>": "<>", "!=": "<>", "<": "<", ">": ">", "<=": "<=", ">=": ">="}
+_STRING_OPS = {P.STARTS: "STARTS WITH", P.ENDS: "ENDS WITH", P.CONTAINS: "CONTAINS",
+               P.REGEX_MATCH: "=~", P.IN: "IN"}
+_SUBQUERY_KINDS = {P.EXISTS: ast.ExistsSubquery, P.COUNT: ast.CountSubquery,
+                   P.COLLECT: ast.CollectSubquery}
+
+
+class ExpressionBuilder(BuilderBase):
+    """Builds ast.Expr nodes; ``expression`` dispatches on the labelled alternative's class."""
+
+    def expression(self, ctx) -> ast.Expr:
+        return self._expression_handlers[type(ctx)](self, ctx)
+
+    def optional_expression(self, ctx):
+        return None if ctx is None else self.expression(ctx)
+
+    # -- operators ------------------------------------------------------------------------------
+    def _atom_expr(self, ctx):
+        return self.postfix_expression(ctx.postfixExpression())
+
+    def _unary(self, ctx):
+        operand_ctx = ctx.expression()
+        if ctx.op.type == P.MINUS:
+            folded = self._negative_literal(operand_ctx)
+            if folded is not None:
+                folded.pos = self.pos(ctx)
+                return folded
+        return ast.UnaryOp(ctx.op.text, self.expression(operand_ctx), pos=self.pos(ctx))
+
+    def _negative_literal(self, ctx):
+        """``-<number>`` as one negative Literal, so -9223372036854775808 fits in int64."""
+        if type(ctx) is not P.AtomExprContext:
+            return None
+        postfix = ctx.postfixExpression()
+        if postfix.getChildCount() != 1:
+            return None
+        atom = postfix.atom()
+        if type(atom) is not P.LiteralAtomContext:
+            return None
+        literal = atom.literal()
+        if type(literal) is P.IntegerLiteralContext or type(literal) is P.FloatLiteralContext:
+            return self.number(literal, negate=True)
+        return None
+
+    def _binary(self, ctx):
+        # Walk the left spine iteratively: generated queries chain hundreds of ORs or +s, and
+        # recursing once per operator would hit Python's recursion limit.
+        spine = []
+        while type(ctx) in _LEFT_ASSOCIATIVE:
+            spine.append(ctx)
+            ctx = ctx.expression(0)
+        result = self.expression(ctx)
+        for node in reversed(spine):
+            result = ast.BinaryOp(_LEFT_ASSOCIATIVE[type(node)](node), result,
+                                  self.expression(node.expression(1)), pos=self.pos(node))
+        return result
+
+    def _is_null(self, ctx):
+        return ast.IsNull(self.expression(ctx.expression()), negated=ctx.NOT() is not None,
+                          pos=self.pos(ctx))
+
+    def _compare(self, ctx):
+        # ``a < b <= c`` arrives left-nested; unfold it into (a < b) AND (b <= c).
+        operands, ops = [self.expression(ctx.expression(1))], [_COMPARE_OPS[ctx.op.text]]
+        left = ctx.expression(0)
+        while type(left) is P.CompareExprContext:
+            operands.append(self.expression(left.expression(1)))
+            ops.append(_COMPARE_OPS[left.op.text])
+            left = left.expression(0)
+        operands.append(self.expression(left))
+        operands.reverse()
+        ops.reverse()
+        result = None
+        for i, op in enumerate(ops):
+            comparison = ast.BinaryOp(op, operands[i], operands[i + 1], pos=operands[i].pos)
+            result = comparison if result is None else ast.BinaryOp("AND", result, comparison,
+                                                                   pos=result.pos)
+        result.pos = self.pos(ctx)
+        return result
+
+    def _not(self, ctx):
+        return ast.UnaryOp("NOT", self.expression(ctx.expression()), pos=self.pos(ctx))
+
+    # -- postfix and atoms ----------------------------------------------------------------------
+    def postfix_expression(self, ctx) -> ast.Expr:
+        children = ctx.children
+        result = self.atom(children[0])
+        if len(children) == 1:
+            return result
+        pos = result.pos
+        for child in children[1:]:
+            kind = type(child)
+            if kind is P.PropertyLookupContext:
+                result = ast.Property(result, self.name(child.propertyKeyName()), pos=pos)
+            elif kind is P.IndexOrSliceContext:
+                if child.dots is None:
+                    result = ast.Subscript(result, self.expression(child.lower), pos=pos)
+                else:
+                    result = ast.Slice(result, self.optional_expression(child.lower),
+                                       self.optional_expression(child.upper), pos=pos)
+            else:  # nodeLabels: a label predicate
+                result = ast.LabelCheck(result, self.label_expression(child.labelExpression()), pos=pos)
+        return result
+
+    def atom(self, ctx) -> ast.Expr:
+        return self._atom_handlers[type(ctx)](self, ctx)
+
+    def _literal_atom(self, ctx):
+        return self.literal(ctx.literal())
+
+    def _parameter_atom(self, ctx):
+        token = ctx.start
+        return ast.Parameter(decode_parameter(token.text), pos=self.token_pos(token))
+
+    def _case_atom(self, ctx):
+        whens = [(self.expression(alt.expression(0)), self.expression(alt.expression(1)))
+                 for alt in ctx.caseAlternative()]
+        return ast.Case(self.optional_expression(ctx.subject), whens,
+                        self.optional_expression(ctx.elseExpr), pos=self.pos(ctx))
+
+    def _count_star_atom(self, ctx):
+        return ast.CountStar(pos=self.pos(ctx))
+
+    def _subquery_atom(self, ctx):
+        node_class = _SUBQUERY_KINDS[ctx.kind.type]
+        body = ctx.subqueryBody()
+        if body.query() is not None:
+            query = self.query(body.query())
+        else:
+            if node_class is ast.CollectSubquery:
+                raise self.error(body, "Invalid input: COLLECT subquery must end with a RETURN clause")
+            where = body.whereClause()
+            match = ast.Match(self.pattern(body.pattern()),
+                              None if where is None else self.expression(where.expression()),
+                              pos=self.pos(body))
+            query = ast.Query([ast.SingleQuery([match], pos=self.pos(body))], pos=self.pos(body))
+        return node_class(query, pos=self.pos(ctx))
+
+    def _list_comprehension_atom(self, ctx):
+        return ast.ListComprehension(self.name(ctx.variable()), self.expression(ctx.expression(0)),
+                                     self.optional_expression(ctx.where),
+                                     self.optional_expression(ctx.proj), pos=self.pos(ctx))
+
+    def _pattern_comprehension_atom(self, ctx):
+        variable = ctx.variable()
+        return ast.PatternComprehension(None if variable is None else self.name(variable),
+                                        self.relationships_pattern(ctx.relationshipsPattern()),
+                                        self.optional_expression(ctx.where),
+                                        self.expression(ctx.proj), pos=self.pos(ctx))
+
+    def _list_atom(self, ctx):
+        return ast.ListLiteral([self.expression(item) for item in ctx.expression()], pos=self.pos(ctx))
+
+    def _quantifier_atom(self, ctx):
+        return ast.Quantifier(ctx.kind.text.lower(), self.name(ctx.variable()),
+                              self.expression(ctx.expression(0)),
+                              self.optional_expression(ctx.expression(1)), pos=self.pos(ctx))
+
+    def _reduce_atom(self, ctx):
+        return ast.Reduce(self.name(ctx.acc), self.expression(ctx.init), self.name(ctx.var),
+                          self.expression(ctx.source), self.expression(ctx.body), pos=self.pos(ctx))
+
+    def _pattern_atom(self, ctx):
+        if not _in_predicate_position(ctx):
+            raise self.error(ctx, "A pattern expression should only be used in order to test the "
+                                  "existence of a pattern. Use a pattern comprehension or COUNT { } "
+                                  "instead")
+        return ast.PatternPredicate(self.relationships_pattern(ctx.relationshipsPattern()),
+                                    pos=self.pos(ctx))
+
+    def _paren_atom(self, ctx):
+        return self.expression(ctx.expression())
+
+    def _function_atom(self, ctx):
+        name = ".".join(self.name(part) for part in ctx.functionName().symbolicName())
+        return ast.FunctionCall(name, [self.expression(arg) for arg in ctx.expression()],
+                                ctx.DISTINCT() is not None, pos=self.pos(ctx))
+
+    def _map_projection_atom(self, ctx):
+        items = []
+        for item in ctx.mapProjectionItem():
+            kind = type(item)
+            if kind is P.PropertyItemContext:
+                items.append(ast.MapProjectionItem("property", self.name(item.propertyKeyName())))
+            elif kind is P.LiteralEntryItemContext:
+                items.append(ast.MapProjectionItem("literal", self.name(item.propertyKeyName()),
+                                                   self.expression(item.expression())))
+            elif kind is P.VariableItemContext:
+                name = self.name(item.variable())
+                items.append(ast.MapProjectionItem("variable", name,
+                                                   ast.Variable(name, pos=self.pos(item))))
+            else:
+                items.append(ast.MapProjectionItem("all"))
+        return ast.MapProjection(self.name(ctx.variable()), items, pos=self.pos(ctx))
+
+    def _variable_atom(self, ctx):
+        return ast.Variable(self.name(ctx), pos=self.pos(ctx))
+
+    # -- literals -------------------------------------------------------------------------------
+    def literal(self, ctx) -> ast.Expr:
+        kind = type(ctx)
+        if kind is P.StringLiteralContext:
+            return ast.Literal(self.string(ctx.start), pos=self.pos(ctx))
+        if kind is P.IntegerLiteralContext or kind is P.FloatLiteralContext:
+            return self.number(ctx, negate=False)
+        if kind is P.TrueLiteralContext:
+            return ast.Literal(True, pos=self.pos(ctx))
+        if kind is P.FalseLiteralContext:
+            return ast.Literal(False, pos=self.pos(ctx))
+        if kind is P.NullLiteralContext:
+            return ast.Literal(None, pos=self.pos(ctx))
+        return self.map_literal(ctx.mapLiteral())
+
+    def number(self, ctx, negate: bool) -> ast.Literal:
+        token = ctx.start
+        if token.type == P.INTEGER:
+            value, problem = decode_integer(token.text, negate)
+        else:
+            value, problem = decode_float(token.text, negate)
+        if problem is not None:
+            sign = "-" if negate else ""
+            what = "integer" if problem == "IntegerOverflow" else "floating point number"
+            raise self.error(token, f"{what} is too large: {sign}{token.text}", problem)
+        return ast.Literal(value, pos=self.token_pos(token))
+
+    def string(self, token) -> str:
+        try:
+            return decode_string(token.text)
+        except ValueError as bad:
+            offset = bad.args[0]
+            raise self.error(token, f"Invalid input '{token.text[offset:offset + 6]}': "
+                                    "invalid unicode escape sequence", "InvalidUnicodeLiteral") from None
+
+    def map_literal(self, ctx) -> ast.MapLiteral:
+        keys, values = ctx.propertyKeyName(), ctx.expression()
+        return ast.MapLiteral([(self.name(key), self.expression(value)) for key, value in zip(keys, values)],
+                              pos=self.pos(ctx))
+
+    # -- label expressions ----------------------------------------------------------------------
+    def label_expression(self, ctx) -> ast.LabelExpr:
+        parts = [self._label_and(part) for part in ctx.labelAnd()]
+        return parts[0] if len(parts) == 1 else ast.LabelOr(parts)
+
+    def _label_and(self, ctx):
+        parts = [self._label_not(part) for part in ctx.labelNot()]
+        return parts[0] if len(parts) == 1 else ast.LabelAnd(parts)
+
+    def _label_not(self, ctx):
+        inner = ctx.labelNot()
+        if inner is not None:
+            return ast.LabelNot(self._label_not(inner))
+        atom = ctx.labelAtom()
+        if atom.symbolicName() is not None:
+            return ast.LabelName(self.name(atom.symbolicName()))
+        if atom.PERCENT() is not None:
+            return ast.LabelAny()
+        return self.label_expression(atom.labelExpression())
+
+
+_BOOLEAN_CONTEXTS = (P.NotExprContext, P.AndExprContext, P.OrExprContext, P.XorExprContext,
+                     P.ParenAtomContext)
+
+
+def _in_predicate_position(ctx) -> bool:
+    """Whether a pattern used as an expression tests existence, as Cypher 5 requires: it must be a
+    WHERE / WHEN condition, possibly under NOT, AND, OR, XOR, parentheses or exists()."""
+    child, parent = ctx, ctx.parentCtx
+    while True:
+        kind = type(parent)
+        if kind is P.PostfixExpressionContext:
+            if parent.getChildCount() != 1:
+                return False
+        elif kind is P.FunctionAtomContext:
+            name = parent.functionName().getText().lower()
+            return name == "exists" and len(parent.expression()) == 1
+        elif kind is P.WhereClauseContext:
+            return True
+        elif kind is P.CaseAlternativeContext:
+            return parent.expression(0) is child
+        elif kind in (P.NodePatternContext, P.RelationshipDetailContext):
+            return True
+        elif kind in (P.ListComprehensionAtomContext, P.PatternComprehensionAtomContext, P.IndexSearchContext):
+            return parent.where is child
+        elif kind is P.QuantifierAtomContext:
+            return parent.expression(1) is child
+        elif kind is not P.AtomExprContext and kind not in _BOOLEAN_CONTEXTS:
+            return False
+        child, parent = parent, parent.parentCtx
+
+
+# Operator text of each left-associative binary alternative.
+_LEFT_ASSOCIATIVE = {
+    P.PowerExprContext: lambda ctx: "^",
+    P.MulExprContext: lambda ctx: ctx.op.text,
+    P.AddExprContext: lambda ctx: ctx.op.text,
+    P.StringOpExprContext: lambda ctx: _STRING_OPS[ctx.stringOp().start.type],
+    P.AndExprContext: lambda ctx: "AND",
+    P.XorExprContext: lambda ctx: "XOR",
+    P.OrExprContext: lambda ctx: "OR",
+}
+
+ExpressionBuilder._expression_handlers = {
+    P.AtomExprContext: ExpressionBuilder._atom_expr,
+    P.UnaryExprContext: ExpressionBuilder._unary,
+    P.PowerExprContext: ExpressionBuilder._binary,
+    P.MulExprContext: ExpressionBuilder._binary,
+    P.AddExprContext: ExpressionBuilder._binary,
+    P.IsNullExprContext: ExpressionBuilder._is_null,
+    P.StringOpExprContext: ExpressionBuilder._binary,
+    P.CompareExprContext: ExpressionBuilder._compare,
+    P.NotExprContext: ExpressionBuilder._not,
+    P.AndExprContext: ExpressionBuilder._binary,
+    P.XorExprContext: ExpressionBuilder._binary,
+    P.OrExprContext: ExpressionBuilder._binary,
+}
+
+ExpressionBuilder._atom_handlers = {
+    P.LiteralAtomContext: ExpressionBuilder._literal_atom,
+    P.ParameterAtomContext: ExpressionBuilder._parameter_atom,
+    P.CaseAtomContext: ExpressionBuilder._case_atom,
+    P.CountStarAtomContext: ExpressionBuilder._count_star_atom,
+    P.SubqueryAtomContext: ExpressionBuilder._subquery_atom,
+    P.ListComprehensionAtomContext: ExpressionBuilder._list_comprehension_atom,
+    P.PatternComprehensionAtomContext: ExpressionBuilder._pattern_comprehension_atom,
+    P.ListAtomContext: ExpressionBuilder._list_atom,
+    P.QuantifierAtomContext: ExpressionBuilder._quantifier_atom,
+    P.ReduceAtomContext: ExpressionBuilder._reduce_atom,
+    P.PatternAtomContext: ExpressionBuilder._pattern_atom,
+    P.ParenAtomContext: ExpressionBuilder._paren_atom,
+    P.FunctionAtomContext: ExpressionBuilder._function_atom,
+    P.MapProjectionAtomContext: ExpressionBuilder._map_projection_atom,
+    P.VariableAtomContext: ExpressionBuilder._variable_atom,
+}

@@ -1,0 +1,83 @@
+"""Parse tree to AST: patterns (nodes, relationships, path parts, shortest paths)."""
+from __future__ import annotations
+
+from relate.grammar._generated.CypherParser import CypherParser as P
+from relate.server.query import ast
+
+from .build_expressions import ExpressionBuilder
+from .literals import decode_integer
+
+_SHORTEST = {P.SHORTESTPATH: "shortest", P.ALLSHORTESTPATHS: "all"}
+
+
+class PatternBuilder(ExpressionBuilder):
+    """Builds ast.PatternPart lists from pattern contexts."""
+
+    def pattern(self, ctx) -> list[ast.PatternPart]:
+        return [self.pattern_part(part) for part in ctx.patternPart()]
+
+    def pattern_part(self, ctx) -> ast.PatternPart:
+        variable = ctx.variable()
+        anonymous = ctx.anonymousPatternPart()
+        shortest = None if anonymous.shortest is None else _SHORTEST[anonymous.shortest.type]
+        return ast.PatternPart(None if variable is None else self.name(variable),
+                               self.pattern_element(anonymous.patternElement()), shortest,
+                               pos=self.pos(ctx))
+
+    def pattern_element(self, ctx) -> list:
+        while ctx.patternElement() is not None:      # ((a)-->(b)) is (a)-->(b)
+            ctx = ctx.patternElement()
+        return self._chain(ctx.children)
+
+    def relationships_pattern(self, ctx) -> ast.PatternPart:
+        return ast.PatternPart(None, self._chain(ctx.children), pos=self.pos(ctx))
+
+    def _chain(self, children) -> list:
+        elements = []
+        for child in children:
+            if type(child) is P.NodePatternContext:
+                elements.append(self.node_pattern(child))
+            else:
+                elements.append(self.relationship_pattern(child))
+        return elements
+
+    def node_pattern(self, ctx) -> ast.NodePattern:
+        variable, labels, props = ctx.variable(), ctx.nodeLabels(), ctx.properties()
+        return ast.NodePattern(None if variable is None else self.name(variable),
+                               None if labels is None else self.label_expression(labels.labelExpression()),
+                               None if props is None else self.properties(props),
+                               self.optional_expression(ctx.expression()), pos=self.pos(ctx))
+
+    def properties(self, ctx) -> ast.Expr:
+        literal = ctx.mapLiteral()
+        if literal is not None:
+            return self.map_literal(literal)
+        return self._parameter_atom(ctx)
+
+    def relationship_pattern(self, ctx) -> ast.RelPattern:
+        if ctx.right is not None and ctx.left is None:
+            direction = "out"
+        elif ctx.left is not None and ctx.right is None:
+            direction = "in"
+        else:
+            direction = "both"
+        detail = ctx.relationshipDetail()
+        if detail is None:
+            return ast.RelPattern(None, [], direction, None, pos=self.pos(ctx))
+        variable, types, span, props = (detail.variable(), detail.relationshipTypes(),
+                                        detail.rangeLiteral(), detail.properties())
+        return ast.RelPattern(
+            None if variable is None else self.name(variable),
+            [] if types is None else [self.name(name) for name in types.symbolicName()],
+            direction,
+            None if props is None else self.properties(props),
+            None if span is None else self._range(span),
+            self.optional_expression(detail.expression()),
+            pos=self.pos(ctx))
+
+    @staticmethod
+    def _range(ctx) -> tuple:
+        low = None if ctx.lo is None else decode_integer(ctx.lo.text, False)[0]
+        if ctx.dots is None:
+            return (low, low)
+        return (low, None if ctx.hi is None else decode_integer(ctx.hi.text, False)[0])

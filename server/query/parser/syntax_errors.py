@@ -1,0 +1,166 @@
+"""Syntax errors in Neo4j's style: message, 1-based line and column, and a caret excerpt."""
+from __future__ import annotations
+
+from antlr4.error.ErrorListener import ErrorListener
+from antlr4.error.ErrorStrategy import DefaultErrorStrategy
+from antlr4.Token import Token
+
+from relate.errors import CypherSyntaxError
+from relate.grammar._generated.CypherParser import CypherParser
+
+# Token types that name a class of input rather than one spelling.
+_TOKEN_CLASS_NAMES = {
+    CypherParser.IDENTIFIER: "an identifier",
+    CypherParser.ESCAPED_IDENTIFIER: "an identifier",
+    CypherParser.PARAMETER: "a parameter",
+    CypherParser.INTEGER: "an integer value",
+    CypherParser.FLOAT: "a float value",
+    CypherParser.STRING: "a string value",
+    Token.EOF: "<EOF>",
+}
+_KEYWORD_TYPES = frozenset(range(CypherParser.ALL, CypherParser.YIELD + 1))
+# The tokens an expression can start with (besides keywords); listed as "an expression".
+_EXPRESSION_START = frozenset({
+    CypherParser.LPAREN, CypherParser.PLUS, CypherParser.MINUS, CypherParser.LBRACK, CypherParser.LBRACE,
+    CypherParser.FLOAT, CypherParser.INTEGER, CypherParser.STRING, CypherParser.PARAMETER,
+    CypherParser.IDENTIFIER})
+
+
+def excerpt_for(text: str, line: int, column: int) -> str:
+    """The source line ``line`` and a caret line pointing at ``column`` (both 1-based)."""
+    lines = text.splitlines() or [""]
+    source = lines[line - 1] if 0 < line <= len(lines) else ""
+    # Copy tabs into the caret line so the caret stays under the column in any tab width.
+    pad = "".join("\t" if ch == "\t" else " " for ch in source[:column - 1])
+    pad += " " * max(0, column - 1 - len(source))
+    return f"{source}\n{pad}^"
+
+
+def offset_of(text: str, line: int, column: int) -> int:
+    """The 0-based character offset of a 1-based (line, column)."""
+    offset = 0
+    for _ in range(line - 1):
+        newline = text.find("\n", offset)
+        if newline < 0:
+            break
+        offset = newline + 1
+    return offset + column - 1
+
+
+def make_syntax_error(text: str, line: int, column: int, head: str,
+                      detail: str = "UnexpectedSyntax") -> CypherSyntaxError:
+    """A CypherSyntaxError whose message is ``head (line L, column C (offset: O))`` plus the excerpt."""
+    excerpt = excerpt_for(text, line, column)
+    message = f"{head} (line {line}, column {column} (offset: {offset_of(text, line, column)}))\n{excerpt}"
+    error = CypherSyntaxError(message, detail=detail, line=line, column=column, excerpt=excerpt,
+                              phase="compile time")
+    error.__suppress_context__ = True     # raised inside ANTLR's own handlers; their trace is noise
+    return error
+
+
+def describe_expected(token_types) -> str:
+    """Neo4j-style list of what the parser would have accepted: ``'A', 'B' or an identifier``."""
+    types = set(token_types)
+    names = []
+    if types >= _EXPRESSION_START:
+        types -= _EXPRESSION_START
+        names.append("an expression")
+    if CypherParser.IDENTIFIER in types or names:
+        types -= _KEYWORD_TYPES      # every keyword is also a name there; do not list 100 of them
+        types.discard(CypherParser.ESCAPED_IDENTIFIER)
+    for token_type in sorted(types):
+        if token_type in _TOKEN_CLASS_NAMES:
+            names.append(_TOKEN_CLASS_NAMES[token_type])
+        elif 0 < token_type < len(CypherParser.literalNames) and CypherParser.literalNames[token_type] != "<INVALID>":
+            names.append(CypherParser.literalNames[token_type])
+    names = sorted(set(names), key=lambda name: (name[0] != "'", name))
+    if not names:
+        return ""
+    if len(names) == 1:
+        return names[0]
+    return ", ".join(names[:-1]) + " or " + names[-1]
+
+
+class LexerErrorListener(ErrorListener):
+    """Raises on the first character no token can start with."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def syntaxError(self, recognizer, offendingSymbol, line, column, msg, e):
+        start = recognizer._tokenStartCharIndex
+        char = self.text[start] if start < len(self.text) else ""
+        if char in "'\"":
+            head = ("Failed to parse string literal. The query must contain an even number of "
+                    "non-escaped quotes.")
+            raise make_syntax_error(self.text, line, column + 1, head)
+        if char == "`":
+            raise make_syntax_error(self.text, line, column + 1,
+                                    "Failed to parse an identifier: unterminated backtick quote.")
+        detail = "InvalidUnicodeCharacter" if char and ord(char) > 127 else "UnexpectedSyntax"
+        raise make_syntax_error(self.text, line, column + 1, f"Invalid input '{char}'", detail)
+
+
+class ExpectationTrackingStrategy(DefaultErrorStrategy):
+    """The default strategy, also noting every token the parser could have taken at the current
+    token, including those of optional parts and loops it skipped: ``MATCH (n) FOO`` fails at the
+    end of the statement, yet WHERE, RETURN, ',' ... were as welcome as ';' there."""
+
+    def __init__(self):
+        super().__init__()
+        self.token_index = -1
+        self.expected: set[int] = set()
+
+    def sync(self, recognizer):
+        index = recognizer.getCurrentToken().tokenIndex
+        if index != self.token_index:
+            self.token_index = index
+            self.expected = set()
+        atn = recognizer._interp.atn
+        self.expected.update(_interval_types(atn.nextTokens(atn.states[recognizer.state])))
+        super().sync(recognizer)
+
+
+class ParserErrorListener(ErrorListener):
+    """Raises on the first syntax error the full-LL pass reports (no recovery)."""
+
+    def __init__(self, text: str, strategy: ExpectationTrackingStrategy):
+        self.text = text
+        self.strategy = strategy
+
+    def syntaxError(self, recognizer, offendingSymbol, line, column, msg, e):
+        expected = set(_interval_types(recognizer.getExpectedTokens()))
+        if offendingSymbol is not None and offendingSymbol.tokenIndex == self.strategy.token_index:
+            expected |= self.strategy.expected
+        expected.discard(Token.EPSILON)
+        token_type = offendingSymbol.type if offendingSymbol is not None else Token.EOF
+        if token_type == CypherParser.UNTERMINATED_COMMENT:
+            raise make_syntax_error(self.text, line, column + 1, "Failed to parse comment. A comment "
+                                    "starting on `/*` must have a closing `*/`.")
+        text = "" if token_type == Token.EOF else offendingSymbol.text
+        detail = "UnexpectedSyntax"
+        if token_type == CypherParser.BAD_NUMBER and (
+                CypherParser.INTEGER in expected or CypherParser.FLOAT in expected):
+            detail = "InvalidNumberLiteral"
+        elif token_type == CypherParser.DASH:
+            detail = "InvalidUnicodeCharacter"
+        elif _inside(recognizer._ctx, CypherParser.RelationshipDetailContext):
+            detail = "InvalidRelationshipPattern"
+        wanted = describe_expected(expected)
+        head = f"Invalid input '{text}': expected {wanted}" if wanted else f"Invalid input '{text}'"
+        raise make_syntax_error(self.text, line, column + 1, head, detail)
+
+
+def _inside(ctx, context_class) -> bool:
+    while ctx is not None:
+        if type(ctx) is context_class:
+            return True
+        ctx = ctx.parentCtx
+    return False
+
+
+def _interval_types(interval_set) -> list[int]:
+    types = []
+    for interval in interval_set.intervals or ():
+        types.extend(interval)
+    return types

@@ -1,0 +1,217 @@
+"""Clauses to logical operators: one method per clause, in query order.
+
+Updating queries keep Cypher's clause-at-a-time meaning with Eager barriers: before a write that
+follows a graph read, and before a graph read that follows a write.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Optional
+
+from .. import ast
+from . import logical as L
+from .patterns import PatternPlanner, property_predicates
+from .projection import plan_projection
+
+READS = (ast.Match, ast.Merge, ast.CallSubquery, ast.CallProcedure)
+WRITES = (ast.Create, ast.Merge, ast.Set, ast.Remove, ast.Delete, ast.Foreach)
+
+
+class Builder:
+    """Builds the logical plan of one statement; ``catalog`` answers index and count questions."""
+
+    def __init__(self, catalog, procedures=None):
+        self.catalog = catalog
+        self.procedures = procedures
+        self.patterns = PatternPlanner(self, catalog)
+        self._hidden = 0
+
+    def hidden(self, prefix: str) -> str:
+        self._hidden += 1
+        return f"{prefix}{self._hidden}"
+
+    # ------------------------------------------------------------ queries
+    def plan_query(self, query: ast.Query, arg: tuple[str, ...], role: str) -> tuple[L.LogicalOp, list[str]]:
+        """(root op, columns). role: top | call | exists (a subquery may end without RETURN)."""
+        if len(query.parts) == 1:
+            return self.plan_single(query.parts[0], arg, role)
+        parts, columns = [], None
+        for part in query.parts:
+            op, cols = self.plan_single(part, arg, role="call" if role == "top" else role)
+            parts.append(op)
+            columns = columns or cols
+        distinct = not all(query.union_all)
+        op = L.Union(parts, distinct, tuple(columns))
+        if role == "top":
+            op = L.ProduceResults(op, tuple(columns))
+        return op, columns
+
+    def plan_single(self, query: ast.SingleQuery, arg: tuple[str, ...], role: str):
+        state = _State(L.Argument(tuple(arg)), list(arg))
+        for clause in query.clauses:
+            self._barrier(state, clause)
+            getattr(self, "_" + type(clause).__name__.lower())(clause, state)
+        last = query.clauses[-1] if query.clauses else None
+        if isinstance(last, ast.Return):
+            if role == "top":
+                state.op = L.ProduceResults(state.op, tuple(state.columns))
+            return state.op, state.columns
+        if isinstance(last, ast.CallProcedure) and len(query.clauses) == 1 and role == "top":
+            state.op = L.ProduceResults(state.op, tuple(state.columns))
+            return state.op, state.columns
+        if role in ("top", "call"):
+            state.op = L.EmptyResult(state.op)
+            return state.op, []
+        return state.op, [b for b in state.bound if not b.startswith(" ")]
+
+    def _barrier(self, state: "_State", clause) -> None:
+        reads = isinstance(clause, READS)
+        writes = isinstance(clause, WRITES)
+        if (writes and state.read_since_eager) or (reads and state.wrote_since_eager):
+            state.op = L.Eager(state.op)
+            state.read_since_eager = state.wrote_since_eager = False
+        state.read_since_eager |= reads
+        state.wrote_since_eager |= writes
+
+    # ------------------------------------------------------------ reading clauses
+    def _match(self, clause: ast.Match, state: "_State"):
+        if clause.search is not None:
+            return self._search(clause, state)
+        bound = set(state.bound)
+        if clause.optional:
+            inner = self.patterns.plan(L.Argument(tuple(state.bound)), bound, clause.pattern, clause.where)
+            new = tuple(v for v in _pattern_vars(clause.pattern) if v not in state.bound)
+            state.op = L.Optional_(state.op, inner, new)
+        else:
+            state.op = self.patterns.plan(state.op, bound, clause.pattern, clause.where)
+        state.bind(_pattern_vars(clause.pattern))
+
+    def _search(self, clause: ast.Match, state: "_State"):
+        search = clause.search
+        part = clause.pattern[0]
+        var = search.variable
+        predicates: list[ast.Expr] = []
+        if len(part.elements) == 1:
+            node = part.elements[0]
+            entity, duplicate = "node", False
+            if node.labels is not None:
+                predicates.append(ast.LabelCheck(ast.Variable(var), node.labels))
+            if node.properties is not None:
+                predicates.extend(property_predicates(ast.Variable(var), node.properties))
+            if node.where is not None:
+                predicates.append(node.where)
+        else:
+            rel = part.elements[1]
+            entity, duplicate = "relationship", rel.direction == "both"
+            if rel.types:
+                labels = ast.LabelOr([ast.LabelName(t) for t in rel.types]) if len(rel.types) > 1 \
+                    else ast.LabelName(rel.types[0])
+                predicates.append(ast.LabelCheck(ast.Variable(var), labels))
+            if rel.properties is not None:
+                predicates.extend(property_predicates(ast.Variable(var), rel.properties))
+        op = L.Search(state.op, var, entity, search.spec, search.score_variable, duplicate)
+        if clause.optional:
+            raise_unsupported("OPTIONAL MATCH with SEARCH")
+        for term in predicates + ([clause.where] if clause.where is not None else []):
+            op = L.Filter(op, term)
+        state.op = op
+        state.bind([var] + ([search.score_variable] if search.score_variable else []))
+
+    def _unwind(self, clause: ast.Unwind, state: "_State"):
+        state.op = L.Unwind(state.op, clause.expr, clause.variable)
+        state.bind([clause.variable])
+
+    def _with(self, clause: ast.With, state: "_State"):
+        state.op, columns = plan_projection(state.op, state.bound, clause.projection, clause.where)
+        state.bound = list(columns)
+
+    def _return(self, clause: ast.Return, state: "_State"):
+        state.op, columns = plan_projection(state.op, state.bound, clause.projection)
+        state.columns = columns
+        state.bound = list(columns)
+
+    # ------------------------------------------------------------ calls
+    def _callsubquery(self, clause: ast.CallSubquery, state: "_State"):
+        if clause.imports is None or clause.imports == ["*"]:
+            imports, arg = None, tuple(state.bound)
+        else:
+            imports = tuple(clause.imports)
+            arg = imports
+        inner, columns = self.plan_query(clause.query, arg, role="call")
+        unit = not columns
+        state.op = L.Apply(state.op, inner, imports, tuple(columns), unit, clause.optional)
+        state.bind(columns)
+
+    def _callprocedure(self, clause: ast.CallProcedure, state: "_State"):
+        proc = self.procedures.get(clause.name) if self.procedures is not None else None
+        outputs = proc.output_names if proc is not None else []
+        if clause.yields is None or clause.yield_star:
+            yields = [(o, o) for o in outputs]
+        else:
+            yields = [(y.name, y.alias or y.name) for y in clause.yields]
+        state.op = L.ProcedureCall(state.op, clause.name, clause.args, yields)
+        if clause.where is not None:
+            state.op = L.Filter(state.op, clause.where)
+        state.bind([v for _, v in yields])
+        state.columns = [v for _, v in yields]
+
+    # ------------------------------------------------------------ updating clauses
+    def _create(self, clause: ast.Create, state: "_State"):
+        parts = [self.patterns.name_part(p) for p in clause.pattern]
+        state.op = L.Create(state.op, parts)
+        state.bind(_pattern_vars(parts))
+
+    def _merge(self, clause: ast.Merge, state: "_State"):
+        part = self.patterns.name_part(clause.part)
+        matcher = self.patterns.plan(L.Argument(tuple(state.bound)), set(state.bound), [part], None)
+        new = tuple(v for v in _pattern_vars([part]) if v not in state.bound)
+        state.op = L.Merge(state.op, part, matcher, clause.on_create, clause.on_match, new)
+        state.bind(_pattern_vars([part]))
+
+    def _set(self, clause: ast.Set, state: "_State"):
+        state.op = L.SetItems(state.op, clause.items)
+
+    def _remove(self, clause: ast.Remove, state: "_State"):
+        state.op = L.RemoveItems(state.op, clause.items)
+
+    def _delete(self, clause: ast.Delete, state: "_State"):
+        state.op = L.Delete(state.op, clause.exprs, clause.detach)
+
+    def _foreach(self, clause: ast.Foreach, state: "_State"):
+        inner_state = _State(L.Argument(tuple(state.bound) + (clause.variable,)),
+                             list(state.bound) + [clause.variable])
+        for sub in clause.clauses:
+            getattr(self, "_" + type(sub).__name__.lower())(sub, inner_state)
+        state.op = L.Foreach(state.op, clause.variable, clause.source, inner_state.op)
+
+
+class _State:
+    """Where planning of one single query stands."""
+
+    def __init__(self, op: L.LogicalOp, bound: list[str]):
+        self.op = op
+        self.bound = bound
+        self.columns: list[str] = []
+        self.read_since_eager = False
+        self.wrote_since_eager = False
+
+    def bind(self, names) -> None:
+        for name in names:
+            if name not in self.bound:
+                self.bound.append(name)
+
+
+def _pattern_vars(parts: list[ast.PatternPart]) -> list[str]:
+    out = []
+    for part in parts:
+        for element in part.elements:
+            if element.variable and element.variable not in out:
+                out.append(element.variable)
+        if part.variable and part.variable not in out:
+            out.append(part.variable)
+    return out
+
+
+def raise_unsupported(what: str):
+    from relate.errors import CypherSemanticError
+    raise CypherSemanticError(f"{what} is not supported", phase="compile time")

@@ -1,0 +1,285 @@
+"""Plan a MATCH pattern: choose an anchor per pattern part, expand along the chain, add predicates.
+
+Predicates (WHERE terms, property maps, extra labels) are added as Filters above the pattern; the
+``push_filters_down`` rule then moves each to the first operator where its variables are bound, and
+``utilize_index`` turns a label scan under an equality/range filter into an index seek.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Optional
+
+from .. import ast
+from ..semantic.walk import and_terms, free_variables
+from . import logical as L
+
+REVERSE = {"out": "in", "in": "out", "both": "both"}
+
+
+class PatternPlanner:
+    """Plans pattern parts for one MATCH (or MERGE matcher, pattern predicate, comprehension)."""
+
+    def __init__(self, builder, catalog):
+        self.builder = builder
+        self.catalog = catalog
+
+    def plan(self, source: L.LogicalOp, bound: set[str], parts: list[ast.PatternPart],
+             where: Optional[ast.Expr], *, maybe_bound: frozenset = frozenset()) -> L.LogicalOp:
+        """Ops binding every variable of ``parts`` on top of ``source``, filtered by ``where``."""
+        parts = [self.name_part(p) for p in parts]
+        bound = set(bound)
+        predicates: list[ast.Expr] = []
+        for part in parts:
+            predicates.extend(self._element_predicates(part, bound))
+        predicates.extend(and_terms(where))
+        rels_in_match: list[str] = []
+        op = source
+        remaining = [p for p in parts if not p.shortest]
+        shortest = [p for p in parts if p.shortest]
+        while remaining:
+            part = self._next_part(remaining, bound, predicates)
+            remaining.remove(part)
+            op = self._plan_part(op, part, bound, predicates, rels_in_match)
+        for part in shortest:
+            op = self._plan_shortest(op, part, bound, predicates)
+        for term in predicates:
+            op = L.Filter(op, term)
+        return op
+
+    # ------------------------------------------------------------ naming
+    def name_part(self, part: ast.PatternPart) -> ast.PatternPart:
+        """Give anonymous nodes and relationships hidden names (`` n3``) so rows can hold them."""
+        elements = []
+        changed = False
+        for element in part.elements:
+            if element.variable is None:
+                prefix = " n" if isinstance(element, ast.NodePattern) else " r"
+                element = dataclasses.replace(element, variable=self.builder.hidden(prefix))
+                changed = True
+            elements.append(element)
+        return dataclasses.replace(part, elements=elements) if changed else part
+
+    # ------------------------------------------------------------ predicates from the pattern
+    def _element_predicates(self, part: ast.PatternPart, bound: set[str]) -> list[ast.Expr]:
+        out = []
+        for element in part.elements:
+            var = ast.Variable(element.variable)
+            if element.properties is not None:
+                if isinstance(element, ast.RelPattern) and element.length is not None:
+                    pass     # var-length: every relationship must match; Expand checks rel_props
+                else:
+                    out.extend(property_predicates(var, element.properties))
+            if element.where is not None:
+                out.extend(and_terms(element.where))
+        return out
+
+    # ------------------------------------------------------------ ordering of parts
+    def _next_part(self, remaining, bound, predicates):
+        for part in remaining:
+            if any(e.variable in bound for e in part.elements):
+                return part
+        return min(remaining, key=lambda p: self._anchor(p, bound, predicates)[1])
+
+    def _anchor(self, part, bound, predicates) -> tuple[int, float]:
+        """(index of the node to start from, its estimated cost)."""
+        nodes = part.elements[0::2]
+        best = (0, float("inf"))
+        for i, node in enumerate(nodes):
+            if node.variable in bound:
+                return (i * 2, 0.0)
+            cost = self._node_cost(node, bound, predicates)
+            if cost < best[1]:
+                best = (i * 2, cost)
+        return best
+
+    def _node_cost(self, node: ast.NodePattern, bound, predicates) -> float:
+        labels = positive_labels(node.labels)
+        var = node.variable
+        total = self.catalog.count_nodes()
+        if not labels:
+            return float(total) + 1.0
+        for label in labels:
+            for term in predicates:
+                key = seekable_key(term, var, bound)
+                if key is not None and self.catalog.has_property_index("node", label, key[0]):
+                    return 1.0 if key[1] == "=" else 10.0
+        return float(min(self.catalog.count_nodes(label) for label in labels))
+
+    # ------------------------------------------------------------ one part
+    def _plan_part(self, op, part: ast.PatternPart, bound: set[str], predicates, rels_in_match) -> L.LogicalOp:
+        elements = part.elements
+        if len(elements) == 3 and not any(e.variable in bound for e in elements) and \
+                self._rel_scan_is_better(elements, bound, predicates):
+            op = self._rel_type_scan(op, elements, bound, predicates, rels_in_match)
+        else:
+            anchor, _ = self._anchor(part, bound, predicates)
+            op = self._bind_node(op, elements[anchor], bound, predicates, first=True)
+            for i in range(anchor + 1, len(elements), 2):      # rightwards
+                op = self._expand(op, elements[i - 1], elements[i], elements[i + 1], False, bound,
+                                  predicates, rels_in_match)
+            for i in range(anchor - 1, 0, -2):                 # leftwards
+                op = self._expand(op, elements[i + 1], elements[i], elements[i - 1], True, bound,
+                                  predicates, rels_in_match)
+        if part.variable is not None:
+            op = L.NamedPath(op, part.variable, path_elements(part))
+            bound.add(part.variable)
+        return op
+
+    def _rel_scan_is_better(self, elements, bound, predicates) -> bool:
+        left, rel, right = elements
+        if not rel.types or rel.length is not None or rel.variable in bound:
+            return False
+        if positive_labels(left.labels) or positive_labels(right.labels):
+            return False
+        return True
+
+    def _rel_type_scan(self, op, elements, bound, predicates, rels_in_match):
+        left, rel, right = elements
+        rel_var = rel.variable
+        op = L.RelTypeScan(op, left.variable, rel_var, right.variable, tuple(rel.types), rel.direction,
+                           left.labels, right.labels, unique_with=tuple(rels_in_match))
+        if left.variable == right.variable:
+            # (a)-[r]->(a): the scan binds a fresh end and a filter ties it to the start.
+            hidden = self.builder.hidden(" n")
+            op.end = hidden
+            predicates.insert(0, ast.BinaryOp("=", ast.Variable(hidden), ast.Variable(left.variable)))
+        bound.update((left.variable, rel_var, right.variable))
+        rels_in_match.append(rel_var)
+        return op
+
+    def _bind_node(self, op, node: ast.NodePattern, bound, predicates, first: bool):
+        var = node.variable
+        if var in bound:
+            if node.labels is not None:
+                predicates.insert(0, ast.LabelCheck(ast.Variable(var), node.labels))
+            return op
+        labels = positive_labels(node.labels)
+        if labels:
+            label = min(labels, key=lambda lb: self._label_cost(lb, var, bound, predicates))
+            op = L.NodeByLabelScan(op, var, label)
+            rest = label_rest(node.labels, label)
+            if rest is not None:
+                predicates.insert(0, ast.LabelCheck(ast.Variable(var), rest))
+        else:
+            op = L.AllNodesScan(op, var)
+            if node.labels is not None:
+                predicates.insert(0, ast.LabelCheck(ast.Variable(var), node.labels))
+        bound.add(var)
+        return op
+
+    def _label_cost(self, label, var, bound, predicates) -> float:
+        for term in predicates:
+            key = seekable_key(term, var, bound)
+            if key is not None and self.catalog.has_property_index("node", label, key[0]):
+                return 0.0
+        return float(self.catalog.count_nodes(label))
+
+    def _expand(self, op, start: ast.NodePattern, rel: ast.RelPattern, end: ast.NodePattern, backwards: bool,
+                bound, predicates, rels_in_match):
+        direction = REVERSE[rel.direction] if backwards else rel.direction
+        rel_var = rel.variable
+        if rel_var in bound:
+            # The relationship is bound by an earlier clause: expand into a fresh name, then require equality.
+            fresh = self.builder.hidden(" r")
+            predicates.insert(0, ast.BinaryOp("=", ast.Variable(fresh), ast.Variable(rel_var)))
+            rel_var = fresh
+        into = end.variable in bound
+        length = None
+        if rel.length is not None:
+            lo, hi = rel.length
+            length = (1 if lo is None else lo, hi)
+        rel_props = rel.properties if rel.length is not None else None
+        op = L.Expand(op, start.variable, rel_var, end.variable, tuple(rel.types), direction, into, length,
+                      None if into else end.labels, rel_props, tuple(rels_in_match),
+                      backwards=backwards and length is not None)
+        if into and end.labels is not None:
+            predicates.insert(0, ast.LabelCheck(ast.Variable(end.variable), end.labels))
+        bound.update((rel_var, end.variable))
+        rels_in_match.append(rel_var)
+        return op
+
+    # ------------------------------------------------------------ shortest paths
+    def _plan_shortest(self, op, part: ast.PatternPart, bound: set[str], predicates):
+        start, rel, end = part.elements[0], part.elements[1], part.elements[-1]
+        for node in (start, end):
+            op = self._bind_node(op, node, bound, predicates, first=False)
+        lo, hi = rel.length if rel.length is not None else (1, 1)
+        path_var = part.variable
+        # Terms that read the path or its relationships are checked while searching.
+        own = {v for v in (path_var, rel.variable) if v}
+        inside = [t for t in predicates if own & free_variables(t)]
+        for term in inside:
+            predicates.remove(term)
+        predicate = None
+        for term in inside:
+            predicate = term if predicate is None else ast.BinaryOp("AND", predicate, term)
+        op = L.ShortestPath(op, start.variable, end.variable, rel.variable, path_var, tuple(rel.types),
+                            rel.direction, (1 if lo is None else lo, hi), part.shortest == "all",
+                            rel.properties, predicate)
+        bound.update(own)
+        return op
+
+
+# ---------------------------------------------------------------- helpers
+def property_predicates(var: ast.Expr, properties: ast.Expr) -> list[ast.Expr]:
+    """``(n {a: 1})`` -> ``n.a = 1``; a parameter map -> one check per key at runtime."""
+    if isinstance(properties, ast.MapLiteral):
+        return [ast.BinaryOp("=", ast.Property(var, key), value) for key, value in properties.entries]
+    key = ast.Variable(" k")
+    return [ast.Quantifier("all", " k", ast.FunctionCall("keys", [properties]), ast.BinaryOp(
+        "=", ast.Subscript(var, key), ast.Subscript(properties, key)))]
+
+
+def positive_labels(labels: Optional[ast.LabelExpr]) -> list[str]:
+    """Labels every match must carry (usable for a label scan)."""
+    if labels is None:
+        return []
+    if isinstance(labels, ast.LabelName):
+        return [labels.name]
+    if isinstance(labels, ast.LabelAnd):
+        out = []
+        for item in labels.items:
+            out.extend(positive_labels(item))
+        return out
+    return []
+
+
+def label_rest(labels: ast.LabelExpr, used: str) -> Optional[ast.LabelExpr]:
+    """What remains to check after a scan by ``used``."""
+    if isinstance(labels, ast.LabelName):
+        return None
+    if isinstance(labels, ast.LabelAnd):
+        rest = [i for i in labels.items if not (isinstance(i, ast.LabelName) and i.name == used)]
+        if not rest:
+            return None
+        return rest[0] if len(rest) == 1 else ast.LabelAnd(rest)
+    return labels
+
+
+def seekable_key(term: ast.Expr, var: str, bound) -> Optional[tuple[str, str]]:
+    """(key, op) when ``term`` is ``var.key <op> value`` with a value computable before ``var``."""
+    if not isinstance(term, ast.BinaryOp) or term.op not in ("=", "<", "<=", ">", ">=", "IN"):
+        return None
+    left, right, op = term.left, term.right, term.op
+    if not _is_prop_of(left, var):
+        if op in ("=", "<", "<=", ">", ">=") and _is_prop_of(right, var):
+            left, right = right, left
+        else:
+            return None
+    if not free_variables(right) <= set(bound):
+        return None
+    return (left.key, op)
+
+
+def _is_prop_of(expr, var) -> bool:
+    return isinstance(expr, ast.Property) and isinstance(expr.subject, ast.Variable) and expr.subject.name == var
+
+
+def path_elements(part: ast.PatternPart) -> tuple[tuple[str, str], ...]:
+    out = []
+    for element in part.elements:
+        if isinstance(element, ast.NodePattern):
+            out.append(("node", element.variable))
+        else:
+            out.append(("rels" if element.length is not None else "rel", element.variable))
+    return tuple(out)

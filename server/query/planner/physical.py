@@ -1,0 +1,289 @@
+"""Logical plan -> physical operators, compiling every expression once; and the CompileScope.
+
+The CompileScope lets the expression compiler plan what expressions contain: EXISTS / COUNT /
+COLLECT subqueries and pattern predicates / comprehensions. Those are planned on first use, once
+per set of outer variables present in the row (comprehension variables included), and cached.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from .. import ast
+from ..exec import operators as P
+from ..exec import operators_paths as PP
+from ..exec import operators_rows as PR
+from ..exec import operators_search as PS
+from ..exec import operators_subplans as PU
+from ..exec import operators_write as PW
+from ..exec.expressions import compile_expression
+from ..semantic.walk import and_terms, query_free_variables
+from . import logical as L
+from .explain import expr_text
+from .rules import optimize
+
+FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "="}
+
+
+class CompileScope:
+    """What compile_expression calls back into for subqueries and patterns."""
+
+    def __init__(self, physical: "PhysicalBuilder"):
+        self.physical = physical
+
+    def compile_subquery(self, query: ast.Query) -> Callable:
+        names = frozenset(query_free_variables(query))
+        physical = self.physical
+        plans: dict = {}
+
+        def run(row, ctx):
+            key = frozenset(n for n in names if n in row)
+            plan = plans.get(key)
+            if plan is None:
+                plan = plans[key] = physical.plan_subquery(query, key, ctx)
+            return plan.rows(ctx, row)
+        return run
+
+    def compile_pattern(self, part: ast.PatternPart, where) -> Callable:
+        names = {e.variable for e in part.elements if e.variable}
+        if part.variable:
+            names.add(part.variable)
+        if where is not None:
+            names |= query_free_variables(ast.Query([ast.SingleQuery([ast.Match([part], where)])]))
+        names = frozenset(names)
+        physical = self.physical
+        plans: dict = {}
+
+        def run(row, ctx):
+            key = frozenset(n for n in names if n in row)
+            plan = plans.get(key)
+            if plan is None:
+                plan = plans[key] = physical.plan_pattern(part, where, key, ctx)
+            return plan.rows(ctx, row)
+        return run
+
+
+class PhysicalBuilder:
+    """Maps logical operators to physical ones; ``profile`` wraps each in a Profiled counter."""
+
+    def __init__(self, procedures=None, *, profile: bool = False, optimize_plans: bool = True):
+        self.procedures = procedures
+        self.profile = profile
+        self.optimize_plans = optimize_plans
+        self.scope = CompileScope(self)
+
+    def compile(self, expr: ast.Expr):
+        return compile_expression(expr, self.scope)
+
+    # ------------------------------------------------------------ nested plans
+    def plan_subquery(self, query: ast.Query, bound: frozenset, ctx) -> P.Operator:
+        from .builder import Builder
+        builder = Builder(ctx.tx, self.procedures)
+        root, _ = builder.plan_query(query, tuple(sorted(bound)), role="exists")
+        return self.build(optimize(root, ctx.tx, self.optimize_plans))
+
+    def plan_pattern(self, part: ast.PatternPart, where, bound: frozenset, ctx) -> P.Operator:
+        from .builder import Builder
+        builder = Builder(ctx.tx, self.procedures)
+        root = builder.patterns.plan(L.Argument(tuple(sorted(bound))), set(bound), [part], where)
+        return self.build(optimize(root, ctx.tx, self.optimize_plans))
+
+    # ------------------------------------------------------------ mapping
+    def build(self, op: L.LogicalOp) -> P.Operator:
+        method = getattr(self, "_" + type(op).__name__.rstrip("_"))
+        built = method(op)
+        return P.Profiled(built) if self.profile else built
+
+    def _Argument(self, op):
+        return P.Argument(op.bound)
+
+    def _AllNodesScan(self, op):
+        return P.AllNodesScan(self.build(op.source), op.var)
+
+    def _NodeByLabelScan(self, op):
+        return P.NodeByLabelScan(self.build(op.source), op.var, op.label)
+
+    def _NodeIndexSeek(self, op):
+        return P.NodeIndexSeek(self.build(op.source), op.var, op.label, op.key, self.compile(op.value), op.many)
+
+    def _NodeIndexRange(self, op):
+        lower = None if op.lower is None else (self.compile(op.lower[0]), op.lower[1])
+        upper = None if op.upper is None else (self.compile(op.upper[0]), op.upper[1])
+        return P.NodeIndexRange(self.build(op.source), op.var, op.label, op.key, lower, upper)
+
+    def _NodeByIdSeek(self, op):
+        return P.NodeByIdSeek(self.build(op.source), op.var, self.compile(op.ids), op.many)
+
+    def _RelTypeScan(self, op):
+        return P.RelTypeScan(self.build(op.source), op.start, op.rel, op.end, op.types, op.direction,
+                             op.start_labels, op.end_labels, op.unique_with)
+
+    def _Expand(self, op):
+        source = self.build(op.source)
+        if op.length is None:
+            return P.Expand(source, op.start, op.rel, op.end, op.types, op.direction, op.into, op.end_labels,
+                            op.unique_with)
+        rel_props = self.compile(op.rel_props) if op.rel_props is not None else None
+        return PP.VarExpand(source, op.start, op.rel, op.end, op.types, op.direction, op.into, op.length,
+                            op.end_labels, rel_props, op.unique_with, op.backwards)
+
+    def _ShortestPath(self, op):
+        rel_props = self.compile(op.rel_props) if op.rel_props is not None else None
+        predicate = self.compile(op.predicate) if op.predicate is not None else None
+        return PP.ShortestPath(self.build(op.source), op.start, op.end, op.rel, op.path, op.types, op.direction,
+                               op.length, op.all_paths, rel_props, predicate)
+
+    def _NamedPath(self, op):
+        return PP.NamedPath(self.build(op.source), op.var, op.elements)
+
+    def _Filter(self, op):
+        return P.Filter(self.build(op.source), self.compile(op.predicate), expr_text(op.predicate))
+
+    def _Optional(self, op):
+        return PU.Optional(self.build(op.source), self.build(op.inner), op.new_vars)
+
+    def _Apply(self, op):
+        return PU.Apply(self.build(op.source), self.build(op.inner), op.imports, op.columns, op.unit, op.optional)
+
+    def _Search(self, op):
+        return PS.Search(self.build(op.source), op.var, op.entity, self._search_spec(op.spec, op.var), op.score,
+                         op.duplicate)
+
+    def _search_spec(self, spec, var: str):
+        def opt(expr):
+            return None if expr is None else self.compile(expr)
+        if isinstance(spec, ast.CombineSearch):
+            return PS.CombineSource([self._search_spec(s, var) for s in spec.sources], opt(spec.constant),
+                                    opt(spec.limit), opt(spec.weight))
+        filters = []
+        for term in and_terms(spec.where):
+            left, right, op = term.left, term.right, term.op
+            if not (isinstance(left, ast.Property) and isinstance(left.subject, ast.Variable)
+                    and left.subject.name == var):
+                left, right, op = right, left, FLIP[op]
+            filters.append((left.key, op, self.compile(right)))
+        return PS.IndexSource(spec.kind.upper(), spec.index, self.compile(spec.query), filters, opt(spec.skip),
+                              opt(spec.limit), opt(spec.weight))
+
+    def _Unwind(self, op):
+        return PR.Unwind(self.build(op.source), self.compile(op.expr), op.var)
+
+    def _Project(self, op):
+        return PR.Project(self.build(op.source), [(n, self.compile(e)) for n, e in op.items], op.keep)
+
+    def _Aggregate(self, op):
+        grouping = [(n, self.compile(e)) for n, e in op.grouping]
+        aggregates = []
+        for name, call in op.aggregates:
+            if isinstance(call, ast.CountStar):
+                aggregates.append((name, "count(*)", False, []))
+            else:
+                aggregates.append((name, call.name.lower(), call.distinct, [self.compile(a) for a in call.args]))
+        return PR.Aggregate(self.build(op.source), grouping, aggregates)
+
+    def _Distinct(self, op):
+        return PR.Distinct(self.build(op.source), op.columns)
+
+    def _keys(self, keys):
+        return [(self.compile(e), d) for e, d in keys]
+
+    def _Sort(self, op):
+        return PR.Sort(self.build(op.source), self._keys(op.keys))
+
+    def _Top(self, op):
+        skip = self.compile(op.skip) if op.skip is not None else None
+        return PR.Top(self.build(op.source), self._keys(op.keys), self.compile(op.limit), skip)
+
+    def _Skip(self, op):
+        return PR.Skip(self.build(op.source), self.compile(op.count))
+
+    def _Limit(self, op):
+        return PR.Limit(self.build(op.source), self.compile(op.count))
+
+    def _Select(self, op):
+        return PR.Select(self.build(op.source), op.columns)
+
+    def _Union(self, op):
+        return PU.Union([self.build(p) for p in op.parts], op.distinct, op.columns)
+
+    def _Eager(self, op):
+        return PU.Eager(self.build(op.source))
+
+    def _ProcedureCall(self, op):
+        proc = self.procedures.get(op.name)
+        args = None if op.args is None else [self.compile(a) for a in op.args]
+        return PU.ProcedureCall(self.build(op.source), proc, args, op.yields)
+
+    def _ProduceResults(self, op):
+        source = op.source
+        if isinstance(source, L.Project) and not source.keep and not self.profile:
+            by_name = dict(source.items)
+            if all(c in by_name for c in op.columns):
+                return PR.ProjectResults(self.build(source.source), op.columns,
+                                         [self.compile(by_name[c]) for c in op.columns])
+        return PR.ProduceResults(self.build(source), op.columns)
+
+    def _EmptyResult(self, op):
+        return PR.EmptyResult(self.build(op.source))
+
+    # ------------------------------------------------------------ updates
+    def _part_spec(self, part: ast.PatternPart) -> PW.PartSpec:
+        from .patterns import path_elements
+        elements = []
+        for element in part.elements:
+            props = self.compile(element.properties) if element.properties is not None else None
+            if isinstance(element, ast.NodePattern):
+                elements.append(PW.NodeSpec(element.variable, _label_names(element.labels), props))
+            else:
+                elements.append(PW.RelSpec(element.variable, element.types[0], props, element.direction))
+        return PW.PartSpec(elements, part.variable, path_elements(part) if part.variable else None)
+
+    def _Create(self, op):
+        return PW.Create(self.build(op.source), [self._part_spec(p) for p in op.parts])
+
+    def _Merge(self, op):
+        return PW.Merge(self.build(op.source), self._part_spec(op.part), self.build(op.matcher),
+                        self._set_specs(op.on_create), self._set_specs(op.on_match))
+
+    def _set_specs(self, items) -> list[PW.SetSpec]:
+        out = []
+        for item in items:
+            if isinstance(item, ast.SetProperty):
+                out.append(PW.SetSpec("property", self.compile(item.target.subject), item.target.key,
+                                      self.compile(item.value)))
+            elif isinstance(item, ast.SetVariable):
+                out.append(PW.SetSpec("merge" if item.merge else "replace", self.compile(ast.Variable(item.variable)),
+                                      value=self.compile(item.value)))
+            elif isinstance(item, ast.SetLabels):
+                out.append(PW.SetSpec("labels", self.compile(ast.Variable(item.variable)), labels=tuple(item.labels)))
+            elif isinstance(item, ast.RemoveProperty):
+                out.append(PW.SetSpec("property", self.compile(item.target.subject), item.target.key))
+            elif isinstance(item, ast.RemoveLabels):
+                out.append(PW.SetSpec("labels", self.compile(ast.Variable(item.variable)), labels=tuple(item.labels)))
+        return out
+
+    def _SetItems(self, op):
+        return PW.SetItems(self.build(op.source), self._set_specs(op.items))
+
+    def _RemoveItems(self, op):
+        return PW.RemoveItems(self.build(op.source), self._set_specs(op.items))
+
+    def _Delete(self, op):
+        return PW.Delete(self.build(op.source), [self.compile(e) for e in op.exprs], op.detach)
+
+    def _Foreach(self, op):
+        return PU.Foreach(self.build(op.source), op.var, self.compile(op.list_expr), self.build(op.inner))
+
+
+def _label_names(labels) -> list[str]:
+    if labels is None:
+        return []
+    if isinstance(labels, ast.LabelName):
+        return [labels.name]
+    if isinstance(labels, ast.LabelAnd):
+        out = []
+        for item in labels.items:
+            out.extend(_label_names(item))
+        return out
+    from relate.errors import CypherSyntaxError
+    raise CypherSyntaxError("Only plain labels joined by ':' or '&' can be created", detail="InvalidLabelExpression",
+                            phase="compile time")

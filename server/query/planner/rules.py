@@ -1,0 +1,120 @@
+"""Optimizer rules: pure functions from plan to plan, applied in the order of RULES.
+
+    push_filters_down   Filter(Expand(Scan(a)), a.x = 1)  ->  Expand(Filter(Scan(a), a.x = 1))
+    utilize_index       Filter(NodeByLabelScan(n:Note), n.id = $id)  ->  NodeIndexSeek(n:Note.id = $id)
+    seek_by_id          Filter(AllNodesScan(n), id(n) = $x)  ->  NodeByIdSeek(n, $x)
+
+``optimize(plan, catalog, enabled=False)`` skips them all, so tests can compare both ways.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from .. import ast
+from ..semantic.walk import free_variables
+from . import logical as L
+from .bound import bound_vars
+
+# Operators a filter may sink below when they do not bind what it reads.
+TRANSPARENT = (L.Filter, L.Expand, L.NodeByLabelScan, L.AllNodesScan, L.NodeIndexSeek, L.NodeIndexRange,
+               L.NodeByIdSeek, L.RelTypeScan, L.NamedPath, L.Optional_, L.Unwind, L.ShortestPath)
+
+
+def map_children(op: L.LogicalOp, fn) -> L.LogicalOp:
+    """``op`` with ``fn`` applied to every child plan (sources, nested plans, union parts)."""
+    changes = {}
+    for f in dataclasses.fields(op):
+        value = getattr(op, f.name)
+        if isinstance(value, L.LogicalOp):
+            new = fn(value)
+            if new is not value:
+                changes[f.name] = new
+        elif isinstance(value, list) and value and isinstance(value[0], L.LogicalOp):
+            new_list = [fn(v) for v in value]
+            if any(a is not b for a, b in zip(new_list, value)):
+                changes[f.name] = new_list
+    return dataclasses.replace(op, **changes) if changes else op
+
+
+# ---------------------------------------------------------------- push_filters_down
+def push_filters_down(op: L.LogicalOp, catalog=None) -> L.LogicalOp:
+    op = map_children(op, lambda child: push_filters_down(child, catalog))
+    if isinstance(op, L.Filter):
+        needed = free_variables(op.predicate) & bound_vars(op.source)
+        return _sink(op.source, op.predicate, needed)
+    return op
+
+
+def _sink(op: L.LogicalOp, predicate: ast.Expr, needed) -> L.LogicalOp:
+    if isinstance(op, TRANSPARENT) and needed <= bound_vars(op.source):
+        return dataclasses.replace(op, source=_sink(op.source, predicate, needed))
+    return L.Filter(op, predicate)
+
+
+# ---------------------------------------------------------------- utilize_index
+def utilize_index(op: L.LogicalOp, catalog) -> L.LogicalOp:
+    op = map_children(op, lambda child: utilize_index(child, catalog))
+    if not isinstance(op, L.Filter):
+        return op
+    scan = op.source
+    if isinstance(scan, L.NodeByLabelScan):
+        seek = _seek_for(scan, op.predicate, catalog)
+        if seek is not None:
+            return seek
+    return op
+
+
+def _seek_for(scan: L.NodeByLabelScan, term: ast.Expr, catalog):
+    if not isinstance(term, ast.BinaryOp) or term.op not in ("=", "IN", "<", "<=", ">", ">="):
+        return None
+    left, right, kind = term.left, term.right, term.op
+    var = scan.var
+    if not _prop_of(left, var):
+        if kind == "IN" or not _prop_of(right, var):
+            return None
+        left, right = right, left
+        kind = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "="}[kind]
+    if not free_variables(right) <= bound_vars(scan.source):
+        return None
+    if not catalog.has_property_index("node", scan.label, left.key):
+        return None
+    if kind in ("=", "IN"):
+        return L.NodeIndexSeek(scan.source, var, scan.label, left.key, right, many=kind == "IN")
+    # Ranges narrow the candidates; the filter stays for Cypher's comparison rules across types.
+    lower = (right, kind == ">=") if kind in (">", ">=") else None
+    upper = (right, kind == "<=") if kind in ("<", "<=") else None
+    return L.Filter(L.NodeIndexRange(scan.source, var, scan.label, left.key, lower, upper), term)
+
+
+def _prop_of(expr, var) -> bool:
+    return isinstance(expr, ast.Property) and isinstance(expr.subject, ast.Variable) and expr.subject.name == var
+
+
+# ---------------------------------------------------------------- seek_by_id
+def seek_by_id(op: L.LogicalOp, catalog=None) -> L.LogicalOp:
+    op = map_children(op, lambda child: seek_by_id(child, catalog))
+    if isinstance(op, L.Filter) and isinstance(op.source, L.AllNodesScan):
+        scan, term = op.source, op.predicate
+        if isinstance(term, ast.BinaryOp) and term.op in ("=", "IN"):
+            left, right = term.left, term.right
+            if _is_id_of(right, scan.var) and term.op == "=":
+                left, right = right, left
+            if _is_id_of(left, scan.var) and free_variables(right) <= bound_vars(scan.source):
+                return L.NodeByIdSeek(scan.source, scan.var, right, many=term.op == "IN")
+    return op
+
+
+def _is_id_of(expr, var) -> bool:
+    return (isinstance(expr, ast.FunctionCall) and expr.name.lower() == "id" and len(expr.args) == 1
+            and isinstance(expr.args[0], ast.Variable) and expr.args[0].name == var)
+
+
+RULES = (push_filters_down, utilize_index, seek_by_id)
+
+
+def optimize(root: L.LogicalOp, catalog, enabled: bool = True) -> L.LogicalOp:
+    if not enabled:
+        return root
+    for rule in RULES:
+        root = rule(root, catalog)
+    return root

@@ -1,0 +1,105 @@
+"""The procedure registry behind ``CALL name(args) YIELD ...``, with the built-in ``db.*`` procedures."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
+
+from relate.errors import ProcedureNotFound
+
+from .refs import NodeRef, PathRef, RelRef
+
+MISSING = object()   # marks an input without a default
+
+
+@dataclass(frozen=True, slots=True)
+class Procedure:
+    """One registered procedure: inputs ``[(name, type, default)]``, outputs ``[(name, type)]``."""
+    name: str
+    inputs: tuple
+    outputs: tuple
+    fn: Callable[..., Iterable]
+    mode: str = "READ"
+
+    @property
+    def output_names(self) -> list[str]:
+        return [name for name, _ in self.outputs]
+
+    def signature(self) -> str:
+        ins = ", ".join(f"{n} :: {t}" for n, t, _ in self.inputs)
+        outs = ", ".join(f"{n} :: {t}" for n, t in self.outputs)
+        return f"{self.name}({ins}) :: ({outs})"
+
+
+class ProcedureRegistry:
+    """Procedures by case-insensitive name."""
+
+    def __init__(self):
+        self._by_name: dict[str, Procedure] = {}
+
+    def register(self, name: str, inputs, outputs, fn, mode: str = "READ") -> Procedure:
+        proc = Procedure(name, tuple(tuple(i) if len(i) == 3 else (*i, MISSING) for i in inputs),
+                         tuple(tuple(o) for o in outputs), fn, mode)
+        self._by_name[name.lower()] = proc
+        return proc
+
+    def unregister(self, name: str) -> None:
+        self._by_name.pop(name.lower(), None)
+
+    def get(self, name: str) -> Procedure:
+        proc = self._by_name.get(name.lower())
+        if proc is None:
+            raise ProcedureNotFound(f"There is no procedure with the name `{name}` registered",
+                                    detail="ProcedureNotFound", phase="compile time")
+        return proc
+
+    def __contains__(self, name: str) -> bool:
+        return name.lower() in self._by_name
+
+    def all(self) -> list[Procedure]:
+        return sorted(self._by_name.values(), key=lambda p: p.name)
+
+
+def type_accepts(type_name: str, value: Any) -> bool:
+    """Whether ``value`` fits the Cypher type ``type_name`` (``INTEGER?``, ``LIST? OF FLOAT?``, ...)."""
+    text = type_name.strip().upper()
+    if value is None:
+        return True      # procedure types are nullable in the signatures we accept
+    base = text.split(" OF ", 1)[0].rstrip("?").strip()
+    if base in ("ANY", ""):
+        return True
+    check = _TYPE_CHECKS.get(base)
+    return True if check is None else check(value)
+
+
+def coerce(type_name: str, value: Any) -> Any:
+    """An INTEGER passed as FLOAT becomes a float, as Neo4j does for procedure inputs."""
+    if type(value) is int and type_name.strip().upper().rstrip("?") == "FLOAT":
+        return float(value)
+    return value
+
+
+_TYPE_CHECKS = {
+    "STRING": lambda v: isinstance(v, str),
+    "INTEGER": lambda v: type(v) is int,
+    "FLOAT": lambda v: type(v) in (int, float),
+    "NUMBER": lambda v: type(v) in (int, float),
+    "BOOLEAN": lambda v: type(v) is bool,
+    "MAP": lambda v: isinstance(v, dict),
+    "LIST": lambda v: isinstance(v, list) or hasattr(v, "to_numpy"),
+    "NODE": lambda v: type(v) is NodeRef,
+    "RELATIONSHIP": lambda v: type(v) is RelRef,
+    "PATH": lambda v: type(v) is PathRef,
+}
+
+
+def register_builtins(registry: ProcedureRegistry) -> None:
+    """The db.* procedures every database has."""
+    registry.register("db.labels", [], [("label", "STRING?")],
+                      lambda ctx: ({"label": name} for name in sorted(ctx.tx.labels())))
+    registry.register("db.relationshipTypes", [], [("relationshipType", "STRING?")],
+                      lambda ctx: ({"relationshipType": name} for name in sorted(ctx.tx.rel_types())))
+    registry.register("db.propertyKeys", [], [("propertyKey", "STRING?")],
+                      lambda ctx: ({"propertyKey": name} for name in sorted(ctx.tx.property_keys())))
+    registry.register("dbms.procedures", [], [("name", "STRING?"), ("signature", "STRING?"), ("mode", "STRING?")],
+                      lambda ctx: ({"name": p.name, "signature": p.signature(), "mode": p.mode}
+                                   for p in ctx.db.procedures.all()))

@@ -1,0 +1,365 @@
+"""Schema and administration commands: CREATE/DROP INDEX and CONSTRAINT, SHOW ..., users.
+
+``run_command`` executes one command inside the given transaction and returns a CommandResult; SHOW
+commands return their rows through the normal query pipeline (YIELD / WHERE / RETURN work as in
+Neo4j) by rewriting to ``UNWIND $rows AS r WITH r.a AS a, ... WHERE ... RETURN ...``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from relate.errors import (ClientError, ConstraintNotFound, CypherSyntaxError, EquivalentSchemaRuleAlreadyExists,
+                           IndexNotFound, SchemaError)
+from relate.summary import Counters
+
+from .. import ast
+from . import types
+from .catalog import Catalog, Constraint, RangeIndex, generated_name
+from .enforce import validate_existing
+
+INDEX_COLUMNS = ["id", "name", "state", "populationPercent", "type", "entityType", "labelsOrTypes", "properties",
+                 "indexProvider", "owningConstraint", "lastRead", "readCount"]
+INDEX_EXTRA = ["trackedSince", "options", "failureMessage", "createStatement"]
+CONSTRAINT_COLUMNS = ["id", "name", "type", "entityType", "labelsOrTypes", "properties", "ownedIndex", "propertyType"]
+CONSTRAINT_EXTRA = ["options", "createStatement"]
+PROCEDURE_COLUMNS = ["name", "description", "mode", "worksOnSystem"]
+PROCEDURE_EXTRA = ["signature", "argumentDescription", "returnDescription", "admin", "option"]
+FUNCTION_COLUMNS = ["name", "category", "description"]
+FUNCTION_EXTRA = ["signature", "isBuiltIn", "argumentDescription", "returnDescription", "aggregating"]
+USER_COLUMNS = ["user", "roles", "passwordChangeRequired", "suspended"]
+TRANSACTION_COLUMNS = ["database", "transactionId", "currentQuery", "status", "elapsedTime"]
+
+CONSTRAINT_TYPE_NAMES = {"UNIQUE": "UNIQUENESS", "NOT_NULL": "PROPERTY_EXISTENCE", "KEY": "KEY",
+                         "TYPE": "PROPERTY_TYPE"}
+
+
+@dataclass
+class CommandResult:
+    counters: Counters = field(default_factory=Counters)
+    rows: Optional[list[dict]] = None        # SHOW: rows to run through the projection pipeline
+    columns: list[str] = field(default_factory=list)
+    show_query: Optional[ast.Query] = None
+    schema_changed: bool = False
+
+
+def is_write_command(command) -> bool:
+    return not isinstance(command, ast.ShowCommand)
+
+
+def is_search_index(command) -> bool:
+    return isinstance(command, ast.CreateIndex) and command.kind.upper() in ("VECTOR", "FULLTEXT")
+
+
+def run_command(db, tx, command, params: dict, catalog: Catalog) -> CommandResult:
+    handler = _HANDLERS[type(command)]
+    return handler(db, tx, command, params, catalog)
+
+
+# ---------------------------------------------------------------- constraints
+def _create_constraint(db, tx, cmd: ast.CreateConstraint, params, catalog: Catalog) -> CommandResult:
+    result = CommandResult()
+    kind = cmd.kind.upper()
+    property_type = None
+    if kind == "TYPE":
+        property_type = types.normalize(cmd.type_name or "")
+        try:
+            types.check_known(property_type)
+        except ValueError as exc:
+            raise SchemaError(f"Invalid property type `{exc}` for a property type constraint",
+                              phase="compile time") from None
+    props = tuple(cmd.properties)
+    if kind in ("TYPE",) and len(props) != 1:
+        raise SchemaError("A property type constraint takes exactly one property", phase="compile time")
+    name = cmd.name or generated_name("constraint", kind, cmd.entity, cmd.label, props, property_type)
+    constraint = Constraint(name, kind, cmd.entity, cmd.label, props, property_type)
+    same_name = catalog.constraints.get(name)
+    equivalent = next((c for c in catalog.constraints.values() if c.schema() == constraint.schema()), None)
+    if same_name is not None or equivalent is not None:
+        if cmd.if_not_exists:
+            return result
+        if equivalent is not None:
+            raise EquivalentSchemaRuleAlreadyExists(
+                f"An equivalent constraint already exists, '{equivalent.name}'.", phase="runtime")
+        raise SchemaError(f"There already exists a constraint called '{name}'.",
+                          code="Neo.ClientError.Schema.ConstraintWithNameAlreadyExists", phase="runtime")
+    if name in catalog.indexes or _search_index_exists(db, name):
+        if cmd.if_not_exists:
+            return result
+        raise SchemaError(f"There already exists an index called '{name}'.",
+                          code="Neo.ClientError.Schema.IndexWithNameAlreadyExists", phase="runtime")
+    if constraint.owns_index:
+        tx.create_property_index(cmd.entity, cmd.label, props[0])
+    validate_existing(tx, constraint)
+    tx.put_schema(name, constraint.to_entry())
+    result.counters.add("constraints_added")
+    result.schema_changed = True
+    return result
+
+
+def _drop_constraint(db, tx, cmd: ast.DropConstraint, params, catalog: Catalog) -> CommandResult:
+    result = CommandResult()
+    constraint = catalog.constraints.get(cmd.name)
+    if constraint is None:
+        if cmd.if_exists:
+            return result
+        raise ConstraintNotFound(f"Unable to drop constraint `{cmd.name}`: No such constraint {cmd.name}.",
+                                 phase="runtime")
+    tx.drop_schema(cmd.name)
+    if constraint.owns_index and catalog.index_users(constraint.entity, constraint.label,
+                                                     constraint.properties[0]) <= 1:
+        tx.drop_property_index(constraint.entity, constraint.label, constraint.properties[0])
+    result.counters.add("constraints_removed")
+    result.schema_changed = True
+    return result
+
+
+# ---------------------------------------------------------------- indexes
+def _create_index(db, tx, cmd: ast.CreateIndex, params, catalog: Catalog) -> CommandResult:
+    result = CommandResult()
+    kind = cmd.kind.upper()
+    if kind in ("VECTOR", "FULLTEXT"):
+        return _create_search_index(db, cmd, params, catalog)
+    if kind == "LOOKUP":
+        if cmd.if_not_exists:
+            return result
+        raise SchemaError("Token lookup indexes always exist in Relate", phase="runtime")
+    props = tuple(cmd.properties)
+    label = cmd.labels[0]
+    name = cmd.name or generated_name("index", kind, cmd.entity, label, props)
+    index = RangeIndex(name, cmd.entity, label, props, kind)
+    equivalent = next((i for i in catalog.indexes.values() if i.schema() == index.schema()), None)
+    if name in catalog.indexes or name in catalog.constraints or _search_index_exists(db, name) or equivalent:
+        if cmd.if_not_exists:
+            return result
+        if equivalent is not None:
+            raise EquivalentSchemaRuleAlreadyExists(f"An equivalent index already exists, '{equivalent.name}'.",
+                                                    phase="runtime")
+        raise SchemaError(f"There already exists an index called '{name}'.",
+                          code="Neo.ClientError.Schema.IndexWithNameAlreadyExists", phase="runtime")
+    tx.create_property_index(cmd.entity, label, props[0])
+    tx.put_schema(name, index.to_entry())
+    result.counters.add("indexes_added")
+    result.schema_changed = True
+    return result
+
+
+def _create_search_index(db, cmd: ast.CreateIndex, params, catalog: Catalog) -> CommandResult:
+    """Vector and full-text indexes belong to the IndexManager (it persists them itself)."""
+    result = CommandResult()
+    name = cmd.name or generated_name("index", cmd.kind, cmd.entity, tuple(cmd.labels), tuple(cmd.properties))
+    if name in catalog.indexes or name in catalog.constraints:
+        if cmd.if_not_exists:
+            return result
+        raise SchemaError(f"There already exists an index called '{name}'.",
+                          code="Neo.ClientError.Schema.IndexWithNameAlreadyExists", phase="runtime")
+    options = _evaluate(cmd.options, params) if cmd.options is not None else {}
+    if not isinstance(options, dict):
+        raise SchemaError("OPTIONS must be a map", phase="compile time")
+    manager = db.index_manager
+    if cmd.kind.upper() == "VECTOR":
+        if len(cmd.properties) != 1:
+            raise SchemaError("A vector index covers exactly one property", phase="compile time")
+        created = manager.create_vector_index(name, cmd.entity, cmd.labels[0], cmd.properties[0],
+                                              list(cmd.with_properties), options, cmd.if_not_exists)
+    else:
+        created = manager.create_fulltext_index(name, cmd.entity, list(cmd.labels), list(cmd.properties),
+                                                options, cmd.if_not_exists)
+    if created is not False:
+        result.counters.add("indexes_added")
+        result.schema_changed = True
+    return result
+
+
+def _drop_index(db, tx, cmd: ast.DropIndex, params, catalog: Catalog) -> CommandResult:
+    result = CommandResult()
+    index = catalog.indexes.get(cmd.name)
+    if index is not None:
+        tx.drop_schema(cmd.name)
+        if catalog.index_users(index.entity, index.label, index.properties[0]) <= 1:
+            tx.drop_property_index(index.entity, index.label, index.properties[0])
+    elif cmd.name in catalog.constraints and catalog.constraints[cmd.name].owns_index:
+        raise SchemaError(f"Unable to drop index: Index belongs to constraint: `{cmd.name}`",
+                          code="Neo.ClientError.Schema.IndexDropFailed", phase="runtime")
+    elif _search_index_exists(db, cmd.name):
+        db.index_manager.drop(cmd.name)
+    elif cmd.if_exists:
+        return result
+    else:
+        raise IndexNotFound(f"Unable to drop index called `{cmd.name}`. There is no such index.", phase="runtime")
+    result.counters.add("indexes_removed")
+    result.schema_changed = True
+    return result
+
+
+def _search_index_exists(db, name: str) -> bool:
+    manager = getattr(db, "index_manager", None)
+    if manager is None:
+        return False
+    try:
+        return manager.get(name) is not None
+    except (KeyError, ClientError):
+        return False
+
+
+# ---------------------------------------------------------------- users
+def _create_user(db, tx, cmd: ast.CreateUser, params, catalog) -> CommandResult:
+    result = CommandResult()
+    created = db.users.create_user(cmd.name, _evaluate(cmd.password, params), change_required=cmd.change_required,
+                                   if_not_exists=cmd.if_not_exists, tx=tx)
+    if created:
+        result.counters.add("system_updates")
+    return result
+
+
+def _alter_user(db, tx, cmd: ast.AlterUser, params, catalog) -> CommandResult:
+    result = CommandResult()
+    password = _evaluate(cmd.password, params) if cmd.password is not None else None
+    if db.users.alter_user(cmd.name, password=password, change_required=cmd.change_required,
+                           if_exists=cmd.if_exists, tx=tx):
+        result.counters.add("system_updates")
+    return result
+
+
+def _drop_user(db, tx, cmd: ast.DropUser, params, catalog) -> CommandResult:
+    result = CommandResult()
+    if db.users.drop_user(cmd.name, if_exists=cmd.if_exists, tx=tx):
+        result.counters.add("system_updates")
+    return result
+
+
+def _evaluate(expr, params):
+    from ..exec.expressions import compile_expression
+    return compile_expression(expr, None)({}, _ParamsOnly(params))
+
+
+class _ParamsOnly:
+    """The context a constant expression needs: parameters (and nothing else)."""
+
+    def __init__(self, params):
+        self.params = params
+
+
+# ---------------------------------------------------------------- SHOW
+def _show(db, tx, cmd: ast.ShowCommand, params, catalog: Catalog) -> CommandResult:
+    kind = cmd.kind.upper()
+    if kind == "INDEXES":
+        rows, default, extra = show_indexes(db, tx, catalog, cmd.filter), INDEX_COLUMNS, INDEX_EXTRA
+    elif kind == "CONSTRAINTS":
+        rows, default, extra = show_constraints(catalog, cmd.filter), CONSTRAINT_COLUMNS, CONSTRAINT_EXTRA
+    elif kind == "PROCEDURES":
+        rows, default, extra = show_procedures(db), PROCEDURE_COLUMNS, PROCEDURE_EXTRA
+    elif kind == "FUNCTIONS":
+        rows, default, extra = show_functions(), FUNCTION_COLUMNS, FUNCTION_EXTRA
+    elif kind == "USERS":
+        rows, default, extra = db.users.list_users(tx=tx), USER_COLUMNS, []
+    elif kind == "TRANSACTIONS":
+        rows, default, extra = db.show_transactions(), TRANSACTION_COLUMNS, []
+    else:
+        raise CypherSyntaxError(f"SHOW {kind} is not supported", detail="UnexpectedSyntax", phase="compile time")
+    every = default + extra
+    if cmd.yield_star:
+        columns = [(c, c) for c in every]
+    elif cmd.yield_items:
+        for item in cmd.yield_items:
+            if item.name not in every:
+                raise CypherSyntaxError(f"Variable `{item.name}` not defined", detail="UndefinedVariable",
+                                        phase="compile time")
+        columns = [(item.name, item.alias or item.name) for item in cmd.yield_items]
+    else:
+        columns = [(c, c) for c in default]
+    full_rows = [{c: row.get(c) for c in every} for row in rows]
+    return CommandResult(rows=full_rows, show_query=show_query(columns, cmd.where, cmd.returns))
+
+
+def show_query(columns: list[tuple[str, str]], where, returns) -> ast.Query:
+    """``UNWIND $` rows` AS ` r WITH ` r.c AS c ... [WHERE w] RETURN ...`` over the command's rows."""
+    row = ast.Variable(" r")
+    items = [ast.ProjectionItem(ast.Property(row, source), alias, alias) for source, alias in columns]
+    clauses: list = [ast.Unwind(ast.Parameter(" rows"), " r"), ast.With(ast.Projection(items), where)]
+    if returns is not None:
+        clauses.append(ast.Return(returns))
+    else:
+        clauses.append(ast.Return(ast.Projection([ast.ProjectionItem(ast.Variable(a), None, a) for _, a in columns])))
+    return ast.Query([ast.SingleQuery(clauses)])
+
+
+def show_indexes(db, tx, catalog: Catalog, filter_: Optional[str]) -> list[dict]:
+    rows = []
+    for index in catalog.indexes.values():
+        rows.append(_index_row(index.name, index.type, index.entity, [index.label], list(index.properties), None))
+    for constraint in catalog.constraints.values():
+        if constraint.owns_index:
+            rows.append(_index_row(constraint.name, "RANGE", constraint.entity, [constraint.label],
+                                   list(constraint.properties), constraint.name))
+    manager = getattr(db, "index_manager", None)
+    if manager is not None:
+        for entry in manager.list():
+            row = {c: None for c in INDEX_COLUMNS + INDEX_EXTRA}
+            row.update(entry)
+            rows.append(row)
+    wanted = (filter_ or "ALL").upper()
+    if wanted != "ALL":
+        rows = [r for r in rows if str(r.get("type", "")).upper() == wanted]
+    rows.sort(key=lambda r: str(r.get("name")))
+    for i, row in enumerate(rows, start=1):
+        if row.get("id") is None:
+            row["id"] = i
+    return rows
+
+
+def _index_row(name, type_, entity, labels, properties, owner) -> dict:
+    entity_type = "NODE" if entity == "node" else "RELATIONSHIP"
+    pattern = f"(n:{labels[0]})" if entity == "node" else f"()-[n:{labels[0]}]-()"
+    return {"id": None, "name": name, "state": "ONLINE", "populationPercent": 100.0, "type": type_,
+            "entityType": entity_type, "labelsOrTypes": labels, "properties": properties,
+            "indexProvider": "range-1.0", "owningConstraint": owner, "lastRead": None, "readCount": 0,
+            "trackedSince": None, "options": {"indexProvider": "range-1.0", "indexConfig": {}},
+            "failureMessage": "",
+            "createStatement": f"CREATE {type_} INDEX `{name}` FOR {pattern} ON "
+                               f"({', '.join('n.' + p for p in properties)})"}
+
+
+def show_constraints(catalog: Catalog, filter_: Optional[str]) -> list[dict]:
+    rows = []
+    for i, c in enumerate(sorted(catalog.constraints.values(), key=lambda c: c.name), start=1):
+        prefix = "NODE_" if c.entity == "node" else "RELATIONSHIP_"
+        type_name = CONSTRAINT_TYPE_NAMES[c.type]
+        if not (c.entity == "node" and c.type == "UNIQUE"):
+            type_name = prefix + type_name
+        rows.append({"id": i, "name": c.name, "type": type_name, "entityType": "NODE" if c.entity == "node"
+                     else "RELATIONSHIP", "labelsOrTypes": [c.label], "properties": list(c.properties),
+                     "ownedIndex": c.name if c.owns_index else None, "propertyType": c.property_type,
+                     "options": None, "createStatement": None})
+    wanted = (filter_ or "ALL").upper()
+    if wanted == "UNIQUE":
+        rows = [r for r in rows if "UNIQUENESS" in r["type"]]
+    elif wanted == "KEY":
+        rows = [r for r in rows if r["type"].endswith("KEY")]
+    elif wanted in ("EXISTS", "EXIST", "EXISTENCE"):
+        rows = [r for r in rows if "EXISTENCE" in r["type"]]
+    return rows
+
+
+def show_procedures(db) -> list[dict]:
+    return [{"name": p.name, "description": "", "mode": p.mode, "worksOnSystem": False, "signature": p.signature(),
+             "argumentDescription": [{"name": n, "type": t} for n, t, _ in p.inputs],
+             "returnDescription": [{"name": n, "type": t} for n, t in p.outputs], "admin": False, "option": {}}
+            for p in db.procedures.all()]
+
+
+def show_functions() -> list[dict]:
+    from ..exec import functions
+    from ..exec.aggregates import AGGREGATES
+    names = sorted(set(functions.FUNCTIONS) | set(AGGREGATES))
+    return [{"name": n, "category": "Aggregating" if n in AGGREGATES else "Scalar", "description": "",
+             "signature": None, "isBuiltIn": True, "argumentDescription": [], "returnDescription": "",
+             "aggregating": n in AGGREGATES} for n in names if not n.startswith(" ")]
+
+
+_HANDLERS = {
+    ast.CreateConstraint: _create_constraint, ast.DropConstraint: _drop_constraint,
+    ast.CreateIndex: _create_index, ast.DropIndex: _drop_index, ast.ShowCommand: _show,
+    ast.CreateUser: _create_user, ast.AlterUser: _alter_user, ast.DropUser: _drop_user,
+}
+

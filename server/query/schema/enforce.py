@@ -1,0 +1,107 @@
+"""Constraint checks: at the end of each writing statement, and over existing data when one is created."""
+from __future__ import annotations
+
+from relate.errors import ConstraintValidationFailed
+
+from . import types
+from .catalog import Catalog, Constraint
+
+
+def check_statement(ctx, catalog: Catalog) -> None:
+    """Raise ConstraintValidationFailed when what the statement touched breaks a constraint."""
+    tx = ctx.tx
+    by_label = catalog.by_label
+    if not by_label:
+        return
+    for nid in ctx.touched_nodes:
+        if not tx.node_exists(nid):
+            continue
+        for label in tx.node_labels(nid):
+            for constraint in by_label.get(("node", label), ()):
+                check_entity(tx, constraint, nid)
+    for rid in ctx.touched_rels:
+        if not tx.rel_exists(rid):
+            continue
+        for constraint in by_label.get(("relationship", tx.rel_type(rid)), ()):
+            check_entity(tx, constraint, rid)
+
+
+def check_deletes(ctx) -> None:
+    """A node deleted without DETACH must have lost all its relationships by the statement's end."""
+    tx = ctx.tx
+    for nid, rels in ctx.pending_deletes.items():
+        if any(tx.rel_exists(rid) for rid in rels):
+            raise ConstraintValidationFailed(
+                f"Cannot delete node<{nid}>, because it still has relationships. "
+                "To delete this node, you must first delete its relationships (or use DETACH DELETE).",
+                detail="DeleteConnectedNode", phase="runtime")
+
+
+def _props(tx, entity: str, eid: int) -> dict:
+    return tx.node_props(eid) if entity == "node" else tx.rel_props(eid)
+
+
+def _what(constraint: Constraint, eid: int) -> str:
+    if constraint.entity == "node":
+        return f"Node({eid}) with label `{constraint.label}`"
+    return f"Relationship({eid}) with type `{constraint.label}`"
+
+
+def check_entity(tx, constraint: Constraint, eid: int) -> None:
+    props = _props(tx, constraint.entity, eid)
+    kind = constraint.type
+    keys = constraint.properties
+    if kind in ("NOT_NULL", "KEY"):
+        for key in keys:
+            if props.get(key) is None:
+                raise ConstraintValidationFailed(
+                    f"{_what(constraint, eid)} must have the property `{key}` "
+                    f"(constraint `{constraint.name}`)", detail="ConstraintViolation", phase="runtime")
+    if kind == "TYPE":
+        value = props.get(keys[0])
+        if value is not None and not types.matches(constraint.property_type, value):
+            raise ConstraintValidationFailed(
+                f"{_what(constraint, eid)} has property `{keys[0]}` of a type other than "
+                f"{constraint.property_type} (constraint `{constraint.name}`)", detail="ConstraintViolation",
+                phase="runtime")
+    if kind in ("UNIQUE", "KEY"):
+        values = [props.get(k) for k in keys]
+        if any(v is None for v in values):
+            return
+        other = find_duplicate(tx, constraint, eid, values)
+        if other is not None:
+            shown = ", ".join(f"{k} = {v!r}" for k, v in zip(keys, values))
+            raise ConstraintValidationFailed(
+                f"{_what(constraint, eid)} and {other} share {shown}, but constraint `{constraint.name}` "
+                "requires them to be unique", detail="ConstraintViolation", phase="runtime")
+
+
+def find_duplicate(tx, constraint: Constraint, eid: int, values: list):
+    """Another entity with the same values for the constraint's properties, or None."""
+    from relate.server.query.exec.values_ops import equals
+    entity, label, keys = constraint.entity, constraint.label, constraint.properties
+    if tx.has_property_index(entity, label, keys[0]):
+        candidates = tx.index_seek(entity, label, keys[0], values[0])
+    else:
+        candidates = tx.nodes_by_label(label) if entity == "node" else tx.rels_by_type(label)
+    for other in candidates:
+        if other == eid:
+            continue
+        props = _props(tx, entity, other)
+        if all(equals(props.get(k), v) is True for k, v in zip(keys, values)):
+            return other
+    return None
+
+
+def validate_existing(tx, constraint: Constraint) -> None:
+    """Check every existing entity before a constraint is created."""
+    entity, label = constraint.entity, constraint.label
+    ids = tx.nodes_by_label(label) if entity == "node" else tx.rels_by_type(label)
+    try:
+        for eid in ids:
+            check_entity(tx, constraint, eid)
+    except ConstraintValidationFailed as exc:
+        raise ConstraintValidationFailed(
+            f"Unable to create constraint `{constraint.name}`: {exc.message}",
+            code="Neo.ClientError.Schema.ConstraintCreationFailed", detail="ConstraintCreationFailed",
+            phase="runtime") from None

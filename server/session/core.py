@@ -1,0 +1,384 @@
+"""SessionCore: one client session's state machine over an engine session.
+
+It receives decoded request messages, enforces ``relate.protocol.states``, runs engine calls on the
+session's own thread, streams PULL n rows through the ``ReplySink`` (which applies backpressure), and
+stops running work on RESET, on a dropped connection or at the query deadline.
+"""
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any, Protocol
+
+import structlog
+
+from relate.errors import (AuthenticationError, DatabaseError, ProtocolError, QueryTimeout, RelateError,
+                           Terminated)
+from relate.protocol import ProtocolViolation
+from relate.protocol import messages as m
+from relate.protocol.states import IGNORING_STATES, State, server_transition
+
+from .worker import SessionWorker
+
+SERVER_AGENT = "Relate/0.1.0"
+SLOW_QUERY_S = 1.0
+_log = structlog.get_logger("relate.session")
+
+
+class ReplySink(Protocol):
+    """Where the core's replies go; the transport encodes them."""
+
+    async def success(self, metadata: dict) -> None: ...
+    async def records(self, rows: list) -> None: ...   # returns once the peer can take more
+    async def failure(self, metadata: dict) -> None: ...
+    async def ignored(self) -> None: ...
+
+
+class _Interrupted(Exception):
+    """The request was cut short by a RESET; it is answered IGNORED."""
+
+
+class _OpenResult:
+    __slots__ = ("result", "deadline", "query", "started")
+
+    def __init__(self, result, deadline: float | None, query: str, started: float):
+        self.result = result
+        self.deadline = deadline
+        self.query = query
+        self.started = started
+
+
+def _fetch(result, n: int) -> tuple[list, Any]:
+    """Up to n rows; the summary too once the result is exhausted (one thread hop per batch)."""
+    rows = list(result.fetch(n))
+    while len(rows) < n:
+        more = result.fetch(n - len(rows))
+        if not more:
+            return rows, result.summary or result.consume()
+        rows.extend(more)
+    return rows, None
+
+
+def _skip(result, n: int) -> Any:
+    """Drop up to n rows; the summary when that exhausts the result."""
+    if n == m.ALL:
+        return result.consume()
+    rows, summary = _fetch(result, n)
+    return summary
+
+
+class SessionCore:
+    def __init__(self, database, authenticator, *, connection_id: str, peer: str,
+                 query_timeout: float | None = None, batch_size: int = 1000):
+        self._db = database
+        self._auth = authenticator
+        self.connection_id = connection_id
+        self.peer = peer
+        self._query_timeout = query_timeout
+        self._batch = batch_size
+        self._state = State.CONNECTED
+        self._engine = None                    # engine session, opened by LOGON
+        self._worker = SessionWorker(f"relate-{connection_id}")
+        self._results: dict[int, _OpenResult] = {}
+        self._next_qid = 0
+        self._last_qid = m.LAST_QUERY
+        self._tx_deadline: float | None = None
+        self._pending_resets = 0
+        self._protocol_failure = False         # FAILED by a violation: ACK_FAILURE is not enough
+        self._running = False                  # an engine call is in flight on the worker
+        self._timed_out = False
+        self._closed = False
+        self.user: str | None = None
+        self.busy = False                      # inside handle(): used by the drain on shutdown
+        self._log = _log.bind(conn=connection_id, peer=peer)
+        self._handlers = {m.HELLO: self._hello, m.LOGON: self._logon, m.RUN: self._run, m.PULL: self._pull,
+                          m.DISCARD: self._discard, m.BEGIN: self._begin, m.COMMIT: self._commit,
+                          m.ROLLBACK: self._rollback, m.RESET: self._reset, m.ACK_FAILURE: self._ack_failure,
+                          m.GOODBYE: self._goodbye}
+
+    @property
+    def state(self) -> State:
+        if self._pending_resets and self._state is not State.DEFUNCT:
+            return State.INTERRUPTED
+        return self._state
+
+    def _in_tx(self) -> bool:
+        return self._engine is not None and self._engine.in_transaction
+
+    # -- entry points for the transport ---------------------------------------------------------
+
+    async def handle(self, message, out: ReplySink) -> None:
+        """Process one request and send its replies."""
+        state = self.state
+        transition = server_transition(state, message.signature)
+        if transition is not None and message.signature == m.ACK_FAILURE and self._protocol_failure:
+            transition = None                  # after a protocol violation only RESET clears FAILED
+        if transition is None:
+            if state in IGNORING_STATES:
+                await out.ignored()
+            else:
+                await self.reject(ProtocolViolation(
+                    f"{type(message).__name__.upper()} cannot be handled by a session in the {state.value} state"), out)
+            return
+        self.busy = True
+        try:
+            await self._handlers[message.signature](message, out)
+        except Exception as exc:
+            await self._fail(exc, message, out)
+            self._state = transition.failure
+        else:
+            if self._state is not State.DEFUNCT:
+                self._state = transition.after(True, streaming=bool(self._results), in_tx=self._in_tx())
+        finally:
+            self.busy = False
+
+    async def reject(self, violation: ProtocolViolation, out: ReplySink) -> None:
+        """A malformed or misplaced request: FAILURE, then FAILED (DEFUNCT before authentication)."""
+        if self.state in IGNORING_STATES:
+            await out.ignored()
+            return
+        self._log.info("protocol violation", error=violation.message)
+        await out.failure(violation.to_metadata())
+        self._protocol_failure = True
+        self._state = State.FAILED if self._engine is not None and not violation.fatal else State.DEFUNCT
+
+    def interrupt(self) -> None:
+        """A RESET was received (it is queued behind earlier requests): stop what runs now."""
+        self._pending_resets += 1
+        self._cancel_running()
+
+    def abort(self) -> None:
+        """The connection dropped: stop what runs now."""
+        self._pending_resets += 1
+        self._cancel_running()
+
+    async def close(self) -> None:
+        """Release everything: running work, open results, the transaction, the engine session."""
+        if self._closed:
+            return
+        self._closed = True
+        self._state = State.DEFUNCT
+        self._cancel_running()
+        if self._engine is not None:
+            try:
+                await self._worker.call(self._close_engine)
+            except Exception:
+                self._log.exception("closing the engine session failed")
+        self._worker.close()
+
+    # -- engine calls ---------------------------------------------------------------------------
+
+    def _cancel_running(self) -> None:
+        if self._running and self._engine is not None:
+            self._engine.cancel()
+
+    def _on_deadline(self) -> None:
+        self._timed_out = True
+        self._cancel_running()
+
+    async def _call(self, fn, *args, deadline: float | None = None):
+        """Run an engine call on the session thread, cancelling it at ``deadline`` (monotonic)."""
+        if self._pending_resets:
+            raise _Interrupted()
+        timer = None
+        if deadline is not None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise QueryTimeout(f"The query exceeded the time limit of {self._limit_text(deadline)}")
+            timer = asyncio.get_running_loop().call_later(remaining, self._on_deadline)
+        self._running, self._timed_out = True, False
+        try:
+            return await self._worker.call(fn, *args)
+        except Terminated:
+            if self._timed_out:
+                raise QueryTimeout("The query was terminated: it ran longer than its time limit") from None
+            if self._pending_resets:
+                raise _Interrupted() from None
+            raise
+        finally:
+            self._running = False
+            if timer is not None:
+                timer.cancel()
+
+    def _limit_text(self, deadline: float) -> str:
+        return f"{self._query_timeout:g} s" if self._query_timeout else "the transaction"
+
+    def _deadline(self, extra: dict) -> float | None:
+        limits = [t for t in (self._query_timeout, _seconds(extra.get("tx_timeout"))) if t]
+        deadline = time.monotonic() + min(limits) if limits else None
+        if self._tx_deadline is not None and self._in_tx():
+            deadline = self._tx_deadline if deadline is None else min(deadline, self._tx_deadline)
+        return deadline
+
+    def _close_engine(self) -> None:
+        for open_result in self._results.values():
+            open_result.result.close()
+        self._results.clear()
+        try:
+            if self._engine.in_transaction:
+                self._engine.rollback()
+        finally:
+            self._engine.close()
+
+    def _close_results(self) -> None:
+        for open_result in self._results.values():
+            open_result.result.close()
+        self._results.clear()
+
+    # -- failures -------------------------------------------------------------------------------
+
+    async def _fail(self, exc: Exception, message, out: ReplySink) -> None:
+        if isinstance(exc, _Interrupted) or (self._pending_resets and isinstance(exc, Terminated)):
+            await out.ignored()
+            return
+        if isinstance(exc, RelateError):
+            error = exc
+        elif isinstance(exc, ProtocolViolation):
+            error = ProtocolError(exc.message)
+        else:
+            self._log.error("request failed unexpectedly", request=type(message).__name__, exc_info=exc)
+            error = DatabaseError(f"{type(exc).__name__}: {exc}")
+        if isinstance(message, (m.Pull, m.Discard)):
+            # A result that failed mid-stream is gone; close it so its snapshot is released.
+            qid = self._last_qid if message.qid == m.LAST_QUERY else message.qid
+            failed = self._results.pop(qid, None)
+            if failed is not None:
+                await self._worker.call(failed.result.close)
+        await out.failure(error.to_metadata())
+
+    # -- request handlers -----------------------------------------------------------------------
+
+    async def _hello(self, message: m.Hello, out: ReplySink) -> None:
+        self._log = self._log.bind(agent=message.extra.get("user_agent"))
+        await out.success({"server": SERVER_AGENT, "connection_id": self.connection_id,
+                           "auth_required": self._auth.enabled})
+
+    async def _logon(self, message: m.Logon, out: ReplySink) -> None:
+        try:
+            self.user = await self._worker.call(self._auth.authenticate, message.auth)
+        except AuthenticationError:
+            delay = self._auth.failure_delay(self.peer)
+            self._log.warning("login failed", user=message.auth.get("principal"), delay_s=delay)
+            await asyncio.sleep(delay)
+            raise
+        self._auth.succeeded(self.peer)
+        self._engine = await self._worker.call(self._db.session)
+        self._log = self._log.bind(user=self.user)
+        await out.success({})
+
+    async def _run(self, message: m.Run, out: ReplySink) -> None:
+        started = time.perf_counter()
+        deadline = self._deadline(message.extra)
+        result = await self._call(self._engine.run, message.query, message.params, deadline=deadline)
+        t_first = (time.perf_counter() - started) * 1000
+        metadata = {"fields": list(result.columns), "t_first": round(t_first, 3)}
+        if self._in_tx():
+            qid = self._next_qid
+            self._next_qid += 1
+            metadata["qid"] = qid
+        else:
+            qid = 0
+        self._results[qid] = _OpenResult(result, deadline, message.query, started)
+        self._last_qid = qid
+        await out.success(metadata)
+
+    def _open_result(self, qid: int) -> tuple[int, _OpenResult]:
+        qid = self._last_qid if qid == m.LAST_QUERY else qid
+        open_result = self._results.get(qid)
+        if open_result is None:
+            raise ProtocolError(f"no open result with qid {qid}")
+        return qid, open_result
+
+    async def _pull(self, message: m.Pull, out: ReplySink) -> None:
+        qid, open_result = self._open_result(message.qid)
+        remaining = None if message.n == m.ALL else message.n
+        summary = None
+        while True:
+            want = self._batch if remaining is None else min(remaining, self._batch)
+            rows, summary = await self._call(_fetch, open_result.result, want, deadline=open_result.deadline)
+            if rows:
+                await out.records(rows)
+            if summary is not None:
+                break
+            if remaining is not None:
+                remaining -= len(rows)
+                if remaining <= 0:
+                    break
+        if summary is None:
+            await out.success({"has_more": True})
+            return
+        del self._results[qid]
+        self._log_if_slow(open_result)
+        await out.success(summary.to_metadata())
+
+    async def _discard(self, message: m.Discard, out: ReplySink) -> None:
+        qid, open_result = self._open_result(message.qid)
+        summary = await self._call(_skip, open_result.result, message.n, deadline=open_result.deadline)
+        if summary is None:
+            await out.success({"has_more": True})
+            return
+        del self._results[qid]
+        await out.success(summary.to_metadata())
+
+    def _log_if_slow(self, open_result: _OpenResult) -> None:
+        elapsed = time.perf_counter() - open_result.started
+        if elapsed >= SLOW_QUERY_S:
+            self._log.info("slow query", seconds=round(elapsed, 3), query=open_result.query[:200])
+
+    async def _begin(self, message: m.Begin, out: ReplySink) -> None:
+        await self._call(self._engine.begin)
+        timeout = _seconds(message.extra.get("tx_timeout"))
+        self._tx_deadline = time.monotonic() + timeout if timeout else None
+        self._next_qid = 0
+        await out.success({})
+
+    async def _commit(self, message: m.Commit, out: ReplySink) -> None:
+        # Open results are consumed first, so their statements run to the end before the commit.
+        for qid in list(self._results):
+            open_result = self._results.pop(qid)
+            await self._call(open_result.result.consume, deadline=open_result.deadline)
+        committed = await self._call(self._engine.commit)
+        self._tx_deadline = None
+        metadata = {}
+        bookmark = self._bookmark(committed)
+        if bookmark:
+            metadata["bookmark"] = bookmark
+        await out.success(metadata)
+
+    def _bookmark(self, committed: Any) -> str | None:
+        if isinstance(committed, int) and not isinstance(committed, bool):
+            return f"rl:{committed}"
+        store = getattr(self._db, "store", None)
+        ts = getattr(store, "last_commit_ts", None)
+        return f"rl:{ts}" if isinstance(ts, int) else None
+
+    async def _rollback(self, message: m.Rollback, out: ReplySink) -> None:
+        await self._worker.call(self._close_results)
+        await self._call(self._engine.rollback)
+        self._tx_deadline = None
+        await out.success({})
+
+    async def _reset(self, message: m.Reset, out: ReplySink) -> None:
+        self._pending_resets = max(0, self._pending_resets - 1)
+        self._protocol_failure = False
+        if self._engine is not None:
+            await self._worker.call(self._reset_engine)
+        self._tx_deadline = None
+        await out.success({})
+
+    def _reset_engine(self) -> None:
+        self._close_results()
+        if self._engine.in_transaction:
+            self._engine.rollback()
+
+    async def _ack_failure(self, message: m.AckFailure, out: ReplySink) -> None:
+        await out.success({"in_transaction": self._in_tx()})
+
+    async def _goodbye(self, message: m.Goodbye, out: ReplySink) -> None:
+        await self.close()
+
+
+def _seconds(milliseconds: Any) -> float | None:
+    if isinstance(milliseconds, (int, float)) and not isinstance(milliseconds, bool) and milliseconds > 0:
+        return milliseconds / 1000
+    return None

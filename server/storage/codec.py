@@ -1,0 +1,121 @@
+"""Msgpack encoding of stored values: plain msgpack plus ext types for vectors and temporal values.
+
+Ext codes are part of the on-disk format; never renumber them.
+"""
+from __future__ import annotations
+
+import importlib
+
+import msgpack
+import numpy as np
+
+from relate.errors import CypherTypeError
+from relate.values import VECTOR_TYPES, Duration, Vector
+
+EXT_VECTOR = 1
+EXT_DURATION = 2
+# relate.temporal classes by ext code; imported lazily (the module may not exist yet at import time).
+_TEMPORAL_CODES = {3: "Date", 4: "Time", 5: "LocalTime", 6: "DateTime", 7: "LocalDateTime"}
+
+_code_by_class: dict[type, int] = {Duration: EXT_DURATION}
+_class_by_code: dict[int, type] = {EXT_DURATION: Duration}
+_temporal_loaded = False
+
+INT64_MIN = -(1 << 63)
+INT64_MAX = (1 << 63) - 1
+
+
+def _load_temporal() -> None:
+    """Register the relate.temporal classes once the module can be imported."""
+    global _temporal_loaded
+    try:
+        module = importlib.import_module("relate.temporal")
+    except ImportError:
+        return
+    for code, name in _TEMPORAL_CODES.items():
+        cls = getattr(module, name, None)
+        if cls is not None:
+            _code_by_class[cls] = code
+            _class_by_code[code] = cls
+    _temporal_loaded = True
+
+
+def ext_code(cls: type) -> int | None:
+    """The ext code for a temporal/Duration class, or None if it is not a stored class."""
+    code = _code_by_class.get(cls)
+    if code is None and not _temporal_loaded:
+        _load_temporal()
+        code = _code_by_class.get(cls)
+    return code
+
+
+def _default(obj):
+    cls = type(obj)
+    if cls is Vector:
+        return msgpack.ExtType(EXT_VECTOR, obj.coordinate_type.encode() + b"\0" + obj.to_numpy().tobytes())
+    code = ext_code(cls)
+    if code is not None:
+        return msgpack.ExtType(code, msgpack.packb(obj.to_state(), default=_default, use_bin_type=True))
+    if cls is tuple or cls is frozenset or cls is set:
+        return list(obj)
+    raise TypeError(f"cannot store a value of type {cls.__name__}")
+
+
+def _ext_hook(code: int, data: bytes):
+    if code == EXT_VECTOR:
+        cut = data.index(b"\0")
+        coordinate_type = data[:cut].decode()
+        array = np.frombuffer(data, dtype=VECTOR_TYPES[coordinate_type], offset=cut + 1)
+        return Vector(array, coordinate_type)
+    cls = _class_by_code.get(code)
+    if cls is None and not _temporal_loaded:
+        _load_temporal()
+        cls = _class_by_code.get(code)
+    if cls is None:
+        return msgpack.ExtType(code, data)
+    return cls.from_state(msgpack.unpackb(data, use_list=False, ext_hook=_ext_hook, raw=False))
+
+
+def encode(obj) -> bytes:
+    """Serialize ``obj`` (WAL records, catalog entries) to msgpack bytes."""
+    return msgpack.packb(obj, default=_default, use_bin_type=True)
+
+
+def decode(data):
+    """Inverse of ``encode``; accepts any bytes-like object."""
+    return msgpack.unpackb(data, ext_hook=_ext_hook, raw=False, strict_map_key=False)
+
+
+def new_packer() -> msgpack.Packer:
+    return msgpack.Packer(default=_default, use_bin_type=True)
+
+
+def new_unpacker(file) -> msgpack.Unpacker:
+    return msgpack.Unpacker(file, ext_hook=_ext_hook, raw=False, strict_map_key=False,
+                            max_buffer_size=1 << 31)
+
+
+def check_value(value) -> None:
+    """Raise CypherTypeError unless ``value`` can be stored as a property value."""
+    cls = type(value)
+    if cls is str or cls is float or cls is bool or cls is Vector or cls is bytes:
+        return
+    if cls is int:
+        if INT64_MIN <= value <= INT64_MAX:
+            return
+        raise CypherTypeError(f"integer {value} does not fit in 64 bits", detail="InvalidPropertyType")
+    if cls is list:
+        for item in value:
+            if item is not None:
+                check_value(item)
+        return
+    if cls is dict:
+        for key, item in value.items():
+            if type(key) is not str:
+                raise CypherTypeError("map keys must be strings", detail="InvalidPropertyType")
+            if item is not None:
+                check_value(item)
+        return
+    if ext_code(cls) is None:
+        raise CypherTypeError(f"a value of type {cls.__name__} cannot be stored as a property",
+                              detail="InvalidPropertyType")

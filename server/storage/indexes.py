@@ -1,0 +1,171 @@
+"""Property indexes: value -> entity ids, with a sorted key list for range seeks.
+
+Entries are added eagerly when a write makes a value visible and removed lazily (by vacuum) once no
+snapshot can see the old value, so an index may hold stale candidates: readers re-check every
+candidate against their own snapshot. Keys are ``order_key(value)`` tuples ``(rank, value)``.
+"""
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right, insort
+
+from relate.values import Duration, Vector
+
+from . import codec
+
+RANK_BOOL, RANK_NUMBER, RANK_STRING, RANK_LIST, RANK_VECTOR, RANK_DURATION = 1, 2, 4, 5, 6, 7
+RANK_TEMPORAL_BASE = 10                       # + the temporal class's ext code
+# Ranks whose keys go in the sorted list (range seeks); others support equality only.
+SORTABLE_RANKS = {RANK_BOOL, RANK_NUMBER, RANK_STRING}
+_orderable_checked: set[int] = set()
+
+
+def _temporal_rank(value) -> int | None:
+    code = codec.ext_code(type(value))
+    if code is None:
+        return None
+    rank = RANK_TEMPORAL_BASE + code
+    if rank not in _orderable_checked:
+        _orderable_checked.add(rank)
+        try:
+            value < value  # noqa: B015 - probe whether the class defines an ordering
+            SORTABLE_RANKS.add(rank)
+        except TypeError:
+            pass
+    return rank
+
+
+def order_key(value):
+    """A hashable, totally ordered key per value kind; None for values that are not indexed (NaN)."""
+    cls = type(value)
+    if cls is str:
+        return (RANK_STRING, value)
+    if cls is int:
+        return (RANK_NUMBER, value)
+    if cls is float:
+        return (RANK_NUMBER, value) if value == value else None
+    if cls is bool:
+        return (RANK_BOOL, value)
+    if value is None:
+        return None
+    if cls is list:
+        parts = []
+        for item in value:
+            key = (0, 0) if item is None else order_key(item)
+            if key is None:
+                return None
+            parts.append(key)
+        return (RANK_LIST, tuple(parts))
+    if cls is Vector:
+        return (RANK_VECTOR, value)
+    if cls is Duration:
+        return (RANK_DURATION, value)
+    rank = _temporal_rank(value)
+    return None if rank is None else (rank, value)
+
+
+class PropertyIndex:
+    """Index of one (entity kind, label or type, property key)."""
+
+    __slots__ = ("entity", "label", "key", "entries", "sorted_keys", "seq", "ts")
+
+    def __init__(self, entity: str, label: str, key: str, ts: int):
+        self.entity = entity
+        self.label = label
+        self.key = key
+        self.entries: dict[tuple, dict[int, None]] = {}
+        self.sorted_keys: list[tuple] = []
+        self.seq = 0          # bumped on every change of sorted_keys (readers retry on a change)
+        self.ts = ts          # commit ts of the transaction that created it
+
+    @property
+    def ident(self) -> tuple[str, str, str]:
+        return (self.entity, self.label, self.key)
+
+    def add(self, key: tuple, eid: int) -> None:
+        ids = self.entries.get(key)
+        if ids is None:
+            self.entries[key] = {eid: None}
+            if key[0] in SORTABLE_RANKS:
+                insort(self.sorted_keys, key)
+                self.seq += 1
+        else:
+            ids[eid] = None
+
+    def discard(self, key: tuple, eid: int) -> None:
+        ids = self.entries.get(key)
+        if ids is None or eid not in ids:
+            return
+        del ids[eid]
+        if not ids:
+            del self.entries[key]
+            if key[0] in SORTABLE_RANKS:
+                keys = self.sorted_keys
+                i = bisect_left(keys, key)
+                if i < len(keys) and keys[i] == key:
+                    del keys[i]
+                    self.seq += 1
+
+    def rebuild_sorted(self) -> None:
+        """Re-sort after a bulk fill of ``entries``."""
+        self.sorted_keys = sorted(k for k in self.entries if k[0] in SORTABLE_RANKS)
+        self.seq += 1
+
+    def candidates(self, key: tuple) -> list[int]:
+        ids = self.entries.get(key)
+        return list(ids) if ids else []
+
+    def all_candidates(self) -> list[int]:
+        out: list[int] = []
+        for ids in list(self.entries.values()):
+            out.extend(list(ids))
+        return out
+
+    def ordered_keys(self) -> list[tuple]:
+        """Every key: the sortable ones in order, then the equality-only ones."""
+        ordered = self.range_keys((0,), False, (1 << 30,), True)
+        ordered.extend(k for k in list(self.entries) if k[0] not in SORTABLE_RANKS)
+        return ordered
+
+    def range_keys(self, lo_key: tuple, lo_strict: bool, hi_key: tuple, hi_strict: bool) -> list[tuple]:
+        """Sorted keys between the bounds (consistent even while a writer inserts concurrently)."""
+        while True:
+            seq = self.seq
+            keys = self.sorted_keys
+            i = bisect_right(keys, lo_key) if lo_strict else bisect_left(keys, lo_key)
+            j = bisect_left(keys, hi_key) if hi_strict else bisect_right(keys, hi_key)
+            chunk = keys[i:j]
+            if seq == self.seq and keys is self.sorted_keys:
+                return chunk
+
+
+def range_bounds(lo, lo_inclusive: bool, hi, hi_inclusive: bool):
+    """(lo_key, lo_strict, hi_key, hi_strict) for a range seek, or None when nothing can match."""
+    lo_key = order_key(lo) if lo is not None else None
+    hi_key = order_key(hi) if hi is not None else None
+    if (lo is not None and lo_key is None) or (hi is not None and hi_key is None):
+        return None
+    rank = (lo_key or hi_key)[0]
+    if hi_key is not None and hi_key[0] != rank:
+        return None
+    if rank not in SORTABLE_RANKS:
+        return None
+    if lo_key is None:
+        lo_key, lo_strict = (rank,), False       # (rank,) sorts before every (rank, value)
+    else:
+        lo_strict = not lo_inclusive
+    if hi_key is None:
+        hi_key, hi_strict = (rank + 1,), True    # (rank + 1,) sorts after every (rank, value)
+    else:
+        hi_strict = not hi_inclusive
+    return lo_key, lo_strict, hi_key, hi_strict
+
+
+def in_bounds(key, lo_key, lo_strict, hi_key, hi_strict) -> bool:
+    if key is None:
+        return False
+    if lo_strict:
+        if not key > lo_key:
+            return False
+    elif not key >= lo_key:
+        return False
+    return key < hi_key if hi_strict else key <= hi_key

@@ -1,0 +1,354 @@
+"""ReadTx: a consistent snapshot of the graph at one commit timestamp."""
+from __future__ import annotations
+
+from typing import Iterator
+
+from relate.errors import EntityNotFound, TransactionError
+
+from .indexes import in_bounds, order_key, range_bounds
+from .versions import visible
+
+_EMPTY: dict = {}
+
+
+def _missing_node(nid) -> EntityNotFound:
+    return EntityNotFound(f"node {nid} does not exist or has been deleted", detail="EntityNotFound")
+
+
+def _missing_rel(rid) -> EntityNotFound:
+    return EntityNotFound(f"relationship {rid} does not exist or has been deleted",
+                          detail="EntityNotFound")
+
+
+class ReadTx:
+    """Reads the graph as of commit ``ts``. Returned dicts and sets are shared: never mutate them."""
+
+    __slots__ = ("_store", "_ts", "_nodes_get", "_rels_get", "_token", "_closed", "__weakref__")
+
+    def __init__(self, store, ts: int, token):
+        self._store = store
+        self._ts = ts
+        self._nodes_get = store._nodes.get
+        self._rels_get = store._rels.get
+        self._token = token
+        self._closed = False
+
+    @property
+    def ts(self) -> int:
+        return self._ts
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._store._readers.pop(self._token, None)
+
+    def __del__(self):
+        if not self._closed:
+            self._store._readers.pop(self._token, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- nodes ---------------------------------------------------------------------------------------
+
+    def _node(self, nid: int):
+        """The visible version of node ``nid``, or None."""
+        rec = self._nodes_get(nid)
+        if rec is not None and rec.ts > self._ts:
+            rec = visible(rec.prev, self._ts)
+        if rec is None or rec.props is None:
+            return None
+        return rec
+
+    def node_exists(self, nid: int) -> bool:
+        rec = self._nodes_get(nid)
+        if rec is not None and rec.ts > self._ts:
+            rec = visible(rec.prev, self._ts)
+        return rec is not None and rec.props is not None
+
+    def node_labels(self, nid: int) -> frozenset:
+        rec = self._nodes_get(nid)
+        if rec is not None and rec.ts > self._ts:
+            rec = visible(rec.prev, self._ts)
+        if rec is None or rec.props is None:
+            raise _missing_node(nid)
+        return rec.labels
+
+    def node_props(self, nid: int) -> dict:
+        rec = self._nodes_get(nid)
+        if rec is not None and rec.ts > self._ts:
+            rec = visible(rec.prev, self._ts)
+        if rec is None or rec.props is None:
+            raise _missing_node(nid)
+        return rec.props
+
+    def node_prop(self, nid: int, key: str):
+        rec = self._nodes_get(nid)
+        if rec is not None and rec.ts > self._ts:
+            rec = visible(rec.prev, self._ts)
+        if rec is None or rec.props is None:
+            raise _missing_node(nid)
+        return rec.props.get(key)
+
+    def node(self, nid: int) -> tuple[frozenset, dict] | None:
+        """(labels, props) of a visible node in one lookup, or None."""
+        rec = self._node(nid)
+        return None if rec is None else (rec.labels, rec.props)
+
+    def all_nodes(self) -> Iterator[int]:
+        ts = self._ts
+        for nid, rec in list(self._store._nodes.items()):
+            if rec.ts > ts:
+                rec = visible(rec.prev, ts)
+                if rec is None:
+                    continue
+            if rec.props is not None:
+                yield nid
+
+    def nodes_by_label(self, label: str) -> Iterator[int]:
+        members = self._store._label_index.get(label)
+        if not members:
+            return
+        get, ts = self._nodes_get, self._ts
+        for nid in list(members):
+            rec = get(nid)
+            if rec is None:
+                continue
+            if rec.ts > ts:
+                rec = visible(rec.prev, ts)
+                if rec is None:
+                    continue
+            if rec.props is not None and label in rec.labels:
+                yield nid
+
+    def count_nodes(self, label: str | None = None) -> int:
+        return self._counts().nodes.get(label, 0)
+
+    # -- relationships -------------------------------------------------------------------------------
+
+    def _rel(self, rid: int):
+        rec = self._rels_get(rid)
+        if rec is not None and rec.ts > self._ts:
+            rec = visible(rec.prev, self._ts)
+        if rec is None or rec.props is None:
+            return None
+        return rec
+
+    def rel_exists(self, rid: int) -> bool:
+        return self._rel(rid) is not None
+
+    def rel_type(self, rid: int) -> str:
+        rec = self._rel(rid)
+        if rec is None:
+            raise _missing_rel(rid)
+        return rec.type
+
+    def rel_endpoints(self, rid: int) -> tuple[int, int]:
+        rec = self._rel(rid)
+        if rec is None:
+            raise _missing_rel(rid)
+        return rec.start, rec.end
+
+    def rel_props(self, rid: int) -> dict:
+        rec = self._rel(rid)
+        if rec is None:
+            raise _missing_rel(rid)
+        return rec.props
+
+    def rel_prop(self, rid: int, key: str):
+        rec = self._rel(rid)
+        if rec is None:
+            raise _missing_rel(rid)
+        return rec.props.get(key)
+
+    def rel(self, rid: int) -> tuple[str, int, int, dict] | None:
+        """(type, start, end, props) of a visible relationship in one lookup, or None."""
+        rec = self._rel(rid)
+        return None if rec is None else (rec.type, rec.start, rec.end, rec.props)
+
+    def all_rels(self) -> Iterator[int]:
+        ts = self._ts
+        for rid, rec in list(self._store._rels.items()):
+            if rec.ts > ts:
+                rec = visible(rec.prev, ts)
+                if rec is None:
+                    continue
+            if rec.props is not None:
+                yield rid
+
+    def rels_by_type(self, type: str) -> Iterator[int]:
+        members = self._store._type_index.get(type)
+        if not members:
+            return
+        get, ts = self._rels_get, self._ts
+        for rid in list(members):
+            rec = get(rid)
+            if rec is None:
+                continue
+            if rec.ts > ts:
+                rec = visible(rec.prev, ts)
+                if rec is None:
+                    continue
+            if rec.props is not None:
+                yield rid
+
+    def count_rels(self, type: str | None = None) -> int:
+        return self._counts().rels.get(type, 0)
+
+    def expand(self, nid: int, direction: str, types: tuple[str, ...] | None = None
+               ) -> Iterator[tuple[int, int]]:
+        """(rid, other node id) for each visible relationship of ``nid`` in ``direction``."""
+        store = self._store
+        if direction == "out":
+            return self._expand(store._out, nid, types, False)
+        if direction == "in":
+            return self._expand(store._in, nid, types, False)
+        if direction == "both":
+            return self._expand_both(nid, types)
+        raise TransactionError(f"unknown direction {direction!r}")
+
+    def _expand_both(self, nid, types):
+        yield from self._expand(self._store._out, nid, types, False)
+        yield from self._expand(self._store._in, nid, types, True)    # self-loops came already
+
+    def _expand(self, adjacency, nid, types, skip_loops):
+        by_type = adjacency.get(nid)
+        if not by_type:
+            return
+        if types is None:
+            groups = list(by_type.values())
+        elif len(types) == 1:
+            group = by_type.get(types[0])
+            if group is None:
+                return
+            groups = (group,)
+        else:
+            groups = [by_type[t] for t in dict.fromkeys(types) if t in by_type]
+        get, ts = self._rels_get, self._ts
+        for group in groups:
+            for rid, other in list(group.items()):
+                if skip_loops and other == nid:
+                    continue
+                rec = get(rid)
+                if rec is None:
+                    continue
+                if rec.ts > ts:
+                    rec = visible(rec.prev, ts)
+                    if rec is None:
+                        continue
+                if rec.props is not None:
+                    yield rid, other
+
+    def degree(self, nid: int, direction: str, types: tuple[str, ...] | None = None) -> int:
+        count = 0
+        for _ in self.expand(nid, direction, types):
+            count += 1
+        return count
+
+    # -- names, schema, counts -------------------------------------------------------------------------
+
+    def _counts(self):
+        counts = self._store._counts
+        if counts.ts > self._ts:
+            counts = visible(counts.prev, self._ts)
+        return counts
+
+    def labels(self) -> list[str]:
+        return sorted(k for k, v in self._counts().nodes.items() if k is not None and v > 0)
+
+    def rel_types(self) -> list[str]:
+        return sorted(k for k, v in self._counts().rels.items() if k is not None and v > 0)
+
+    def property_keys(self) -> list[str]:
+        return sorted(self._store._key_names)
+
+    def schema(self) -> dict[str, dict]:
+        version = self._store._schema
+        if version.ts > self._ts:
+            version = visible(version.prev, self._ts)
+        return version.entries
+
+    # -- property indexes ------------------------------------------------------------------------------
+
+    def has_property_index(self, entity: str, label: str, key: str) -> bool:
+        index = self._store._prop_indexes.get((entity, label, key))
+        return index is not None and index.ts <= self._ts
+
+    def property_indexes(self) -> list[tuple[str, str, str]]:
+        """(entity, label, key) of every property index this transaction can use."""
+        return [ident for ident, index in list(self._store._prop_indexes.items()) if index.ts <= self._ts]
+
+    def _indexed_value(self, entity: str, label: str, key: str, eid: int):
+        """The value of ``key`` on the visible entity if it has the label/type, else a miss marker."""
+        if entity == "node":
+            rec = self._node(eid)
+            if rec is None or label not in rec.labels:
+                return _MISS
+        else:
+            rec = self._rel(eid)
+            if rec is None or rec.type != label:
+                return _MISS
+        return rec.props.get(key)
+
+    def _index_source(self, entity: str, label: str, key: str):
+        """The property index, or None when there is none (then callers scan the label/type)."""
+        return self._store._prop_indexes.get((entity, label, key))
+
+    def _scan(self, entity: str, label: str):
+        return self.nodes_by_label(label) if entity == "node" else self.rels_by_type(label)
+
+    def index_seek(self, entity: str, label: str, key: str, value) -> Iterator[int]:
+        """Ids of the entities with ``label`` (or type) whose ``key`` equals ``value``."""
+        target = order_key(value)
+        if target is None:
+            return
+        index = self._index_source(entity, label, key)
+        candidates = index.candidates(target) if index is not None else self._scan(entity, label)
+        for eid in candidates:
+            found = self._indexed_value(entity, label, key, eid)
+            if found is not _MISS and order_key(found) == target:
+                yield eid
+
+    def index_range(self, entity: str, label: str, key: str, lo=None, lo_inclusive: bool = True,
+                    hi=None, hi_inclusive: bool = True) -> Iterator[int]:
+        """Ids whose ``key`` lies between the bounds (None = open), ascending by value when indexed.
+
+        With both bounds None: every entity with a non-null, indexable value.
+        """
+        index = self._index_source(entity, label, key)
+        if lo is None and hi is None:
+            bounds = None
+        else:
+            bounds = range_bounds(lo, lo_inclusive, hi, hi_inclusive)
+            if bounds is None:
+                return
+        if index is None:
+            for eid in self._scan(entity, label):
+                found = self._indexed_value(entity, label, key, eid)
+                if found is _MISS:
+                    continue
+                k = order_key(found)
+                if k is not None and (bounds is None or in_bounds(k, *bounds)):
+                    yield eid
+            return
+        entries = index.entries
+        keys = index.ordered_keys() if bounds is None else index.range_keys(*bounds)
+        for k in keys:
+            ids = entries.get(k)
+            if not ids:
+                continue
+            for eid in list(ids):
+                # An id can sit under a stale key too; yield it only under its current value's key.
+                found = self._indexed_value(entity, label, key, eid)
+                if found is not _MISS and order_key(found) == k:
+                    yield eid
+
+
+class _Miss:
+    __slots__ = ()
+
+
+_MISS = _Miss()

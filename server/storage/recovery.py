@@ -1,0 +1,154 @@
+"""Recovery on open: load the latest snapshot, then replay the WAL records that follow it."""
+from __future__ import annotations
+
+import os
+
+import structlog
+
+from relate.errors import DatabaseError
+
+from . import codec
+from .snapshot import NODE_RECORD, SNAPSHOT_NAME, TEMP_NAME, read_snapshot
+from .versions import NodeVersion, RelVersion
+from .vacuum import adjacency_add
+from .wal import fsync_directory, list_segments, read_segment
+
+log = structlog.get_logger(__name__)
+
+
+def recover(store, directory: str) -> int:
+    """Rebuild ``store`` from ``directory``; returns the seq number for the next WAL segment."""
+    temp = os.path.join(directory, TEMP_NAME)
+    if os.path.exists(temp):
+        os.unlink(temp)            # an interrupted checkpoint; the previous snapshot still stands
+    snapshot_path = os.path.join(directory, SNAPSHOT_NAME)
+    snapshot_ts = 0
+    if os.path.exists(snapshot_path):
+        snapshot_ts = load_snapshot(store, snapshot_path)
+    segments = list_segments(directory)
+    last_ts = replay_wal(store, directory, segments, snapshot_ts)
+    store._assigned_ts = store._visible_ts = last_ts
+    return segments[-1][0] + 1 if segments else 1
+
+
+def load_snapshot(store, path: str) -> int:
+    """Bulk-load a snapshot file into an empty store; returns its commit ts."""
+    records = read_snapshot(path)
+    header = next(records)
+    ts = header["ts"]
+    nodes, rels = store._nodes, store._rels
+    label_index, type_index = store._label_index, store._type_index
+    out_adj, in_adj = store._out, store._in
+    labelset, intern_key, intern_type = store._labelset, store._intern_key, store._intern_type
+    node_counts: dict = {None: 0}
+    rel_counts: dict = {None: 0}
+    for record in records:
+        if record[0] == NODE_RECORD:
+            _, nid, labels, props = record
+            labels = labelset(labels)
+            nodes[nid] = NodeVersion(0, labels, {intern_key(k): v for k, v in props.items()}, None)
+            node_counts[None] += 1
+            for label in labels:
+                members = label_index.get(label)
+                if members is None:
+                    label_index[label] = {nid: None}
+                else:
+                    members[nid] = None
+                node_counts[label] = node_counts.get(label, 0) + 1
+        else:
+            _, rid, type, start, end, props = record
+            type = intern_type(type)
+            rels[rid] = RelVersion(0, type, start, end, {intern_key(k): v for k, v in props.items()}, None)
+            adjacency_add(out_adj, start, type, rid, end)
+            adjacency_add(in_adj, end, type, rid, start)
+            members = type_index.get(type)
+            if members is None:
+                type_index[type] = {rid: None}
+            else:
+                members[rid] = None
+            rel_counts[None] += 1
+            rel_counts[type] = rel_counts.get(type, 0) + 1
+    store._counts.nodes, store._counts.rels = node_counts, rel_counts
+    store._schema.entries = dict(header.get("schema") or {})
+    store._next_node_id = header["next_node_id"]
+    store._next_rel_id = header["next_rel_id"]
+    from .indexes import PropertyIndex
+    from .vacuum import fill_index
+    for entity, label, key in header.get("indexes") or ():
+        index = PropertyIndex(entity, label, key, 0)
+        fill_index(store, index)
+        store._register_index(index)
+    return ts
+
+
+def replay_wal(store, directory: str, segments: list, after_ts: int) -> int:
+    """Apply the records newer than ``after_ts`` in one internal transaction; returns the last ts.
+
+    A torn or corrupt record ends the log: its segment is truncated there and later segments go.
+    """
+    last_ts = after_ts
+    tx = None
+    for position, (seq, path) in enumerate(segments):
+        payloads, good_end, damaged = read_segment(path)
+        for payload in payloads:
+            commit_ts, changes = codec.decode(payload)
+            if commit_ts <= last_ts:
+                continue
+            if tx is None:
+                tx = store._begin_replay()
+            for change in changes:
+                apply_change(tx, change)
+            tx._changes.clear()       # replay is never undone: keep memory flat
+            tx._undo.clear()
+            last_ts = commit_ts
+        if damaged:
+            log.warning("wal.torn_tail", segment=path, kept_bytes=good_end,
+                        dropped_segments=len(segments) - position - 1)
+            with open(path, "r+b") as f:
+                f.truncate(good_end)
+                os.fsync(f.fileno())
+            for _, later in segments[position + 1:]:
+                os.unlink(later)
+            del segments[position + 1:]
+            fsync_directory(directory)
+            break
+    if tx is not None:
+        store._finish_replay(tx, last_ts)
+    return last_ts
+
+
+def apply_change(tx, change) -> None:
+    """Re-apply one logged Change (plus the internal pidx+/pidx- kinds)."""
+    kind = change[0]
+    if kind == "node+":
+        _, nid, labels, props = change
+        tx._insert_node(nid, labels, props)
+        if nid >= tx._store._next_node_id:
+            tx._store._next_node_id = nid + 1
+    elif kind == "nprop":
+        tx.set_node_prop(change[1], change[2], change[4])
+    elif kind == "rel+":
+        _, rid, type, start, end, props = change
+        tx._insert_rel(rid, type, start, end, props)
+        if rid >= tx._store._next_rel_id:
+            tx._store._next_rel_id = rid + 1
+    elif kind == "rprop":
+        tx.set_rel_prop(change[1], change[2], change[4])
+    elif kind == "label+":
+        tx.add_labels(change[1], (change[2],))
+    elif kind == "label-":
+        tx.remove_labels(change[1], (change[2],))
+    elif kind == "node-":
+        tx.delete_node(change[1])
+    elif kind == "rel-":
+        tx.delete_rel(change[1])
+    elif kind == "schema+":
+        tx.put_schema(change[1], change[2])
+    elif kind == "schema-":
+        tx.drop_schema(change[1])
+    elif kind == "pidx+":
+        tx.create_property_index(change[1], change[2], change[3])
+    elif kind == "pidx-":
+        tx.drop_property_index(change[1], change[2], change[3])
+    else:
+        raise DatabaseError(f"unknown WAL change kind {kind!r}")

@@ -1,0 +1,395 @@
+"""GraphStore: the in-memory property graph with MVCC snapshots, a WAL and checkpoints."""
+from __future__ import annotations
+
+import fcntl
+import itertools
+import os
+import sys
+import threading
+from collections import deque
+from typing import Callable
+
+import structlog
+
+from relate.errors import DatabaseError, ServiceUnavailable, TransientError
+
+from . import codec, recovery, snapshot, vacuum
+from .group_commit import GroupCommit
+from .read_tx import ReadTx
+from .versions import PENDING, CountsVersion, SchemaVersion
+from .wal import WalWriter
+from .write_tx import WriteTx
+
+log = structlog.get_logger(__name__)
+
+# Change kinds that only the WAL needs (property-index DDL); listeners never see them.
+_INTERNAL_KINDS = ("pidx+", "pidx-")
+_LOCK_NAME = "LOCK"
+
+
+class GraphStore:
+    """One database: open with ``GraphStore.open(path)`` (None = in memory only)."""
+
+    def __init__(self, directory: str | None, sync: bool, checkpoint_every: int, checkpoint_bytes: int):
+        self.directory = directory
+        self._sync = sync
+        self._checkpoint_every = checkpoint_every
+        self._checkpoint_bytes = checkpoint_bytes
+        # Graph data: id -> newest version (each version links to the one before it).
+        self._nodes: dict = {}
+        self._rels: dict = {}
+        # Scan structures; entries may be stale (readers re-check), see vacuum.py.
+        self._label_index: dict[str, dict[int, None]] = {}
+        self._type_index: dict[str, dict[int, None]] = {}
+        self._out: dict[int, dict[str, dict[int, int]]] = {}   # nid -> type -> rid -> end node
+        self._in: dict[int, dict[str, dict[int, int]]] = {}    # nid -> type -> rid -> start node
+        self._prop_indexes: dict[tuple, object] = {}           # (entity, label, key) -> index
+        self._node_indexes: dict[str, dict[str, object]] = {}  # label -> key -> index
+        self._rel_indexes: dict[str, dict[str, object]] = {}   # type -> key -> index
+        # Interned names, shared by every entity that uses them (saves memory).
+        self._key_names: dict[str, str] = {}
+        self._label_names: dict[str, str] = {}
+        self._type_names: dict[str, str] = {}
+        self._labelsets: dict[frozenset, frozenset] = {frozenset(): frozenset()}
+        self._counts = CountsVersion(0, {None: 0}, {None: 0}, None)
+        self._schema = SchemaVersion(0, {}, None)
+        self._next_node_id = 0
+        self._next_rel_id = 0
+        # Timestamps: assigned = last commit written to the WAL; visible = last one published.
+        self._assigned_ts = 0
+        self._visible_ts = 0
+        self._readers: dict[int, int] = {}                    # snapshot token -> ts
+        self._reader_tokens = itertools.count()
+        self._writer_lock = threading.Lock()
+        self._gc_queue: deque = deque()
+        self._listeners: list[Callable] = []
+        self._wal: WalWriter | None = None
+        self._group = GroupCommit(None, self._publish)
+        self._commits_since_checkpoint = 0
+        self._checkpoint_lock = threading.Lock()
+        self._checkpoint_thread: threading.Thread | None = None
+        self._lock_fd = -1
+        self._closed = False
+
+    # -- lifecycle -----------------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: str | None, *, sync: bool = True, checkpoint_every: int = 10_000,
+             checkpoint_bytes: int = 256 << 20) -> "GraphStore":
+        """Open (creating if missing) the database in directory ``path``; None = in memory only."""
+        store = cls(path, sync, checkpoint_every, checkpoint_bytes)
+        if path is None:
+            return store
+        os.makedirs(path, exist_ok=True)
+        store._lock_directory(path)
+        try:
+            next_seq = recovery.recover(store, path)
+            store._wal = WalWriter(path, next_seq)
+        except BaseException:
+            store._unlock_directory()
+            raise
+        store._group = GroupCommit(store._wal.sync if sync else None, store._publish)
+        store._group.reset(store._visible_ts)
+        return store
+
+    def _lock_directory(self, path: str) -> None:
+        fd = os.open(os.path.join(path, _LOCK_NAME), os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise DatabaseError(f"the database at {path} is already open (in this or another process)")
+        self._lock_fd = fd
+
+    def _unlock_directory(self) -> None:
+        if self._lock_fd >= 0:
+            os.close(self._lock_fd)          # closing drops the flock
+            self._lock_fd = -1
+
+    def close(self) -> None:
+        """Checkpoint (when on disk) and release the directory; waits for an open writer to finish."""
+        if self._closed:
+            return
+        thread = self._checkpoint_thread
+        if thread is not None:
+            thread.join()
+        try:
+            if self._wal is not None and self._group.failure is None:
+                self.checkpoint()
+        finally:
+            with self._writer_lock:
+                self._closed = True
+                if self._wal is not None:
+                    self._wal.close()
+                self._unlock_directory()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
+    def last_commit_ts(self) -> int:
+        return self._visible_ts
+
+    def add_commit_listener(self, fn: Callable[[list, int], None]) -> None:
+        """``fn(changes, commit_ts)`` runs after each commit is durable, in commit order."""
+        self._listeners.append(fn)
+
+    def remove_commit_listener(self, fn: Callable[[list, int], None]) -> None:
+        if fn in self._listeners:
+            self._listeners.remove(fn)
+
+    # -- transactions --------------------------------------------------------------------------------
+
+    def begin_read(self) -> ReadTx:
+        """A snapshot of the last published commit; never waits for writers."""
+        if self._closed:
+            raise ServiceUnavailable("the database is closed")
+        token = next(self._reader_tokens)
+        readers = self._readers
+        # Register with ts 0 first so a concurrent vacuum cannot prune what this snapshot needs
+        # between reading the visible ts and registering it.
+        readers[token] = 0
+        ts = self._visible_ts
+        readers[token] = ts
+        return ReadTx(self, ts, token)
+
+    def begin_write(self, timeout: float | None = None) -> WriteTx:
+        """Start the (single) write transaction, waiting up to ``timeout`` seconds for the previous one."""
+        if self._closed:
+            raise ServiceUnavailable("the database is closed")
+        if not self._writer_lock.acquire(timeout=-1 if timeout is None else timeout):
+            raise TransientError(f"timed out after {timeout}s waiting for another write transaction",
+                                 code="Neo.TransientError.Transaction.LockAcquisitionTimeout")
+        try:
+            if self._closed:
+                raise ServiceUnavailable("the database is closed")
+            if self._group.failure is not None:
+                raise DatabaseError("the database stopped accepting writes after a WAL failure")
+            vacuum.vacuum(self)
+        except BaseException:
+            self._writer_lock.release()
+            raise
+        return WriteTx(self, self._assigned_ts)
+
+    def _horizon(self) -> int:
+        """The oldest ts any current or future snapshot can read at."""
+        visible_ts = self._visible_ts
+        readers = self._readers
+        if readers:
+            oldest = min(readers.values())
+            if oldest < visible_ts:
+                return oldest
+        return visible_ts
+
+    def _commit(self, tx: WriteTx) -> int:
+        """Write the WAL record, stamp the versions, then wait (lock released) for durability."""
+        commit_ts = self._assigned_ts + 1
+        changes = tx._changes
+        try:
+            if self._wal is not None:
+                self._wal.append(codec.encode((commit_ts, changes)))
+        except BaseException:
+            tx.rollback()
+            raise
+        # Past this point the commit is in the log: it must not fail.
+        nodes, rels = self._nodes, self._rels
+        for nid in tx._touched_nodes:
+            rec = nodes.get(nid)
+            if rec is not None and rec.ts == PENDING:
+                rec.ts = commit_ts
+        for rid in tx._touched_rels:
+            rec = rels.get(rid)
+            if rec is not None and rec.ts == PENDING:
+                rec.ts = commit_ts
+        if any(tx._node_delta.values()) or any(tx._rel_delta.values()):
+            merged = tx._counts()
+            self._counts = CountsVersion(commit_ts, merged.nodes, merged.rels, self._counts)
+        if tx._schema_entries is not None:
+            self._schema = SchemaVersion(commit_ts, tx._schema_entries, self._schema)
+        for index in tx._new_indexes:
+            if index.ts == PENDING:
+                index.ts = commit_ts
+        self._assigned_ts = commit_ts
+        if tx._gc:
+            self._gc_queue.append((commit_ts, tx._gc))
+        if tx._has_index_changes:
+            changes = [c for c in changes if c[0] not in _INTERNAL_KINDS]
+        self._group.enqueue(commit_ts, changes)
+        start_checkpoint = False
+        if self._wal is not None:
+            self._commits_since_checkpoint += 1
+            if (self._checkpoint_thread is None
+                    and (self._commits_since_checkpoint >= self._checkpoint_every
+                         or self._wal.bytes_written >= self._checkpoint_bytes)):
+                start_checkpoint = True
+                self._checkpoint_thread = threading.Thread(
+                    target=self._background_checkpoint, name="relate-checkpoint", daemon=True)
+        tx._finish()
+        self._group.wait(commit_ts)
+        if start_checkpoint:
+            self._checkpoint_thread.start()
+        return commit_ts
+
+    def _publish(self, batch: list) -> None:
+        """Called by the group-commit leader once ``batch`` is durable: show it, tell listeners."""
+        self._visible_ts = batch[-1][0]
+        listeners = self._listeners
+        if listeners:
+            for commit_ts, changes in batch:
+                for fn in listeners:
+                    try:
+                        fn(changes, commit_ts)
+                    except Exception:
+                        log.exception("storage.commit_listener_failed", listener=repr(fn),
+                                      commit_ts=commit_ts)
+
+    # -- recovery helpers ------------------------------------------------------------------------------
+
+    def _begin_replay(self) -> WriteTx:
+        self._writer_lock.acquire()
+        return WriteTx(self, self._assigned_ts)
+
+    def _finish_replay(self, tx: WriteTx, commit_ts: int) -> None:
+        """Stamp replayed versions with the last replayed ts (nothing is logged or announced)."""
+        for nid in tx._touched_nodes:
+            rec = self._nodes.get(nid)
+            if rec is not None and rec.ts == PENDING:
+                rec.ts = commit_ts
+        for rid in tx._touched_rels:
+            rec = self._rels.get(rid)
+            if rec is not None and rec.ts == PENDING:
+                rec.ts = commit_ts
+        merged = tx._counts()
+        self._counts = CountsVersion(commit_ts, merged.nodes, merged.rels, self._counts)
+        if tx._schema_entries is not None:
+            self._schema = SchemaVersion(commit_ts, tx._schema_entries, self._schema)
+        for index in tx._new_indexes:
+            if index.ts == PENDING:
+                index.ts = commit_ts
+        if tx._gc:
+            self._gc_queue.append((commit_ts, tx._gc))
+        tx._undo.clear()
+        tx._finish()
+
+    # -- checkpoints ---------------------------------------------------------------------------------
+
+    def checkpoint(self) -> None:
+        """Write a snapshot file and drop the WAL segments it covers (writers keep going meanwhile)."""
+        if self._wal is None:
+            return
+        with self._checkpoint_lock:
+            self._checkpoint_locked()
+
+    def _background_checkpoint(self) -> None:
+        try:
+            with self._checkpoint_lock:
+                if not self._closed:
+                    self._checkpoint_locked()
+        except Exception:
+            log.exception("storage.checkpoint_failed", directory=self.directory)
+        finally:
+            self._checkpoint_thread = None
+
+    def _checkpoint_locked(self) -> None:
+        self._writer_lock.acquire()
+        try:
+            self._group.wait(self._assigned_ts)       # all written commits durable and visible
+            reader = self.begin_read()
+            ts = reader.ts
+            header = {
+                "format": snapshot.FORMAT, "ts": ts,
+                "next_node_id": self._next_node_id, "next_rel_id": self._next_rel_id,
+                "schema": self._schema.entries,
+                "indexes": [list(ident) for ident in self._prop_indexes],
+            }
+            old_seq = self._wal.rotate()
+            self._commits_since_checkpoint = 0
+        finally:
+            self._writer_lock.release()
+        try:
+            snapshot.write_snapshot(self.directory, self, ts, header)
+            self._wal.remove_segments_through(old_seq)
+        finally:
+            reader.close()
+
+    # -- interning and value checks (used by WriteTx) -----------------------------------------------
+
+    def _intern_key(self, key: str) -> str:
+        name = self._key_names.get(key)
+        if name is None:
+            if type(key) is not str:
+                raise codec.CypherTypeError("property keys must be strings", detail="InvalidPropertyType")
+            name = self._key_names[key] = sys.intern(key)
+        return name
+
+    def _intern_label(self, label: str) -> str:
+        name = self._label_names.get(label)
+        if name is None:
+            if type(label) is not str:
+                raise codec.CypherTypeError("labels must be strings", detail="InvalidArgumentType")
+            name = self._label_names[label] = sys.intern(label)
+        return name
+
+    def _intern_type(self, type_name: str) -> str:
+        name = self._type_names.get(type_name)
+        if name is None:
+            if type(type_name) is not str:
+                raise codec.CypherTypeError("relationship types must be strings",
+                                            detail="InvalidArgumentType")
+            name = self._type_names[type_name] = sys.intern(type_name)
+        return name
+
+    def _labelset(self, labels) -> frozenset:
+        """The shared frozenset for a label set (most nodes share a handful of sets)."""
+        labels = frozenset(labels)
+        shared = self._labelsets.get(labels)
+        if shared is None:
+            shared = self._labelsets[labels] = frozenset(self._intern_label(x) for x in labels)
+        return shared
+
+    def _clean_value(self, value):
+        """Validate a property value; lists are copied so later caller edits cannot leak in."""
+        codec.check_value(value)
+        return list(value) if type(value) is list else value
+
+    def _clean_props(self, props: dict) -> dict:
+        out = {}
+        key_names = self._key_names
+        for key, value in props.items():
+            if value is None:
+                continue
+            name = key_names.get(key)
+            if name is None:
+                name = self._intern_key(key)
+            cls = type(value)
+            if cls is not str and cls is not int and cls is not float and cls is not bool:
+                value = self._clean_value(value)
+            elif cls is int and not (codec.INT64_MIN <= value <= codec.INT64_MAX):
+                codec.check_value(value)
+            out[name] = value
+        return out
+
+    # -- property index registry -----------------------------------------------------------------------
+
+    def _register_index(self, index) -> None:
+        self._prop_indexes[index.ident] = index
+        registry = self._node_indexes if index.entity == "node" else self._rel_indexes
+        registry.setdefault(index.label, {})[index.key] = index
+
+    def _unregister_index(self, index) -> None:
+        if self._prop_indexes.get(index.ident) is not index:
+            return
+        del self._prop_indexes[index.ident]
+        registry = self._node_indexes if index.entity == "node" else self._rel_indexes
+        by_key = registry.get(index.label)
+        if by_key is not None:
+            by_key.pop(index.key, None)
+            if not by_key:
+                del registry[index.label]

@@ -1,0 +1,173 @@
+"""Vacuum: drops old versions and stale index entries once no snapshot can see them.
+
+Writers add index/adjacency entries eagerly and queue removal tasks; a task runs when every live
+snapshot is at or after the commit that queued it (or at once, without pruning, after an undo).
+Runs only under the writer lock, so it never races a writer.
+"""
+from __future__ import annotations
+
+from .indexes import order_key
+from .versions import prune
+
+# Task kinds: the first item of each task tuple.
+NODE = 0          # (NODE, nid): prune the version chain, drop a dead node
+REL = 1           # (REL, rid, type, start, end): prune, drop a dead relationship and its adjacency
+LABEL = 2         # (LABEL, nid, label): label-scan entry
+NODE_ENTRY = 3    # (NODE_ENTRY, index, okey, nid): node property-index entry
+REL_ENTRY = 4     # (REL_ENTRY, index, okey, rid): relationship property-index entry
+
+
+def adjacency_add(adjacency: dict, nid: int, type: str, rid: int, other: int) -> None:
+    by_type = adjacency.get(nid)
+    if by_type is None:
+        adjacency[nid] = {type: {rid: other}}
+        return
+    group = by_type.get(type)
+    if group is None:
+        by_type[type] = {rid: other}
+    else:
+        group[rid] = other
+
+
+def adjacency_remove(adjacency: dict, nid: int, type: str, rid: int) -> None:
+    by_type = adjacency.get(nid)
+    if by_type is None:
+        return
+    group = by_type.get(type)
+    if group is None:
+        return
+    group.pop(rid, None)
+    if not group:
+        del by_type[type]
+        if not by_type:
+            del adjacency[nid]
+
+
+def collect_node_entries(store, checks: list, nid: int, labels, props: dict, only_key) -> None:
+    """Queue checks for the index entries that ``props`` under ``labels`` account for."""
+    by_label = store._node_indexes
+    if not by_label:
+        return
+    for label in labels:
+        by_key = by_label.get(label)
+        if not by_key:
+            continue
+        for key, index in by_key.items():
+            if only_key is not None and key != only_key:
+                continue
+            value = props.get(key)
+            okey = order_key(value) if value is not None else None
+            if okey is not None:
+                checks.append((NODE_ENTRY, index, okey, nid))
+
+
+def collect_rel_entries(store, checks: list, rid: int, type: str, props: dict) -> None:
+    by_key = store._rel_indexes.get(type)
+    if not by_key:
+        return
+    for key, index in by_key.items():
+        value = props.get(key)
+        okey = order_key(value) if value is not None else None
+        if okey is not None:
+            checks.append((REL_ENTRY, index, okey, rid))
+
+
+def _justifies(rec, index, okey, check_label: bool) -> bool:
+    label, key = index.label, index.key
+    while rec is not None:
+        props = rec.props
+        if props is not None and (not check_label or label in rec.labels):
+            value = props.get(key)
+            if value is not None and order_key(value) == okey:
+                return True
+        rec = rec.prev
+    return False
+
+
+def run_checks(store, tasks: list, horizon: int) -> None:
+    """Run vacuum tasks; ``horizon`` is the oldest visible ts, or -1 to skip pruning (after undo)."""
+    nodes, rels = store._nodes, store._rels
+    for task in tasks:
+        kind = task[0]
+        if kind == NODE:
+            if horizon < 0:
+                continue
+            rec = nodes.get(task[1])
+            if rec is not None:
+                prune(rec, horizon)
+                if rec.props is None and rec.prev is None and rec.ts <= horizon:
+                    del nodes[task[1]]
+        elif kind == REL:
+            _, rid, type, start, end = task
+            rec = rels.get(rid)
+            if rec is not None:
+                if horizon < 0:
+                    continue
+                prune(rec, horizon)
+                if not (rec.props is None and rec.prev is None and rec.ts <= horizon):
+                    continue
+                del rels[rid]
+            adjacency_remove(store._out, start, type, rid)
+            adjacency_remove(store._in, end, type, rid)
+            members = store._type_index.get(type)
+            if members is not None:
+                members.pop(rid, None)
+    for task in tasks:
+        kind = task[0]
+        if kind == LABEL:
+            _, nid, label = task
+            rec = nodes.get(nid)
+            while rec is not None:
+                if rec.props is not None and label in rec.labels:
+                    break
+                rec = rec.prev
+            else:
+                members = store._label_index.get(label)
+                if members is not None:
+                    members.pop(nid, None)
+        elif kind == NODE_ENTRY:
+            _, index, okey, nid = task
+            if not _justifies(nodes.get(nid), index, okey, True):
+                index.discard(okey, nid)
+        elif kind == REL_ENTRY:
+            _, index, okey, rid = task
+            if not _justifies(rels.get(rid), index, okey, False):
+                index.discard(okey, rid)
+
+
+def vacuum(store) -> None:
+    """Run every queued task whose commit no live snapshot predates."""
+    horizon = store._horizon()
+    prune(store._counts, horizon)
+    prune(store._schema, horizon)
+    queue = store._gc_queue
+    if not queue or queue[0][0] > horizon:
+        return
+    due: list[tuple] = []
+    while queue and queue[0][0] <= horizon:
+        due.extend(queue.popleft()[1])
+    run_checks(store, due, horizon)
+
+
+def fill_index(store, index) -> None:
+    """Fill a new (unpublished) property index from every retained version."""
+    if index.entity == "node":
+        members, chains, check_label = store._label_index.get(index.label, {}), store._nodes, True
+    else:
+        members, chains, check_label = store._type_index.get(index.label, {}), store._rels, False
+    label, key, entries = index.label, index.key, index.entries
+    for eid in list(members):
+        rec = chains.get(eid)
+        while rec is not None:
+            props = rec.props
+            if props is not None and (not check_label or label in rec.labels):
+                value = props.get(key)
+                okey = order_key(value) if value is not None else None
+                if okey is not None:
+                    ids = entries.get(okey)
+                    if ids is None:
+                        entries[okey] = {eid: None}
+                    else:
+                        ids[eid] = None
+            rec = rec.prev
+    index.rebuild_sorted()

@@ -1,0 +1,601 @@
+"""WriteTx: the single writer. Writes go straight into the shared structures as PENDING versions
+(invisible to snapshots); an undo log makes rollback and savepoints exact, and the change list is
+both the WAL record and what commit listeners receive.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+from relate.errors import ArgumentError, ConstraintValidationFailed, TransactionError
+
+from . import vacuum
+from .indexes import PropertyIndex, order_key
+from .read_tx import ReadTx, _missing_node, _missing_rel
+from .versions import PENDING, NodeVersion, RelVersion
+
+# Undo entry kinds (first item of each undo tuple).
+_U_NODE_NEW, _U_NODE_PUSH, _U_NPROP, _U_LABELS, _U_NODE_DEL = range(5)
+_U_REL_NEW, _U_REL_PUSH, _U_RPROP, _U_REL_DEL = range(5, 9)
+_U_SCHEMA, _U_INDEX_NEW, _U_INDEX_DROP = range(9, 12)
+_ABSENT = object()
+ENTITY_KINDS = ("node", "relationship")
+
+
+class WriteTx(ReadTx):
+    """Reads see the newest state including this transaction's own writes."""
+
+    __slots__ = ("_begin_ts", "_active", "_changes", "_undo", "_gc", "_touched_nodes",
+                 "_touched_rels", "_node_delta", "_rel_delta", "_schema_entries", "_new_indexes",
+                 "_deleted_nodes", "_has_index_changes")
+
+    def __init__(self, store, begin_ts: int):
+        super().__init__(store, PENDING, None)
+        self._closed = True            # never registered as a snapshot reader
+        self._begin_ts = begin_ts
+        self._active = True
+        self._changes: list[tuple] = []
+        self._undo: list[tuple] = []
+        self._gc: list[tuple] = []     # vacuum tasks, run once no snapshot needs the old state
+        self._touched_nodes: list[int] = []
+        self._touched_rels: list[int] = []
+        self._node_delta: dict = {}
+        self._rel_delta: dict = {}
+        self._schema_entries: dict | None = None
+        self._new_indexes: list[PropertyIndex] = []
+        self._deleted_nodes: list[int] = []
+        self._has_index_changes = False
+
+    @property
+    def ts(self) -> int:
+        return self._begin_ts
+
+    @property
+    def active(self) -> bool:
+        return self._active
+
+    def __del__(self):
+        if self._active:     # abandoned without commit/rollback: free the writer lock
+            self.rollback()
+
+    def close(self) -> None:
+        if self._active:
+            self.rollback()
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if self._active:
+            if exc_type is None:
+                self.commit()
+            else:
+                self.rollback()
+
+    def _require_active(self) -> None:
+        if not self._active:
+            raise TransactionError("the write transaction has already been committed or rolled back")
+
+    # -- reads that must include this transaction's own pending state -------------------------------
+
+    def _counts(self):
+        counts = self._store._counts
+        if not self._node_delta and not self._rel_delta:
+            return counts
+        nodes, rels = dict(counts.nodes), dict(counts.rels)
+        for key, delta in self._node_delta.items():
+            nodes[key] = nodes.get(key, 0) + delta
+        for key, delta in self._rel_delta.items():
+            rels[key] = rels.get(key, 0) + delta
+        return type(counts)(PENDING, nodes, rels, None)
+
+    def count_nodes(self, label: str | None = None) -> int:
+        return self._store._counts.nodes.get(label, 0) + self._node_delta.get(label, 0)
+
+    def count_rels(self, type: str | None = None) -> int:
+        return self._store._counts.rels.get(type, 0) + self._rel_delta.get(type, 0)
+
+    def schema(self) -> dict[str, dict]:
+        if self._schema_entries is not None:
+            return self._schema_entries
+        return self._store._schema.entries
+
+    # -- nodes ---------------------------------------------------------------------------------------
+
+    def create_node(self, labels: Iterable[str] = (), props: dict | None = None) -> int:
+        if not self._active:
+            self._require_active()
+        store = self._store
+        nid = store._next_node_id
+        store._next_node_id = nid + 1
+        self._insert_node(nid, labels, props)
+        return nid
+
+    def _insert_node(self, nid: int, labels, props) -> None:
+        store = self._store
+        labels = store._labelset(labels)
+        props = store._clean_props(props) if props else {}
+        store._nodes[nid] = NodeVersion(PENDING, labels, props, None)
+        self._touched_nodes.append(nid)
+        delta = self._node_delta
+        delta[None] = delta.get(None, 0) + 1
+        if labels:
+            label_index = store._label_index
+            for label in labels:
+                members = label_index.get(label)
+                if members is None:
+                    label_index[label] = {nid: None}
+                else:
+                    members[nid] = None
+                delta[label] = delta.get(label, 0) + 1
+            if store._node_indexes and props:
+                self._index_node_labels(nid, labels, props)
+        self._changes.append(("node+", nid, labels, dict(props)))
+        self._undo.append((_U_NODE_NEW, nid))
+
+    def _index_node_labels(self, nid: int, labels, props: dict) -> None:
+        """Add index entries for ``props`` under each of ``labels``."""
+        by_label = self._store._node_indexes
+        for label in labels:
+            by_key = by_label.get(label)
+            if by_key:
+                for key, index in by_key.items():
+                    value = props.get(key)
+                    if value is not None:
+                        okey = order_key(value)
+                        if okey is not None:
+                            index.add(okey, nid)
+
+    def _pending_node(self, nid: int) -> NodeVersion:
+        """This transaction's own version of a live node, made on first touch."""
+        store = self._store
+        rec = store._nodes.get(nid)
+        if rec is None or rec.props is None:
+            raise _missing_node(nid)
+        if rec.ts != PENDING:
+            rec = NodeVersion(PENDING, rec.labels, dict(rec.props), rec)
+            store._nodes[nid] = rec
+            self._touched_nodes.append(nid)
+            self._undo.append((_U_NODE_PUSH, nid))
+            self._gc.append((vacuum.NODE, nid))
+        return rec
+
+    def set_node_prop(self, nid: int, key: str, value) -> None:
+        """Set one property; ``None`` removes it."""
+        if not self._active:
+            self._require_active()
+        rec = self._pending_node(nid)
+        props = rec.props
+        old = props.get(key)
+        store = self._store
+        if value is None:
+            if old is None:
+                return
+            del props[key]
+        else:
+            key = store._intern_key(key)
+            value = store._clean_value(value)
+            props[key] = value
+        if store._node_indexes:
+            self._reindex_node_prop(nid, rec.labels, key, old, value)
+        self._changes.append(("nprop", nid, key, old, value))
+        self._undo.append((_U_NPROP, nid, key, old))
+
+    def _reindex_node_prop(self, nid, labels, key, old, new) -> None:
+        by_label = self._store._node_indexes
+        for label in labels:
+            by_key = by_label.get(label)
+            index = by_key.get(key) if by_key else None
+            if index is None:
+                continue
+            new_key = order_key(new) if new is not None else None
+            if new_key is not None:
+                index.add(new_key, nid)
+            old_key = order_key(old) if old is not None else None
+            if old_key is not None and old_key != new_key:
+                self._gc.append((vacuum.NODE_ENTRY, index, old_key, nid))
+
+    def add_labels(self, nid: int, labels: Iterable[str]) -> int:
+        """Add labels; returns how many were new."""
+        if not self._active:
+            self._require_active()
+        store = self._store
+        head = store._nodes.get(nid)
+        if head is None or head.props is None:
+            raise _missing_node(nid)
+        new = [store._intern_label(label) for label in dict.fromkeys(labels) if label not in head.labels]
+        if not new:
+            return 0
+        rec = self._pending_node(nid)
+        self._undo.append((_U_LABELS, nid, rec.labels))
+        rec.labels = store._labelset(rec.labels.union(new))
+        label_index, delta = store._label_index, self._node_delta
+        for label in new:
+            members = label_index.get(label)
+            if members is None:
+                label_index[label] = {nid: None}
+            else:
+                members[nid] = None
+            delta[label] = delta.get(label, 0) + 1
+            self._changes.append(("label+", nid, label))
+        if store._node_indexes:
+            self._index_node_labels(nid, new, rec.props)
+        return len(new)
+
+    def remove_labels(self, nid: int, labels: Iterable[str]) -> int:
+        """Remove labels; returns how many the node had."""
+        if not self._active:
+            self._require_active()
+        store = self._store
+        head = store._nodes.get(nid)
+        if head is None or head.props is None:
+            raise _missing_node(nid)
+        gone = [label for label in dict.fromkeys(labels) if label in head.labels]
+        if not gone:
+            return 0
+        rec = self._pending_node(nid)
+        self._undo.append((_U_LABELS, nid, rec.labels))
+        rec.labels = store._labelset(rec.labels.difference(gone))
+        delta, gc = self._node_delta, self._gc
+        for label in gone:
+            delta[label] = delta.get(label, 0) - 1
+            gc.append((vacuum.LABEL, nid, label))
+            self._changes.append(("label-", nid, label))
+        if store._node_indexes:
+            self._forget_node_entries(nid, gone, rec.props)
+        return len(gone)
+
+    def _forget_node_entries(self, nid, labels, props) -> None:
+        """Queue the index entries of ``props`` under ``labels`` for removal once unseen."""
+        by_label = self._store._node_indexes
+        for label in labels:
+            by_key = by_label.get(label)
+            if by_key:
+                for key, index in by_key.items():
+                    value = props.get(key)
+                    if value is not None:
+                        okey = order_key(value)
+                        if okey is not None:
+                            self._gc.append((vacuum.NODE_ENTRY, index, okey, nid))
+
+    def delete_node(self, nid: int) -> None:
+        """Delete a node; its relationships must be deleted in the same transaction (checked at commit)."""
+        if not self._active:
+            self._require_active()
+        store = self._store
+        rec = store._nodes.get(nid)
+        if rec is None:
+            raise _missing_node(nid)
+        if rec.props is None:
+            return                                   # already deleted: deleting twice is a no-op
+        if rec.ts != PENDING:
+            rec = NodeVersion(PENDING, rec.labels, rec.props, rec)
+            store._nodes[nid] = rec
+            self._touched_nodes.append(nid)
+            self._undo.append((_U_NODE_PUSH, nid))
+        props = rec.props
+        rec.props = None
+        self._undo.append((_U_NODE_DEL, nid, props))
+        gc, delta = self._gc, self._node_delta
+        gc.append((vacuum.NODE, nid))
+        delta[None] = delta.get(None, 0) - 1
+        for label in rec.labels:
+            delta[label] = delta.get(label, 0) - 1
+            gc.append((vacuum.LABEL, nid, label))
+        if store._node_indexes:
+            self._forget_node_entries(nid, rec.labels, props)
+        self._deleted_nodes.append(nid)
+        self._changes.append(("node-", nid, rec.labels, props))
+
+    # -- relationships -------------------------------------------------------------------------------
+
+    def create_rel(self, type: str, start: int, end: int, props: dict | None = None) -> int:
+        if not self._active:
+            self._require_active()
+        store = self._store
+        rid = store._next_rel_id
+        store._next_rel_id = rid + 1
+        self._insert_rel(rid, type, start, end, props)
+        return rid
+
+    def _insert_rel(self, rid: int, type: str, start: int, end: int, props) -> None:
+        store = self._store
+        nodes = store._nodes
+        for nid in (start, end):
+            rec = nodes.get(nid)
+            if rec is None or rec.props is None:
+                raise _missing_node(nid)
+        type = store._intern_type(type)
+        props = store._clean_props(props) if props else {}
+        store._rels[rid] = RelVersion(PENDING, type, start, end, props, None)
+        self._touched_rels.append(rid)
+        vacuum.adjacency_add(store._out, start, type, rid, end)
+        vacuum.adjacency_add(store._in, end, type, rid, start)
+        members = store._type_index.get(type)
+        if members is None:
+            store._type_index[type] = {rid: None}
+        else:
+            members[rid] = None
+        delta = self._rel_delta
+        delta[None] = delta.get(None, 0) + 1
+        delta[type] = delta.get(type, 0) + 1
+        if props:
+            by_key = store._rel_indexes.get(type)
+            if by_key:
+                for key, index in by_key.items():
+                    value = props.get(key)
+                    if value is not None:
+                        okey = order_key(value)
+                        if okey is not None:
+                            index.add(okey, rid)
+        self._changes.append(("rel+", rid, type, start, end, dict(props)))
+        self._undo.append((_U_REL_NEW, rid))
+
+    def _pending_rel(self, rid: int) -> RelVersion:
+        store = self._store
+        rec = store._rels.get(rid)
+        if rec is None or rec.props is None:
+            raise _missing_rel(rid)
+        if rec.ts != PENDING:
+            rec = RelVersion(PENDING, rec.type, rec.start, rec.end, dict(rec.props), rec)
+            store._rels[rid] = rec
+            self._touched_rels.append(rid)
+            self._undo.append((_U_REL_PUSH, rid))
+            self._gc.append((vacuum.REL, rid, rec.type, rec.start, rec.end))
+        return rec
+
+    def set_rel_prop(self, rid: int, key: str, value) -> None:
+        if not self._active:
+            self._require_active()
+        rec = self._pending_rel(rid)
+        props = rec.props
+        old = props.get(key)
+        store = self._store
+        if value is None:
+            if old is None:
+                return
+            del props[key]
+        else:
+            key = store._intern_key(key)
+            value = store._clean_value(value)
+            props[key] = value
+        by_key = store._rel_indexes.get(rec.type)
+        index = by_key.get(key) if by_key else None
+        if index is not None:
+            new_key = order_key(value) if value is not None else None
+            if new_key is not None:
+                index.add(new_key, rid)
+            old_key = order_key(old) if old is not None else None
+            if old_key is not None and old_key != new_key:
+                self._gc.append((vacuum.REL_ENTRY, index, old_key, rid))
+        self._changes.append(("rprop", rid, key, old, value))
+        self._undo.append((_U_RPROP, rid, key, old))
+
+    def delete_rel(self, rid: int) -> None:
+        if not self._active:
+            self._require_active()
+        store = self._store
+        rec = store._rels.get(rid)
+        if rec is None:
+            raise _missing_rel(rid)
+        if rec.props is None:
+            return
+        if rec.ts != PENDING:
+            rec = RelVersion(PENDING, rec.type, rec.start, rec.end, rec.props, rec)
+            store._rels[rid] = rec
+            self._touched_rels.append(rid)
+            self._undo.append((_U_REL_PUSH, rid))
+        props = rec.props
+        rec.props = None
+        self._undo.append((_U_REL_DEL, rid, props))
+        self._gc.append((vacuum.REL, rid, rec.type, rec.start, rec.end))
+        delta = self._rel_delta
+        delta[None] = delta.get(None, 0) - 1
+        delta[rec.type] = delta.get(rec.type, 0) - 1
+        by_key = store._rel_indexes.get(rec.type)
+        if by_key:
+            for key, index in by_key.items():
+                value = props.get(key)
+                okey = order_key(value) if value is not None else None
+                if okey is not None:
+                    self._gc.append((vacuum.REL_ENTRY, index, okey, rid))
+        self._changes.append(("rel-", rid, rec.type, rec.start, rec.end, props))
+
+    # -- schema catalog and property indexes --------------------------------------------------------
+
+    def put_schema(self, name: str, definition: dict) -> None:
+        """Create or replace a durable catalog entry."""
+        if not self._active:
+            self._require_active()
+        store = self._store
+        store._clean_value(definition)
+        entries = self._schema_for_write()
+        self._undo.append((_U_SCHEMA, name, entries.get(name, _ABSENT)))
+        entries[name] = definition
+        self._changes.append(("schema+", name, definition))
+
+    def drop_schema(self, name: str) -> None:
+        if not self._active:
+            self._require_active()
+        entries = self._schema_for_write()
+        if name not in entries:
+            return
+        self._undo.append((_U_SCHEMA, name, entries[name]))
+        del entries[name]
+        self._changes.append(("schema-", name))
+
+    def _schema_for_write(self) -> dict:
+        if self._schema_entries is None:
+            self._schema_entries = dict(self._store._schema.entries)
+        return self._schema_entries
+
+    def create_property_index(self, entity: str, label: str, key: str) -> None:
+        """Create (and fill) a property index; a no-op if it exists."""
+        if not self._active:
+            self._require_active()
+        if entity not in ENTITY_KINDS:
+            raise ArgumentError(f"an index is on 'node' or 'relationship', not {entity!r}")
+        store = self._store
+        if (entity, label, key) in store._prop_indexes:
+            return
+        index = PropertyIndex(entity, label, key, PENDING)
+        vacuum.fill_index(store, index)
+        store._register_index(index)
+        self._new_indexes.append(index)
+        self._has_index_changes = True
+        self._undo.append((_U_INDEX_NEW, index))
+        self._changes.append(("pidx+", entity, label, key))
+
+    def drop_property_index(self, entity: str, label: str, key: str) -> None:
+        if not self._active:
+            self._require_active()
+        store = self._store
+        index = store._prop_indexes.get((entity, label, key))
+        if index is None:
+            return
+        store._unregister_index(index)
+        self._has_index_changes = True
+        self._undo.append((_U_INDEX_DROP, index))
+        self._changes.append(("pidx-", entity, label, key))
+
+    # -- savepoints, rollback, commit ------------------------------------------------------------------
+
+    def savepoint(self) -> tuple:
+        """A token for ``rollback_to``: undoes everything written after this call."""
+        self._require_active()
+        return (len(self._changes), len(self._undo), len(self._gc), len(self._deleted_nodes))
+
+    def rollback_to(self, token: tuple) -> None:
+        self._require_active()
+        changes, undo, gc, deleted = token
+        self._undo_to(undo)
+        del self._changes[changes:]
+        del self._gc[gc:]
+        del self._deleted_nodes[deleted:]
+
+    def rollback(self) -> None:
+        """Undo everything and release the writer lock; a no-op once finished."""
+        if not self._active:
+            return
+        try:
+            self._undo_to(0)
+        finally:
+            self._finish()
+
+    def commit(self) -> int:
+        """Make the changes durable and visible; returns the commit timestamp."""
+        self._require_active()
+        try:
+            if self._deleted_nodes:
+                self._check_deleted_nodes_detached()
+            if not self._changes:
+                self._finish()
+                return self._store._assigned_ts
+        except BaseException:
+            self.rollback()
+            raise
+        return self._store._commit(self)
+
+    def _check_deleted_nodes_detached(self) -> None:
+        nodes = self._store._nodes
+        for nid in self._deleted_nodes:
+            rec = nodes.get(nid)
+            if rec is not None and rec.props is None and rec.ts == PENDING:
+                for _ in self.expand(nid, "both"):
+                    raise ConstraintValidationFailed(
+                        f"cannot delete node {nid}: it still has relationships; delete them first "
+                        "(DETACH DELETE)", detail="DeleteConnectedNode")
+
+    def _finish(self) -> None:
+        if self._active:
+            self._active = False
+            self._store._writer_lock.release()
+
+    def _undo_to(self, mark: int) -> None:
+        store = self._store
+        undo = self._undo
+        checks: list[tuple] = []     # index entries that may have lost their last justification
+        nodes, rels = store._nodes, store._rels
+        node_delta, rel_delta = self._node_delta, self._rel_delta
+        while len(undo) > mark:
+            entry = undo.pop()
+            kind = entry[0]
+            if kind == _U_NPROP:
+                _, nid, key, old = entry
+                rec = nodes[nid]
+                new = rec.props.get(key)
+                if old is None:
+                    rec.props.pop(key, None)
+                else:
+                    rec.props[key] = old
+                if new is not None:
+                    vacuum.collect_node_entries(store, checks, nid, rec.labels, {key: new}, key)
+            elif kind == _U_NODE_NEW:
+                _, nid = entry
+                rec = nodes.pop(nid)
+                node_delta[None] -= 1
+                for label in rec.labels:
+                    node_delta[label] -= 1
+                    checks.append((vacuum.LABEL, nid, label))
+                vacuum.collect_node_entries(store, checks, nid, rec.labels, rec.props, None)
+            elif kind == _U_NODE_PUSH:
+                _, nid = entry
+                nodes[nid] = nodes[nid].prev
+            elif kind == _U_LABELS:
+                _, nid, old_labels = entry
+                rec = nodes[nid]
+                added, removed = rec.labels - old_labels, old_labels - rec.labels
+                rec.labels = old_labels
+                for label in added:
+                    node_delta[label] -= 1
+                    checks.append((vacuum.LABEL, nid, label))
+                for label in removed:
+                    node_delta[label] += 1
+                vacuum.collect_node_entries(store, checks, nid, added, rec.props, None)
+            elif kind == _U_NODE_DEL:
+                _, nid, props = entry
+                rec = nodes[nid]
+                rec.props = props
+                node_delta[None] += 1
+                for label in rec.labels:
+                    node_delta[label] += 1
+            elif kind == _U_RPROP:
+                _, rid, key, old = entry
+                rec = rels[rid]
+                new = rec.props.get(key)
+                if old is None:
+                    rec.props.pop(key, None)
+                else:
+                    rec.props[key] = old
+                if new is not None:
+                    vacuum.collect_rel_entries(store, checks, rid, rec.type, {key: new})
+            elif kind == _U_REL_NEW:
+                _, rid = entry
+                rec = rels.pop(rid)
+                rel_delta[None] -= 1
+                rel_delta[rec.type] -= 1
+                checks.append((vacuum.REL, rid, rec.type, rec.start, rec.end))
+                vacuum.collect_rel_entries(store, checks, rid, rec.type, rec.props)
+            elif kind == _U_REL_PUSH:
+                _, rid = entry
+                rels[rid] = rels[rid].prev
+            elif kind == _U_REL_DEL:
+                _, rid, props = entry
+                rec = rels[rid]
+                rec.props = props
+                rel_delta[None] += 1
+                rel_delta[rec.type] += 1
+            elif kind == _U_SCHEMA:
+                _, name, old = entry
+                if old is _ABSENT:
+                    self._schema_entries.pop(name, None)
+                else:
+                    self._schema_entries[name] = old
+            elif kind == _U_INDEX_NEW:
+                index = entry[1]
+                store._unregister_index(index)
+                if index in self._new_indexes:
+                    self._new_indexes.remove(index)
+            elif kind == _U_INDEX_DROP:
+                index = entry[1]
+                index.entries.clear()
+                vacuum.fill_index(store, index)
+                store._register_index(index)
+        if checks:
+            vacuum.run_checks(store, checks, -1)
