@@ -598,7 +598,8 @@ class DateTime(_NanosecondValue, _dt.datetime):
 
     @property
     def epoch_seconds(self) -> int:
-        local_seconds = (self.toordinal() - UNIX_EPOCH_ORDINAL) * 86_400 + self.nanos_of_day // NANOS_PER_SECOND
+        days = self.toordinal() - UNIX_EPOCH_ORDINAL
+        local_seconds = days * 86_400 + self.nanos_of_day // NANOS_PER_SECOND
         return local_seconds - self.offset_seconds
 
     @property

@@ -48,7 +48,9 @@ def named_zone(name: str) -> zoneinfo.ZoneInfo:
 
 
 def parse_offset(text: str) -> int | None:
-    """Seconds east of UTC for ``Z``, ``+01``, ``+0100``, ``+01:00`` or ``+02:05:59``; None if not an offset."""
+    """Seconds east of UTC for ``Z``, ``+01``, ``+0100``, ``+01:00`` or ``+02:05:59``.
+
+    None when ``text`` is not an offset at all (it may be a zone name)."""
     if text in ("Z", "z"):
         return 0
     match = _OFFSET.fullmatch(text)

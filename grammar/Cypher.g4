@@ -210,7 +210,10 @@ atom
     | CASE (subject=expression)? caseAlternative+ (ELSE elseExpr=expression)? END   # CaseAtom
     | COUNT LPAREN STAR RPAREN                                            # CountStarAtom
     | kind=(EXISTS | COUNT | COLLECT) LBRACE subqueryBody RBRACE          # SubqueryAtom
-    | LBRACK variable IN expression (WHERE where=expression)? (PIPE proj=expression)? RBRACK   # ListComprehensionAtom
+    // WHERE-and-projection comes first: in `[x IN l WHERE x:A | x]` the `| x` is the projection,
+    // not a label alternative.
+    | LBRACK variable IN expression (WHERE where=expression PIPE proj=expression | WHERE where=expression
+                                     | PIPE proj=expression)? RBRACK      # ListComprehensionAtom
     | LBRACK (variable EQ)? relationshipsPattern (WHERE where=expression)? PIPE proj=expression RBRACK   # PatternComprehensionAtom
     | LBRACK (expression (COMMA expression)*)? RBRACK                     # ListAtom
     | kind=(ALL | ANY | NONE | SINGLE) LPAREN variable IN expression (WHERE expression)? RPAREN   # QuantifierAtom

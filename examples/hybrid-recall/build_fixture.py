@@ -1,5 +1,5 @@
 """Writes fixture.json: the cookbook's 40 notes, 6 topics, 9 decisions and question blocks, embedded
-with hash-384. Texts marked AUTHORED are not shown in the cookbook (see README.md)."""
+with hash-384. Records whose last field is True are authored: the cookbook does not show them (README.md)."""
 from __future__ import annotations
 
 import json
@@ -123,14 +123,15 @@ def build() -> dict:
         if p.get("authored"):
             block["authored"] = True
         questions[name] = block
-    return {"notes": notes, "decisions": decisions, "questions": questions}
+    topics = list(dict.fromkeys(t for n in notes for t in n["topics"]))   # in MERGE order
+    return {"topics": topics, "notes": notes, "decisions": decisions, "questions": questions}
 
 
 def main() -> None:
     path = os.path.join(HERE, "fixture.json")
     data = build()
     # One record per line keeps the file diffable; every vector component stays a JSON float.
-    lines = ["{"]
+    lines = ["{", f' "topics": {json.dumps(data["topics"])},']
     for i, key in enumerate(("notes", "decisions")):
         rows = [json.dumps(r, separators=(",", ":")) for r in data[key]]
         lines.append(f' "{key}": [\n  ' + ",\n  ".join(rows) + "\n ],")

@@ -3,11 +3,12 @@ reciprocal-rank fusion, hop to each topic's latest decision) for a question.
 
     python examples/hybrid-recall/recall.py [PATH] [--question TEXT] [--k 5] [--since 2026-03-01T00:00:00Z]
 
-PATH defaults to a fresh temporary database; an existing PATH that already holds the notes is reused.
+PATH defaults to a temporary database removed on exit; an existing PATH that already holds the notes is reused.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import tempfile
@@ -48,12 +49,19 @@ def setup_and_load(db, fixture: dict) -> list[str]:
     return lines
 
 
+def _cell(value) -> str:
+    """A value as the cookbook prints it: strings quoted, null for None."""
+    if value is None:
+        return "null"
+    return json.dumps(value) if isinstance(value, str) else str(value)
+
+
 def print_table(columns: list[str], rows: list[tuple], title: str) -> None:
     try:
         from rich.console import Console
         from rich.table import Table
     except ImportError:  # plain text when rich is not installed
-        cells = [[repr(v) if isinstance(v, str) else str(v) for v in r] for r in rows]
+        cells = [[_cell(v) for v in r] for r in rows]
         widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
         print(title)
         print(" | ".join(c.ljust(w) for c, w in zip(columns, widths)))
@@ -86,8 +94,14 @@ def main(argv: list[str] | None = None) -> int:
         params["k"] = args.k
     if args.since:
         params["since"] = args.since
-    path = args.path or os.path.join(tempfile.mkdtemp(prefix="relate-recall-"), "notes.rl")
+    with tempfile.TemporaryDirectory(prefix="relate-recall-") as tmp:
+        recall(args.path or os.path.join(tmp, "notes.rl"), fixture, params)
+        if args.path:
+            print(f"database: {args.path}")
+    return 0
 
+
+def recall(path: str, fixture: dict, params: dict) -> None:
     with relate.connect(path) as db:
         for line in setup_and_load(db, fixture):
             print(line)
@@ -97,8 +111,6 @@ def main(argv: list[str] | None = None) -> int:
         print_table(result.columns, rows, f"{params['q']!r} (k={params['k']}, since {params['since']})")
         extra = counters_text(summary.counters)
         print(f"{len(rows)} rows" + (f" · {extra}" if extra else "") + f" · {summary.t_last_ms:.1f} ms")
-    print(f"database: {path}")
-    return 0
 
 
 if __name__ == "__main__":

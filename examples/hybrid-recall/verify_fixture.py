@@ -3,6 +3,7 @@ database) and asserts it matches expected.py. Run: python examples/hybrid-recall
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import math
 import os
 import re
@@ -11,9 +12,19 @@ from datetime import datetime, timezone
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import expected as X  # noqa: E402
-from statements import load_fixture  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _sibling(name: str):
+    """Load expected.py / statements.py by path under unique names (this folder is not a package)."""
+    spec = importlib.util.spec_from_file_location(f"hybrid_recall_{name}", os.path.join(HERE, f"{name}.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+X = _sibling("expected")
+load_fixture = _sibling("statements").load_fixture
 
 DIMS, K1, B, RRF_K = 384, 1.2, 0.75, 60
 MIN_GAP = 1e-4        # vector scores either side of a LIMIT boundary must differ at least this much
@@ -185,7 +196,8 @@ def check_structure(fx: dict) -> None:
     notes, decisions = fx["notes"], fx["decisions"]
     ids = [n["id"] for n in notes]
     assert ids == [f"n{i:02d}" for i in range(1, 41)], "note ids"
-    topics = sorted({t for n in notes for t in n["topics"]})
+    topics = list(dict.fromkeys(t for n in notes for t in n["topics"]))
+    assert fx["topics"] == topics, "the topics list is the notes' topics in MERGE order"
     about = sum(len(n["topics"]) for n in notes)
     sessions = {n["session"] for n in notes}
     assert (len(notes), len(sessions), len(topics), about, len(decisions)) == X.COUNT[0], "count row"

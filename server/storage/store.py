@@ -69,6 +69,7 @@ class GraphStore:
         self._checkpoint_lock = threading.Lock()
         self._checkpoint_thread: threading.Thread | None = None
         self._lock_fd = -1
+        self._closing = False          # no new background checkpoints once close() has begun
         self._closed = False
 
     # -- lifecycle -----------------------------------------------------------------------------------
@@ -110,8 +111,9 @@ class GraphStore:
         """Checkpoint (when on disk) and release the directory; waits for an open writer to finish."""
         if self._closed:
             return
+        self._closing = True
         thread = self._checkpoint_thread
-        if thread is not None:
+        if thread is not None and thread.is_alive():   # one not started yet sees _closing and quits
             thread.join()
         try:
             if self._wal is not None and self._group.failure is None:
@@ -195,7 +197,9 @@ class GraphStore:
         try:
             if self._wal is not None:
                 self._wal.append(codec.encode((commit_ts, changes)))
-        except BaseException:
+        except BaseException as exc:
+            if self._wal is not None and self._wal.broken:
+                self._group.failure = exc
             tx.rollback()
             raise
         # Past this point the commit is in the log: it must not fail.
@@ -222,19 +226,18 @@ class GraphStore:
         if tx._has_index_changes:
             changes = [c for c in changes if c[0] not in _INTERNAL_KINDS]
         self._group.enqueue(commit_ts, changes)
-        start_checkpoint = False
+        checkpoint_thread = None
         if self._wal is not None:
             self._commits_since_checkpoint += 1
-            if (self._checkpoint_thread is None
+            if (self._checkpoint_thread is None and not self._closing
                     and (self._commits_since_checkpoint >= self._checkpoint_every
                          or self._wal.bytes_written >= self._checkpoint_bytes)):
-                start_checkpoint = True
-                self._checkpoint_thread = threading.Thread(
+                checkpoint_thread = self._checkpoint_thread = threading.Thread(
                     target=self._background_checkpoint, name="relate-checkpoint", daemon=True)
         tx._finish()
         self._group.wait(commit_ts)
-        if start_checkpoint:
-            self._checkpoint_thread.start()
+        if checkpoint_thread is not None:
+            checkpoint_thread.start()
         return commit_ts
 
     def _publish(self, batch: list) -> None:
@@ -290,7 +293,7 @@ class GraphStore:
     def _background_checkpoint(self) -> None:
         try:
             with self._checkpoint_lock:
-                if not self._closed:
+                if not self._closing:
                     self._checkpoint_locked()
         except Exception:
             log.exception("storage.checkpoint_failed", directory=self.directory)

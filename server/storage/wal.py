@@ -76,7 +76,9 @@ class WalWriter:
         self.directory = directory
         self.seq = seq
         self.fd = self._open(seq)
+        self.size = os.fstat(self.fd).st_size
         self.bytes_written = 0           # since the last rotation
+        self.broken = False              # a failed write could not be cut back: stop writing
 
     def _open(self, seq: int) -> int:
         path = os.path.join(self.directory, segment_name(seq))
@@ -92,7 +94,7 @@ class WalWriter:
         length_bytes = _LENGTH.pack(length)
         header = _HEADER.pack(length, _checksum(length_bytes, payload))
         fd = self.fd
-        before = os.lseek(fd, 0, os.SEEK_END)
+        before = self.size
         try:
             written = os.writev(fd, [header, payload])
             total = HEADER_SIZE + length
@@ -104,8 +106,9 @@ class WalWriter:
             try:
                 os.ftruncate(fd, before)
             except OSError:
-                pass
+                self.broken = True
             raise DatabaseError(f"cannot write the WAL: {exc}") from exc
+        self.size = before + HEADER_SIZE + length
         self.bytes_written += HEADER_SIZE + length
 
     def sync(self) -> None:
@@ -117,6 +120,7 @@ class WalWriter:
         old_fd, old_seq = self.fd, self.seq
         self.fd = self._open(old_seq + 1)
         self.seq = old_seq + 1
+        self.size = 0
         self.bytes_written = 0
         os.close(old_fd)
         return old_seq

@@ -8,7 +8,7 @@ from typing import Iterable
 
 from relate.errors import ArgumentError, ConstraintValidationFailed, TransactionError
 
-from . import vacuum
+from . import codec, vacuum
 from .indexes import PropertyIndex, order_key
 from .read_tx import ReadTx, _missing_node, _missing_rel
 from .versions import PENDING, NodeVersion, RelVersion
@@ -405,6 +405,7 @@ class WriteTx(ReadTx):
             self._require_active()
         store = self._store
         store._clean_value(definition)
+        definition = codec.decode(codec.encode(definition))   # a private deep copy
         entries = self._schema_for_write()
         self._undo.append((_U_SCHEMA, name, entries.get(name, _ABSENT)))
         entries[name] = definition

@@ -207,8 +207,9 @@ def test_unauthenticated_client_can_run_nothing(server):
 
 def test_reset_stops_a_running_query(server):
     client = logged_in(server)
-    client.send(m.Run("SLEEP 30"), m.Pull())
+    client.send(m.Run("SLEEP 30"))
     assert isinstance(client.recv(), m.Success)        # RUN ran; the sleep happens in PULL
+    client.send(m.Pull())
     time.sleep(0.2)
     started = time.perf_counter()
     client.send(m.Reset())
@@ -239,8 +240,9 @@ def test_long_query_does_not_stall_a_short_one(server, conn):
 
 def test_dropped_connection_cancels_the_running_query(server):
     client = logged_in(server)
-    client.send(m.Run("SLEEP 60"), m.Pull())
+    client.send(m.Run("SLEEP 60"))
     assert isinstance(client.recv(), m.Success)
+    client.send(m.Pull())
     time.sleep(0.2)
     client.close()
     deadline = time.monotonic() + 5

@@ -10,6 +10,8 @@ import pytest
 from relate.errors import CypherSyntaxError
 from relate.server.query import ast
 from relate.server.query.parser import parse, parse_script, split_statements
+from relate.server.query.parser.antlr_driver import lex
+from relate.server.query.parser.fast_lexer import tokenize
 
 TCK_FEATURES = "/work/shared/tck/features"
 SPEC_GLOB = "/work/shared/spec/000_*.txt"
@@ -62,6 +64,33 @@ def test_positions_are_one_based_on_every_node():
     assert match.where.pos == (2, 9)
     assert match.where.right.pos == (2, 15)
     assert ret.pos == (3, 1) and ret.projection.items[0].pos == (3, 8)
+
+
+def _nodes(value):
+    """Every AST dataclass instance reachable from ``value``."""
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _nodes(item)
+    elif hasattr(value, "__dataclass_fields__"):
+        yield value
+        for name in value.__dataclass_fields__:
+            yield from _nodes(getattr(value, name))
+
+
+def test_every_node_with_a_position_has_one():
+    statement = parse(
+        "MATCH p = (n:A {x: $x} WHERE n.y > 0)-[r:T*1..2 {w: 1}]->(m) SEARCH n IN (COMBINE (VECTOR INDEX v "
+        "FOR $v WHERE n.ts > 1 LIMIT 3, FULLTEXT INDEX f FOR 'q' SKIP 1 LIMIT 2) USING RRF LIMIT 5) SCORE AS s "
+        "WHERE n:A OPTIONAL MATCH (m)--(o) WITH n, m, s ORDER BY s DESC UNWIND [1] AS u "
+        "CALL (n) { RETURN n.x AS x UNION RETURN 1 AS x } CALL db.labels() YIELD label "
+        "MERGE (q:Q {k: u}) ON CREATE SET q.a = 1, q:L ON MATCH SET q += {b: 2} REMOVE q.c, q:L "
+        "FOREACH (i IN [1] | DELETE q) "
+        "RETURN [x IN [1] WHERE x > 0 | x], [(n)-->(k) | k.x], n {.x, y: 1}, CASE WHEN true THEN 1 END, "
+        "reduce(a = 0, i IN [1] | a + i), all(i IN [1] WHERE i > 0), COUNT { (n)-->() }, count(*), "
+        "-1, n[0], n[0..1], n.x IS NULL, 1 < 2 < 3, exists((n)-->()) AND (n)-->()")
+    missing = [type(node).__name__ for node in _nodes(statement)
+               if "pos" in node.__dataclass_fields__ and node.pos is None]
+    assert missing == []
 
 
 def test_with_unwind_create_merge_set_remove_delete():
@@ -189,6 +218,7 @@ def test_pattern_where_paths_and_shortest():
     assert first.elements[1].types == ["T", "U"] and first.elements[1].where is not None
     assert (second.variable, second.shortest, third.shortest) == ("q", "shortest", "all")
     assert clauses("MATCH ((a)-->(b)) RETURN a")[0].pattern[0].elements[2].variable == "b"
+    assert clauses("MATCH (a)–[:R]—>(b) RETURN a")[0].pattern[0].elements[1].direction == "out"
     create = clauses("CREATE (a $props)-[:T {x: $p}]->(b)")[0]
     assert create.pattern[0].elements[0].properties == ast.Parameter("props")
 
@@ -245,6 +275,11 @@ def test_postfix_and_collections():
     assert expr("n[1..]") == ast.Slice(n, ast.Literal(1), None)
     assert expr("[x IN range(1, 10) WHERE x % 2 = 0 | x * 2]").projection is not None
     assert expr("[x IN [1]]") == ast.ListComprehension("x", ast.ListLiteral([ast.Literal(1)]), None, None)
+    # After WHERE, `|` starts the projection (write `n:(A|B)` for a label alternative).
+    n = ast.Variable("n")
+    assert expr("[n IN ns WHERE n:A | n]") == ast.ListComprehension(
+        "n", ast.Variable("ns"), ast.LabelCheck(n, ast.LabelName("A")), n)
+    assert expr("[n IN ns WHERE n:(A|B)]").where.labels == ast.LabelOr([ast.LabelName("A"), ast.LabelName("B")])
     comprehension = expr("[p = (a)-->(b) WHERE b.x | b.name]")
     assert type(comprehension) is ast.PatternComprehension and comprehension.path_variable == "p"
     projection = expr("n {.name, .*, age: n.age + 1, x}")
@@ -302,7 +337,9 @@ def test_strings_and_escapes():
     assert expr(r"'a\\b\'c\"d\n\t\b\f\r'").value == "a\\b'c\"d\n\t\b\f\r"
     assert expr(r"'\u00e9\U0001F600'").value == "é😀"
     assert expr('"double \'quoted\'"').value == "double 'quoted'"
-    assert syntax_error(r"RETURN '\uH'").detail == "InvalidUnicodeLiteral"
+    assert expr(r"'\uD83D\uDE00'").value == "😀"          # a UTF-16 surrogate pair
+    for bad in (r"'\uH'", r"'\u12'", r"'\uD83D'", r"'\U00110000'"):
+        assert syntax_error(f"RETURN {bad}").detail == "InvalidUnicodeLiteral", bad
 
 
 def test_names_and_parameters():
@@ -409,9 +446,40 @@ def test_error_at_end_of_input_and_lexical_errors():
     assert syntax_error("MATCH (a)-[:LIKES*-2]->(c) RETURN c").detail == "InvalidRelationshipPattern"
 
 
+def test_crlf_line_endings():
+    error = syntax_error("MATCH (n)\r\nWHERE n.x = = 1\r\nRETURN n")
+    assert (error.line, error.column) == (2, 13) and error.excerpt == "WHERE n.x = = 1\n            ^"
+
+
 def test_set_target_must_be_a_property():
     assert "expected a property" in syntax_error("MATCH (n) SET count(n) = 2").message
     assert "expected a property" in syntax_error("MATCH (n) REMOVE n").message
+
+
+# -- the fast lexer -------------------------------------------------------------------------
+def _token_signature(tokens) -> list[tuple]:
+    return [(t.type, t.text, t.line, t.column, t.start, t.stop) for t in tokens]
+
+
+def assert_same_tokens(text: str) -> None:
+    """The regex tokenizer yields exactly the ANTLR lexer's tokens, or declines the text."""
+    fast = tokenize(text)
+    if fast is None:
+        return
+    assert _token_signature(fast) == _token_signature(lex(text).tokens), text
+
+
+def test_fast_lexer_matches_antlr_lexer():
+    for text in ("MATCH (n)\n  WHERE n.x >= .5 RETURN $p, 0x1F, 0o7, 017, 1..3, 1e3, 1.5E-2, n[..2]",
+                 "RETURN 'a\\'b', \"q\\\"\", `we``ird`, $`p q`, $0, a<>b, a!=b, a=~'x', n += {}",
+                 "MATCH (a)<-[:R*2..]-(b)-->(c) // c\n/* x\n y */ RETURN a::b, 12abc, 0x, 09",
+                 "RETURN 1 /* open"):
+        assert tokenize(text) is not None
+        assert_same_tokens(text)
+    assert tokenize("RETURN 'é'") is None and tokenize("RETURN 'open") is None and tokenize("RETURN #") is None
+    assert expr("'é'") == ast.Literal("é")
+    assert expr("`Straße`.x") == ast.Property(ast.Variable("Straße"), "x")
+    assert clauses("MATCH (n:Größe) RETURN n")[0].pattern[0].elements[0].labels == ast.LabelName("Größe")
 
 
 # -- TCK and cookbook --------------------------------------------------------------------------
@@ -479,6 +547,8 @@ FEATURES = sorted(glob.glob(os.path.join(TCK_FEATURES, "**", "*.feature"), recur
 @pytest.mark.parametrize("path", FEATURES, ids=lambda path: os.path.relpath(path, TCK_FEATURES))
 def test_tck_queries(path):
     for scenario, query, detail in _tck_queries(path):
+        if detail is None:
+            assert_same_tokens(query)
         if detail in GRAMMAR_DETAILS:
             with pytest.raises(CypherSyntaxError) as caught:
                 parse(query)

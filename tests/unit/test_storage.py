@@ -373,3 +373,85 @@ def iter_chain(rec):
     while rec is not None:
         yield rec
         rec = rec.prev
+
+
+def test_deleted_entities_are_vacuumed(store):
+    a, b, r = write(store, lambda tx: (lambda a, b: (a, b, tx.create_rel("T", a, b, {})))(
+        tx.create_node(["A"], {}), tx.create_node(["A"], {})))
+    old = store.begin_read()
+    write(store, lambda tx: (tx.delete_rel(r), tx.delete_node(a)))
+    store.begin_write().rollback()           # vacuum runs at begin_write
+    assert a in store._nodes and r in store._rels        # the old snapshot still needs them
+    assert old.node_exists(a) and list(old.expand(b, "in")) == [(r, a)]
+    old.close()
+    store.begin_write().rollback()
+    assert a not in store._nodes and r not in store._rels
+    assert a not in store._out and b not in store._in and list(store._label_index["A"]) == [b]
+    assert r not in store._type_index["T"]
+
+
+def test_index_ddl_inside_savepoints(store):
+    n = write(store, lambda tx: tx.create_node(["A"], {"v": 5}))
+    tx = store.begin_write()
+    mark = tx.savepoint()
+    tx.create_property_index("node", "A", "v")
+    tx.rollback_to(mark)
+    assert not tx.has_property_index("node", "A", "v")
+    tx.create_property_index("node", "A", "v")
+    mark = tx.savepoint()
+    tx.drop_property_index("node", "A", "v")
+    tx.set_node_prop(n, "v", 6)                      # written while the index is dropped
+    tx.rollback_to(mark)
+    tx.set_node_prop(n, "v", 7)
+    tx.commit()
+    with store.begin_read() as r:
+        assert r.property_indexes() == [("node", "A", "v")]
+        assert list(r.index_seek("node", "A", "v", 7)) == [n]
+        assert list(r.index_seek("node", "A", "v", 5)) == [] and list(r.index_seek("node", "A", "v", 6)) == []
+
+
+def test_temporal_values_are_stored_and_indexed(store):
+    from relate.temporal import Date, DateTime
+    from relate.server.storage import codec
+    days = [Date(2024, 1, d) for d in (5, 1, 3)]
+    ids = write(store, lambda tx: (tx.create_property_index("node", "E", "on"),
+                                   [tx.create_node(["E"], {"on": d}) for d in days])[1])
+    with store.begin_read() as r:
+        assert list(r.index_range("node", "E", "on", Date(2024, 1, 2), True, None, True)) == [ids[2], ids[0]]
+        assert list(r.index_seek("node", "E", "on", Date(2024, 1, 1))) == [ids[1]]
+    from relate.temporal import LocalDateTime, LocalTime, Time, offset_zone
+    values = [days[0], LocalTime(1, 2, 3), LocalDateTime(2024, 1, 2, 3, 4, 5),
+              DateTime.of_instant(1_700_000_000, 5, offset_zone(3600)), Time.of_nanos_of_day(1000, 3600)]
+    for value in values:
+        back = codec.decode(codec.encode(value))
+        assert back == value and type(back) is type(value)
+
+
+def test_index_range_consistent_under_concurrent_writes(store):
+    write(store, lambda tx: (tx.create_property_index("node", "N", "v"),
+                             [tx.create_node(["N"], {"v": i * 2}) for i in range(500)]))
+    stop = threading.Event()
+    bad = []
+
+    def writer():
+        i = 0
+        while not stop.is_set():
+            tx = store.begin_write()
+            tx.create_node(["N"], {"v": 10_000 + i})      # inserts at the end and in the middle
+            tx.create_node(["N"], {"v": i % 1000 * 2 + 1})
+            tx.commit()
+            i += 1
+
+    t = threading.Thread(target=writer)
+    t.start()
+    try:
+        for _ in range(80):
+            with store.begin_read() as r:
+                got = [r.node_prop(n, "v") for n in r.index_range("node", "N", "v", 100, True, 600, False)]
+                evens = [v for v in got if v % 2 == 0]
+                if evens != list(range(100, 600, 2)) or got != sorted(got):
+                    bad.append(got)
+    finally:
+        stop.set()
+        t.join()
+    assert bad == []

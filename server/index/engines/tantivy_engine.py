@@ -116,7 +116,11 @@ class TantivyEngine:
         return tantivy.Query.empty_query()
 
     def close(self) -> None:
-        try:
-            self._writer.wait_merging_threads()
-        except Exception:     # tantivy raises ValueError once the writer was consumed; nothing to flush
-            pass
+        """Finish merges and drop the writer, which releases tantivy's directory lock."""
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            try:
+                writer.wait_merging_threads()
+            except ValueError:     # tantivy raises it once the writer was consumed; nothing to flush
+                pass
+            del writer

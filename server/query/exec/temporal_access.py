@@ -17,12 +17,9 @@ def truncating_div(a: int, b: int) -> int:
     return q if (a >= 0) == (b > 0) else -q
 
 
-_truncating_div = truncating_div
-
-
 def _truncating_mod(a: int, b: int) -> int:
     """Java's ``%``: the remainder takes the dividend's sign."""
-    return a - b * _truncating_div(a, b)
+    return a - b * truncating_div(a, b)
 
 
 def _date(value):
@@ -52,7 +49,7 @@ _TIME_FIELDS = {
 _ZONE_FIELDS = {
     "timezone": lambda v: v.zone_id,
     "offset": lambda v: format_offset(v.offset_seconds),
-    "offsetminutes": lambda v: _truncating_div(v.offset_seconds, 60),
+    "offsetminutes": lambda v: truncating_div(v.offset_seconds, 60),
     "offsetseconds": lambda v: v.offset_seconds,
 }
 _INSTANT_FIELDS = {
@@ -69,22 +66,22 @@ TEMPORAL_FIELDS = {
 }
 
 DURATION_FIELDS = {
-    "years": lambda d: _truncating_div(d.months, 12),
-    "quarters": lambda d: _truncating_div(d.months, 3),
+    "years": lambda d: truncating_div(d.months, 12),
+    "quarters": lambda d: truncating_div(d.months, 3),
     "months": lambda d: d.months,
-    "weeks": lambda d: _truncating_div(d.days, 7),
+    "weeks": lambda d: truncating_div(d.days, 7),
     "days": lambda d: d.days,
-    "hours": lambda d: _truncating_div(d.seconds, 3600),
-    "minutes": lambda d: _truncating_div(d.seconds, 60),
+    "hours": lambda d: truncating_div(d.seconds, 3600),
+    "minutes": lambda d: truncating_div(d.seconds, 60),
     "seconds": lambda d: d.seconds,
     "milliseconds": lambda d: d.seconds * 1000 + d.nanoseconds // 1_000_000,
     "microseconds": lambda d: d.seconds * 1_000_000 + d.nanoseconds // 1000,
     "nanoseconds": lambda d: d.seconds * 1_000_000_000 + d.nanoseconds,
-    "quartersofyear": lambda d: _truncating_div(_truncating_mod(d.months, 12), 3),
+    "quartersofyear": lambda d: truncating_div(_truncating_mod(d.months, 12), 3),
     "monthsofquarter": lambda d: _truncating_mod(d.months, 3),
     "monthsofyear": lambda d: _truncating_mod(d.months, 12),
     "daysofweek": lambda d: _truncating_mod(d.days, 7),
-    "minutesofhour": lambda d: _truncating_mod(_truncating_div(d.seconds, 60), 60),
+    "minutesofhour": lambda d: _truncating_mod(truncating_div(d.seconds, 60), 60),
     "secondsofminute": lambda d: _truncating_mod(d.seconds, 60),
     "millisecondsofsecond": lambda d: d.nanoseconds // 1_000_000,
     "microsecondsofsecond": lambda d: d.nanoseconds // 1000,

@@ -11,12 +11,12 @@ import datetime as _dt
 from typing import Any
 
 from relate.errors import ArgumentError, ClientError, CypherTypeError
-from relate.temporal import (NANOS_PER_DAY, NANOS_PER_SECOND, Date, DateTime, LocalDateTime, LocalTime,
+from relate.temporal import (NANOS_PER_SECOND, Date, DateTime, LocalDateTime, LocalTime,
                              Time)
 from relate.temporal_zones import offset_zone
 from relate.values import Duration
 
-from relate.server.query.exec.temporal_access import truncating_div as _truncating_div
+from relate.server.query.exec.temporal_access import truncating_div
 from relate.server.query.exec.temporal_build import date_of, nanos_of, zone_of
 
 __all__ = ["temporal_add", "temporal_subtract", "temporal_multiply", "temporal_divide",
@@ -74,7 +74,7 @@ def add_duration(value: Any, d: Duration, sign: int = 1):
     try:
         if isinstance(value, Date):
             return plus_days(plus_months(value, sign * d.months),
-                             sign * (d.days + _truncating_div(d.seconds, 86_400)))
+                             sign * (d.days + truncating_div(d.seconds, 86_400)))
         if isinstance(value, LocalTime):
             return LocalTime.of_nanos_of_day(value.nanos_of_day + sign * d.total_nanoseconds)
         if isinstance(value, Time):
@@ -178,7 +178,7 @@ def _months_until(start: LocalDateTime, end: LocalDateTime) -> int:
         end_date = plus_days(end_date, 1)
     packed_start = (start.year * 12 + start.month - 1) * 32 + start.day
     packed_end = (end_date.year * 12 + end_date.month - 1) * 32 + end_date.day
-    return _truncating_div(packed_end - packed_start, 32)
+    return truncating_div(packed_end - packed_start, 32)
 
 
 def _days_until(start: LocalDateTime, end: LocalDateTime) -> int:

@@ -11,7 +11,7 @@ import datetime as _dt
 from typing import Any
 
 from relate.errors import ArgumentError, CypherTypeError
-from relate.temporal import (NANOS_PER_DAY, NANOS_PER_SECOND, Date, DateTime, LocalDateTime, LocalTime,
+from relate.temporal import (NANOS_PER_SECOND, Date, DateTime, LocalDateTime, LocalTime,
                              Time)
 from relate.temporal_zones import UTC, is_named_zone, offset_zone, parse_zone
 

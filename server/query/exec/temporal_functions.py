@@ -131,8 +131,9 @@ def datetime_from_epoch(ctx, seconds, nanoseconds=0):
     """``datetime.fromEpoch(seconds, nanoseconds)`` in UTC."""
     if seconds is None or nanoseconds is None:
         return None
-    total = _integer("datetime.fromEpoch", seconds) * 1_000_000_000 + _integer("datetime.fromEpoch", nanoseconds)
-    return DateTime.of_instant(*divmod(total, 1_000_000_000), UTC)
+    seconds = _integer("datetime.fromEpoch", seconds)
+    nanoseconds = _integer("datetime.fromEpoch", nanoseconds)
+    return DateTime.of_instant(seconds, nanoseconds, UTC)
 
 
 def datetime_from_epoch_millis(ctx, millis):

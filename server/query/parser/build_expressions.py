@@ -172,8 +172,10 @@ class ExpressionBuilder(BuilderBase):
     def _pattern_atom(self, ctx):
         if not _in_predicate_position(ctx):
             raise self.error(ctx, "A pattern expression should only be used in order to test the "
-                                  "existence of a pattern. Use a pattern comprehension or COUNT { } "
-                                  "instead")
+                                  "existence of a pattern. It should therefore only be used in contexts "
+                                  "that evaluate to a boolean, e.g. inside the function exists() or in a "
+                                  "WHERE-clause. No other uses are allowed, instead they should be "
+                                  "replaced by a pattern comprehension.")
         return ast.PatternPredicate(self.relationships_pattern(ctx.relationshipsPattern()),
                                     pos=self.pos(ctx))
 
@@ -266,33 +268,31 @@ class ExpressionBuilder(BuilderBase):
         return self.label_expression(atom.labelExpression())
 
 
-_BOOLEAN_CONTEXTS = (P.NotExprContext, P.AndExprContext, P.OrExprContext, P.XorExprContext,
-                     P.ParenAtomContext)
+_BOOLEAN_OPERATORS = (P.NotExprContext, P.AndExprContext, P.OrExprContext, P.XorExprContext)
 
 
 def _in_predicate_position(ctx) -> bool:
-    """Whether a pattern used as an expression tests existence, as Cypher 5 requires: it must be a
-    WHERE / WHEN condition, possibly under NOT, AND, OR, XOR, parentheses or exists()."""
+    """Whether a pattern used as an expression tests existence, as Cypher 5 requires: an operand of
+    NOT / AND / OR / XOR, the argument of exists(), or a WHERE / WHEN condition (through parentheses)."""
     child, parent = ctx, ctx.parentCtx
     while True:
         kind = type(parent)
+        if kind in _BOOLEAN_OPERATORS or kind is P.WhereClauseContext:
+            return True
         if kind is P.PostfixExpressionContext:
             if parent.getChildCount() != 1:
                 return False
         elif kind is P.FunctionAtomContext:
-            name = parent.functionName().getText().lower()
-            return name == "exists" and len(parent.expression()) == 1
-        elif kind is P.WhereClauseContext:
-            return True
+            return parent.functionName().getText().lower() == "exists" and len(parent.expression()) == 1
         elif kind is P.CaseAlternativeContext:
             return parent.expression(0) is child
-        elif kind in (P.NodePatternContext, P.RelationshipDetailContext):
+        elif kind is P.NodePatternContext or kind is P.RelationshipDetailContext:
             return True
         elif kind in (P.ListComprehensionAtomContext, P.PatternComprehensionAtomContext, P.IndexSearchContext):
             return parent.where is child
         elif kind is P.QuantifierAtomContext:
             return parent.expression(1) is child
-        elif kind is not P.AtomExprContext and kind not in _BOOLEAN_CONTEXTS:
+        elif kind is not P.AtomExprContext and kind is not P.ParenAtomContext:
             return False
         child, parent = parent, parent.parentCtx
 

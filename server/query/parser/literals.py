@@ -65,10 +65,19 @@ def decode_string(token_text: str) -> str:
             if len(digits) != width or not all(c in "0123456789abcdefABCDEF" for c in digits):
                 raise ValueError(i + 1)
             code = int(digits, 16)
-            if code > 0x10FFFF:
-                raise ValueError(i + 1)
-            out.append(chr(code))
             i += 2 + width
+            if 0xD800 <= code <= 0xDBFF:
+                # A UTF-16 surrogate pair written as two escapes, as Java-based clients send them.
+                low = body[i + 2:i + 6] if body.startswith("\\u", i) else ""
+                if len(low) == 4 and all(c in "0123456789abcdefABCDEF" for c in low) \
+                        and 0xDC00 <= int(low, 16) <= 0xDFFF:
+                    code = 0x10000 + ((code - 0xD800) << 10) + (int(low, 16) - 0xDC00)
+                    i += 6
+                else:
+                    raise ValueError(i - 2 - width + 1)
+            elif 0xDC00 <= code <= 0xDFFF or code > 0x10FFFF:
+                raise ValueError(i - 2 - width + 1)
+            out.append(chr(code))
         else:
             # Unknown escapes keep their backslash, as Neo4j does.
             out.append("\\")

@@ -28,8 +28,8 @@ _EXPRESSION_START = frozenset({
 
 def excerpt_for(text: str, line: int, column: int) -> str:
     """The source line ``line`` and a caret line pointing at ``column`` (both 1-based)."""
-    lines = text.splitlines() or [""]
-    source = lines[line - 1] if 0 < line <= len(lines) else ""
+    lines = text.split("\n")            # ANTLR counts lines by "\n" alone
+    source = lines[line - 1].rstrip("\r") if 0 < line <= len(lines) else ""
     # Copy tabs into the caret line so the caret stays under the column in any tab width.
     pad = "".join("\t" if ch == "\t" else " " for ch in source[:column - 1])
     pad += " " * max(0, column - 1 - len(source))

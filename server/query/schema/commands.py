@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from relate.errors import (ClientError, ConstraintNotFound, CypherSyntaxError, EquivalentSchemaRuleAlreadyExists,
+from relate.errors import (ConstraintNotFound, CypherSyntaxError, EquivalentSchemaRuleAlreadyExists,
                            IndexNotFound, SchemaError)
 from relate.summary import Counters
 
@@ -30,6 +30,8 @@ FUNCTION_EXTRA = ["signature", "isBuiltIn", "argumentDescription", "returnDescri
 USER_COLUMNS = ["user", "roles", "passwordChangeRequired", "suspended"]
 TRANSACTION_COLUMNS = ["database", "transactionId", "currentQuery", "status", "elapsedTime"]
 
+SEARCH_INDEX_KIND = "search_index"      # the IndexManager's catalog entries
+
 CONSTRAINT_TYPE_NAMES = {"UNIQUE": "UNIQUENESS", "NOT_NULL": "PROPERTY_EXISTENCE", "KEY": "KEY",
                          "TYPE": "PROPERTY_TYPE"}
 
@@ -41,14 +43,6 @@ class CommandResult:
     columns: list[str] = field(default_factory=list)
     show_query: Optional[ast.Query] = None
     schema_changed: bool = False
-
-
-def is_write_command(command) -> bool:
-    return not isinstance(command, ast.ShowCommand)
-
-
-def is_search_index(command) -> bool:
-    return isinstance(command, ast.CreateIndex) and command.kind.upper() in ("VECTOR", "FULLTEXT")
 
 
 def run_command(db, tx, command, params: dict, catalog: Catalog) -> CommandResult:
@@ -83,7 +77,7 @@ def _create_constraint(db, tx, cmd: ast.CreateConstraint, params, catalog: Catal
                 f"An equivalent constraint already exists, '{equivalent.name}'.", phase="runtime")
         raise SchemaError(f"There already exists a constraint called '{name}'.",
                           code="Neo.ClientError.Schema.ConstraintWithNameAlreadyExists", phase="runtime")
-    if name in catalog.indexes or _search_index_exists(db, name):
+    if name in catalog.indexes or _search_index_exists(db, name, tx):
         if cmd.if_not_exists:
             return result
         raise SchemaError(f"There already exists an index called '{name}'.",
@@ -119,7 +113,7 @@ def _create_index(db, tx, cmd: ast.CreateIndex, params, catalog: Catalog) -> Com
     result = CommandResult()
     kind = cmd.kind.upper()
     if kind in ("VECTOR", "FULLTEXT"):
-        return _create_search_index(db, cmd, params, catalog)
+        return _create_search_index(db, tx, cmd, params, catalog)
     if kind == "LOOKUP":
         if cmd.if_not_exists:
             return result
@@ -129,7 +123,7 @@ def _create_index(db, tx, cmd: ast.CreateIndex, params, catalog: Catalog) -> Com
     name = cmd.name or generated_name("index", kind, cmd.entity, label, props)
     index = RangeIndex(name, cmd.entity, label, props, kind)
     equivalent = next((i for i in catalog.indexes.values() if i.schema() == index.schema()), None)
-    if name in catalog.indexes or name in catalog.constraints or _search_index_exists(db, name) or equivalent:
+    if name in catalog.indexes or name in catalog.constraints or _search_index_exists(db, name, tx) or equivalent:
         if cmd.if_not_exists:
             return result
         if equivalent is not None:
@@ -144,8 +138,8 @@ def _create_index(db, tx, cmd: ast.CreateIndex, params, catalog: Catalog) -> Com
     return result
 
 
-def _create_search_index(db, cmd: ast.CreateIndex, params, catalog: Catalog) -> CommandResult:
-    """Vector and full-text indexes belong to the IndexManager (it persists them itself)."""
+def _create_search_index(db, tx, cmd: ast.CreateIndex, params, catalog: Catalog) -> CommandResult:
+    """Vector and full-text indexes belong to the IndexManager (it writes them into ``tx``)."""
     result = CommandResult()
     name = cmd.name or generated_name("index", cmd.kind, cmd.entity, tuple(cmd.labels), tuple(cmd.properties))
     if name in catalog.indexes or name in catalog.constraints:
@@ -161,11 +155,11 @@ def _create_search_index(db, cmd: ast.CreateIndex, params, catalog: Catalog) -> 
         if len(cmd.properties) != 1:
             raise SchemaError("A vector index covers exactly one property", phase="compile time")
         created = manager.create_vector_index(name, cmd.entity, cmd.labels[0], cmd.properties[0],
-                                              list(cmd.with_properties), options, cmd.if_not_exists)
+                                              list(cmd.with_properties), options, cmd.if_not_exists, tx=tx)
     else:
         created = manager.create_fulltext_index(name, cmd.entity, list(cmd.labels), list(cmd.properties),
-                                                options, cmd.if_not_exists)
-    if created is not False:
+                                                options, cmd.if_not_exists, tx=tx)
+    if created:
         result.counters.add("indexes_added")
         result.schema_changed = True
     return result
@@ -181,8 +175,8 @@ def _drop_index(db, tx, cmd: ast.DropIndex, params, catalog: Catalog) -> Command
     elif cmd.name in catalog.constraints and catalog.constraints[cmd.name].owns_index:
         raise SchemaError(f"Unable to drop index: Index belongs to constraint: `{cmd.name}`",
                           code="Neo.ClientError.Schema.IndexDropFailed", phase="runtime")
-    elif _search_index_exists(db, cmd.name):
-        db.index_manager.drop(cmd.name)
+    elif _search_index_exists(db, cmd.name, tx):
+        db.index_manager.drop(cmd.name, tx=tx)
     elif cmd.if_exists:
         return result
     else:
@@ -192,14 +186,13 @@ def _drop_index(db, tx, cmd: ast.DropIndex, params, catalog: Catalog) -> Command
     return result
 
 
-def _search_index_exists(db, name: str) -> bool:
+def _search_index_exists(db, name: str, tx) -> bool:
+    """Whether ``name`` is a vector or full-text index (committed, or created earlier in ``tx``)."""
+    entry = tx.schema().get(name) if tx is not None else None
+    if isinstance(entry, dict) and entry.get("kind") == SEARCH_INDEX_KIND:
+        return True
     manager = getattr(db, "index_manager", None)
-    if manager is None:
-        return False
-    try:
-        return manager.get(name) is not None
-    except (KeyError, ClientError):
-        return False
+    return manager is not None and name in manager
 
 
 # ---------------------------------------------------------------- users

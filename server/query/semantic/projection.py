@@ -78,7 +78,12 @@ def shape_projection(items: list[tuple[str, ast.Expr]], projection: ast.Projecti
     aliases = {name for name, _ in shape.grouping}
     aggs: dict = {}          # aggregate call -> hidden name
 
+    complex_alias = {key: name for name, e in shape.grouping if (key := _key(e)) in complex_}
+
     def rewrite(expr: ast.Expr, allowed: set[str], undefined_detail: str) -> ast.Expr:
+        # An aggregate-free ORDER BY / WHERE expression may read any grouping expression whole.
+        reuse_complex = undefined_detail == "UndefinedVariable" and not contains_aggregate(expr)
+
         def fn(node):
             if is_aggregate_call(node):
                 _check_aggregate_args(node)
@@ -90,6 +95,8 @@ def shape_projection(items: list[tuple[str, ast.Expr]], projection: ast.Projecti
             if key in simple:
                 return ast.Variable(simple[key], pos=getattr(node, "pos", None))
             if key in complex_:
+                if reuse_complex:
+                    return ast.Variable(complex_alias[key], pos=getattr(node, "pos", None))
                 raise error("Aggregation expressions must not reuse complex grouping expressions",
                             "AmbiguousAggregationExpression", getattr(node, "pos", None))
             return None

@@ -1,0 +1,1 @@
+"""``relate``: the interactive Cypher shell and script runner (prompt_toolkit + rich)."""

@@ -1,0 +1,409 @@
+"""The embedded engine: Database (store, catalog, indexes, procedures, plan cache) and Session.
+
+One statement, end to end (``Session.run``):
+    prepare: text -> parse -> semantic analysis -> plan (cached by text)   [Database.prepare]
+    execute: read-only  -> snapshot (begin_read), rows stream lazily
+             updating   -> write transaction (or the explicit one, under a savepoint); rows are
+                           computed and materialized eagerly, deletes and constraints checked, commit
+             command    -> schema / administration command (commands.run_command)
+"""
+from __future__ import annotations
+
+import os
+import threading
+import time
+import weakref
+from dataclasses import dataclass, field
+from typing import Optional
+
+from relate.errors import ParameterMissing, RelateError, TransactionError
+from relate.summary import Summary
+
+from .query import ast
+from .query.context import ExecContext
+from .query.exec.results import EngineResult
+from .query.materialize import materialize_row
+from .query.parser import parse
+from .query.plan_cache import PlanCache
+from .query.planner import Plan, plan_query
+from .query.planner.explain import describe_plan
+from .query.procedures import ProcedureRegistry, register_builtins
+from .query.schema import Catalog, check_deletes, check_statement, run_command
+from .query.semantic import analyze
+from .storage import GraphStore
+
+_OPEN_OPTIONS = ("sync", "checkpoint_every")
+
+
+@dataclass
+class Prepared:
+    """A statement ready to run: a query plan, or a command."""
+    statement: ast.Statement
+    plan: Optional[Plan] = None
+    parameters: frozenset = frozenset()
+    columns: list[str] = field(default_factory=list)
+
+    @property
+    def is_command(self) -> bool:
+        return self.plan is None
+
+
+class Database:
+    """An open database: ``Database.open(path | None)``; sessions run statements against it."""
+
+    def __init__(self, store: GraphStore, directory: Optional[str], *, plan_cache_size: int = 1000,
+                 query_timeout: Optional[float] = None):
+        self.store = store
+        self.directory = directory
+        self.query_timeout = query_timeout
+        self.plan_cache = PlanCache(plan_cache_size)
+        self.procedures = ProcedureRegistry()
+        register_builtins(self.procedures)
+        self.index_manager = _open_index_manager(store, directory, self.procedures)
+        from .auth import UserStore
+        self.users = UserStore(store)
+        self._catalog: Optional[Catalog] = None
+        self._sessions: "weakref.WeakSet[Session]" = weakref.WeakSet()
+        self._lock = threading.Lock()
+        self.closed = False
+
+    @classmethod
+    def open(cls, path: Optional[str] = None, **options) -> "Database":
+        store_options = {k: options.pop(k) for k in _OPEN_OPTIONS if k in options}
+        unknown = set(options) - {"plan_cache_size", "query_timeout"}
+        if unknown:
+            raise TypeError(f"unknown option(s) for Database.open: {sorted(unknown)}")
+        store = GraphStore.open(path, **store_options)
+        return cls(store, path, **options)
+
+    def session(self) -> "Session":
+        if self.closed:
+            raise TransactionError("the database is closed")
+        session = Session(self)
+        self._sessions.add(session)
+        return session
+
+    def checkpoint(self) -> None:
+        self.store.checkpoint()
+        if self.index_manager is not None:
+            self.index_manager.checkpoint()
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        for session in list(self._sessions):
+            session.close()
+        if self.index_manager is not None:
+            self.index_manager.close()
+        self.store.close()
+
+    # ------------------------------------------------------------ catalog and plans
+    def catalog(self) -> Catalog:
+        """Constraints and range indexes as committed (reloaded after each schema change)."""
+        catalog = self._catalog
+        if catalog is None:
+            tx = self.store.begin_read()
+            try:
+                catalog = self._catalog = Catalog.from_schema(tx.schema())
+            finally:
+                tx.close()
+        return catalog
+
+    def schema_changed(self) -> None:
+        self._catalog = None
+        self.plan_cache.invalidate()
+
+    def prepare(self, text: str, tx=None) -> Prepared:
+        """Parse, analyze and plan ``text`` (plans are cached by text until the schema changes)."""
+        prepared = self.plan_cache.get(text)
+        if prepared is not None:
+            return prepared
+        generation = self.plan_cache.generation
+        statement = parse(text)
+        try:
+            columns = analyze(statement, function_known=_function_known, procedures=self.procedures,
+                              search_index=self._search_index_info)
+            prepared = Prepared(statement, parameters=_parameters(statement), columns=columns or [])
+            if isinstance(statement.body, ast.Query):
+                prepared.plan = self._plan(statement.body, tx, profile=False)
+                prepared.columns = prepared.plan.columns
+        except RelateError as exc:
+            _add_excerpt(exc, text)
+            raise
+        if statement.mode != "PROFILE":
+            self.plan_cache.put(text, prepared, generation)
+        return prepared
+
+    def _plan(self, query: ast.Query, tx, profile: bool) -> Plan:
+        own = tx is None
+        catalog_tx = self.store.begin_read() if own else tx
+        try:
+            return plan_query(query, catalog_tx, self.procedures, profile=profile)
+        finally:
+            if own:
+                catalog_tx.close()
+
+    def _search_index_info(self, name: str) -> Optional[dict]:
+        if self.index_manager is None:
+            return None
+        try:
+            index = self.index_manager.get(name)
+        except (KeyError, RelateError):
+            return None
+        return None if index is None else _describe_search_index(index)
+
+    def show_transactions(self) -> list[dict]:
+        rows = []
+        for i, session in enumerate(list(self._sessions), start=1):
+            if session.running_query is not None or session.in_transaction:
+                rows.append({"database": "neo4j", "transactionId": f"neo4j-transaction-{i}",
+                             "currentQuery": session.running_query or "",
+                             "status": "Running" if session.running_query else "Idle", "elapsedTime": None})
+        return rows
+
+
+class Session:
+    """Runs statements; auto-commit unless ``begin()`` opened an explicit transaction."""
+
+    def __init__(self, db: Database):
+        self.db = db
+        self._tx = None                      # explicit WriteTx
+        self._tx_catalog: Optional[Catalog] = None
+        self._ctx: Optional[ExecContext] = None
+        self.running_query: Optional[str] = None
+        self.closed = False
+
+    # ------------------------------------------------------------ transactions
+    @property
+    def in_transaction(self) -> bool:
+        return self._tx is not None
+
+    def begin(self) -> None:
+        self._check_open()
+        if self._tx is not None:
+            raise TransactionError("a transaction is already open in this session")
+        self._tx = self.db.store.begin_write()
+        self._tx_catalog = None
+
+    def commit(self) -> int:
+        if self._tx is None:
+            raise TransactionError("no transaction is open")
+        tx, self._tx = self._tx, None
+        schema_changed = self._tx_catalog is not None
+        self._tx_catalog = None
+        commit_ts = tx.commit()
+        if schema_changed:
+            self.db.schema_changed()
+        return commit_ts
+
+    def rollback(self) -> None:
+        if self._tx is None:
+            return
+        tx, self._tx = self._tx, None
+        self._tx_catalog = None
+        tx.rollback()
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.rollback()
+        self.closed = True
+
+    def cancel(self) -> None:
+        """Stop the running statement (from another thread): it raises Terminated."""
+        ctx = self._ctx
+        if ctx is not None:
+            ctx.cancelled = True
+            ctx._ticks = 1
+
+    def _check_open(self) -> None:
+        if self.closed:
+            raise TransactionError("the session is closed")
+
+    # ------------------------------------------------------------ statements
+    def run(self, query: str, params: Optional[dict] = None, *, timeout: Optional[float] = None) -> EngineResult:
+        self._check_open()
+        params = params if params is not None else {}
+        started = time.perf_counter()
+        db = self.db
+        prepared = db.prepare(query, self._tx)
+        missing = [p for p in prepared.parameters if p not in params]
+        if missing:
+            raise ParameterMissing(f"Expected parameter(s): {', '.join(sorted(missing))}",
+                                   detail="MissingParameter", phase="runtime")
+        timeout = timeout if timeout is not None else db.query_timeout
+        deadline = time.monotonic() + timeout if timeout else None
+        statement = prepared.statement
+        if prepared.is_command:
+            return self._run_command(prepared, params, started)
+        plan = prepared.plan
+        if statement.mode == "EXPLAIN":
+            summary = Summary(query_type="rw" if plan.updating else "r")
+            estimates = self._tx if self._tx is not None else db.store.begin_read()
+            try:
+                summary.plan = describe_plan(plan.root, estimates)
+            finally:
+                if estimates is not self._tx:
+                    estimates.close()
+            return EngineResult(plan.columns, iter(()), summary=summary, started=started, materialized=True)
+        if statement.mode == "PROFILE":
+            plan = db._plan(statement.body, self._tx, profile=True)
+        if not plan.updating and self._tx is None and statement.mode != "PROFILE":
+            return self._stream_read(plan, params, deadline, started, query)
+        return self._run_eagerly(plan, params, deadline, started, query, profile=statement.mode == "PROFILE")
+
+    def _stream_read(self, plan: Plan, params, deadline, started, query) -> EngineResult:
+        """Auto-commit read: rows stream lazily from a snapshot that closes when they run out."""
+        tx = self.db.store.begin_read()
+        ctx = ExecContext(tx, params, self.db, deadline=deadline)
+        self._ctx = ctx
+        summary = Summary(counters=ctx.counters, query_type="r")
+
+        def done():
+            tx.close()
+            if self._ctx is ctx:
+                self._ctx = None
+        return EngineResult(plan.columns, plan.root.rows(ctx, {}), tx=tx, summary=summary, started=started,
+                            on_done=done)
+
+    def _run_eagerly(self, plan: Plan, params, deadline, started, query, profile: bool) -> EngineResult:
+        """Writes (and anything inside an explicit transaction): run to the end, check, then stream."""
+        explicit = self._tx is not None
+        store = self.db.store
+        tx = self._tx if explicit else (store.begin_write() if plan.updating else store.begin_read())
+        savepoint = tx.savepoint() if explicit else None
+        ctx = ExecContext(tx, params, self.db, deadline=deadline)
+        self._ctx, self.running_query = ctx, query
+        try:
+            rows = [materialize_row(row, tx) for row in plan.root.rows(ctx, {})]
+            self._finish_statement(ctx)
+            if explicit:
+                pass
+            elif plan.updating:
+                tx.commit()
+            else:
+                tx.close()
+        except BaseException:
+            if explicit:
+                tx.rollback_to(savepoint)
+            elif plan.updating:
+                tx.rollback()
+            else:
+                tx.close()
+            raise
+        finally:
+            self._ctx, self.running_query = None, None
+        query_type = ("rw" if plan.columns else "w") if plan.updating else "r"
+        summary = Summary(counters=ctx.counters, query_type=query_type)
+        if profile:
+            summary.plan = describe_plan(plan.root, None, profiled=True)
+        return EngineResult(plan.columns, iter(rows), summary=summary, started=started, materialized=True)
+
+    def _finish_statement(self, ctx: ExecContext) -> None:
+        if ctx.pending_deletes:
+            check_deletes(ctx)
+        if ctx.writes:
+            catalog = self._tx_catalog or self.db.catalog()
+            if catalog.has_constraints:
+                check_statement(ctx, catalog)
+
+    def _run_command(self, prepared: Prepared, params, started) -> EngineResult:
+        command = prepared.statement.body
+        db = self.db
+        if isinstance(command, ast.ShowCommand):
+            return self._run_show(command, params, started)
+        explicit = self._tx is not None
+        tx = self._tx if explicit else db.store.begin_write()
+        savepoint = tx.savepoint() if explicit else None
+        try:
+            catalog = Catalog.from_schema(tx.schema())
+            result = run_command(db, tx, command, params, catalog)
+            if not explicit:
+                tx.commit()
+        except BaseException:
+            if explicit:
+                tx.rollback_to(savepoint)
+            else:
+                tx.rollback()
+            raise
+        if result.schema_changed:
+            if explicit:
+                self._tx_catalog = Catalog.from_schema(tx.schema())
+            db.schema_changed()
+        summary = Summary(counters=result.counters, query_type="s")
+        return EngineResult([], iter(()), summary=summary, started=started, materialized=True)
+
+    def _run_show(self, command: ast.ShowCommand, params, started) -> EngineResult:
+        db = self.db
+        tx = self._tx if self._tx is not None else db.store.begin_read()
+        try:
+            catalog = self._tx_catalog or Catalog.from_schema(tx.schema())
+            result = run_command(db, tx, command, params, catalog)
+            plan = plan_query(result.show_query, tx, db.procedures)
+            ctx = ExecContext(tx, {**params, " rows": result.rows}, db)
+            rows = [materialize_row(row, tx) for row in plan.root.rows(ctx, {})]
+        finally:
+            if tx is not self._tx:
+                tx.close()
+        return EngineResult(plan.columns, iter(rows), summary=Summary(query_type="r"), started=started,
+                            materialized=True)
+
+
+# ---------------------------------------------------------------- helpers
+def _function_known(name: str) -> bool:
+    from .query.exec import functions
+    from .query.exec.aggregates import is_aggregate
+    return functions.lookup(name) is not None or is_aggregate(name)
+
+
+def _parameters(statement: ast.Statement) -> frozenset:
+    """Every $name the statement mentions (checked before it runs, as Neo4j does)."""
+    import dataclasses
+    names: set[str] = set()
+
+    def visit(node):
+        if isinstance(node, ast.Parameter):
+            names.add(node.name)
+            return
+        if dataclasses.is_dataclass(node) and not isinstance(node, type):
+            for f in dataclasses.fields(node):
+                visit(getattr(node, f.name))
+        elif isinstance(node, (list, tuple)):
+            for item in node:
+                visit(item)
+    visit(statement.body)
+    return frozenset(names)
+
+
+def _add_excerpt(exc: RelateError, text: str) -> None:
+    """Give a compile-time error the offending line and a caret under its column."""
+    if exc.excerpt or not exc.line:
+        return
+    lines = text.splitlines()
+    if 0 < exc.line <= len(lines):
+        column = max(exc.column or 1, 1)
+        exc.excerpt = f"{lines[exc.line - 1]}\n{' ' * (column - 1)}^"
+
+
+def _open_index_manager(store, directory, procedures):
+    """The search engineer's IndexManager (vector and full-text), when that part is installed."""
+    try:
+        from .index import IndexManager
+    except ImportError:
+        return None
+    manager = IndexManager(store, os.path.join(directory, "search") if directory else None)
+    try:
+        from .index import procedures as index_procedures
+        index_procedures.register(procedures)
+    except ImportError:
+        pass
+    return manager
+
+
+def _describe_search_index(index) -> dict:
+    """What semantic analysis needs of a search index: kind, entity and filterable properties."""
+    definition = index.definition
+    return {"kind": definition.type.upper(), "entity": definition.entity,
+            "filter_properties": list(definition.filter_properties)}
+

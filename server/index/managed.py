@@ -1,0 +1,319 @@
+"""One live search index: its committed-change queue, worker thread, population, locks and files.
+
+Commit listeners only queue changes (cheap, in commit order). The index's worker applies queued
+batches; a search first applies whatever is still queued, so a committed write is searchable by the
+next statement. Only committed changes ever arrive, so rolled-back writes never show. Mutations hold
+``_mutate`` (one at a time) and the write side of ``rw`` only while swapping data in; searches share
+the read side.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import threading
+import time
+
+import structlog
+
+from relate.errors import DatabaseError, TransientError
+
+from .definitions import NODE, VECTOR, IndexDefinition, vector_config
+from .fulltext import FullTextIndex
+from .rwlock import RWLock
+from .vector import VectorIndex
+
+log = structlog.get_logger(__name__)
+
+POPULATION_CHUNK = 2_000
+REFRESH = object()            # "read this entity's committed state from the store"
+META = "meta.json"
+
+
+class _State:
+    """An entity's committed state while a batch is resolved: labels (or type) and properties."""
+    __slots__ = ("scope", "props", "index_touched")
+
+    def __init__(self, scope, props: dict, index_touched: bool = True):
+        self.scope = scope            # frozenset of labels, or the relationship type
+        self.props = props
+        self.index_touched = index_touched   # False when only WITH filter values changed
+
+
+class ManagedIndex:
+    """A vector or full-text index kept in step with the store's commits."""
+
+    def __init__(self, definition: IndexDefinition, store, directory: str | None, build_threads: int):
+        self.definition = definition
+        self.store = store
+        self.directory = directory
+        self.build_threads = build_threads
+        self.state = "POPULATING"
+        self.progress = 0.0
+        self.failure: str | None = None
+        self.read_count = 0
+        self.last_read: float | None = None
+        self.rw = RWLock()
+        self._mutate = threading.Lock()
+        self._cond = threading.Condition(threading.Lock())
+        self._pending: list[tuple[int, tuple]] = []
+        self._seen_ts = 0             # every commit up to here was offered to this index
+        self._covered_ts = 0          # every commit up to here is applied
+        self._online = threading.Event()
+        self._closed = False
+        self._node = definition.entity == NODE
+        self._scope_keys = definition.keys
+        self.impl = None
+        self._thread: threading.Thread | None = None
+
+    def _new_impl(self, create: bool):
+        d = self.definition
+        if d.type == VECTOR:
+            return VectorIndex(vector_config(d), d.filter_properties)
+        return FullTextIndex(d.properties, d.config.get("fulltext.analyzer"), d.config["fulltext.engine"],
+                             self.directory, create=create)
+
+    # ---- lifecycle --------------------------------------------------------------------------
+    def start(self, seen_ts: int) -> None:
+        """Open from the saved files when they match the store at ``seen_ts``, else populate; then serve."""
+        self._seen_ts = seen_ts
+        loaded = self._try_load(seen_ts)
+        if not loaded:
+            self.impl = self._new_impl(create=True)
+        self._thread = threading.Thread(target=self._run, args=(not loaded,), daemon=True,
+                                        name=f"relate-index-{self.definition.name}")
+        self._thread.start()
+
+    def _try_load(self, seen_ts: int) -> bool:
+        if self.directory is None:
+            return False
+        try:
+            with open(os.path.join(self.directory, META)) as fh:
+                meta = json.load(fh)
+            if meta["covered_ts"] != seen_ts or meta["definition"] != self.definition.to_catalog():
+                log.info("index.stale", index=self.definition.name, saved_ts=meta["covered_ts"], store_ts=seen_ts)
+                return False
+            impl = self._new_impl(create=False)
+            impl.load(self.directory)
+        except FileNotFoundError:
+            return False
+        except Exception:
+            log.exception("index.load_failed", index=self.definition.name)
+            return False
+        self.impl = impl
+        self._covered_ts = seen_ts
+        self._go_online()
+        return True
+
+    def _go_online(self) -> None:
+        self.state, self.progress = "ONLINE", 100.0
+        self._online.set()
+
+    def _run(self, populate: bool) -> None:
+        try:
+            if populate:
+                self._populate()
+            while True:
+                with self._cond:
+                    while not self._pending and not self._closed:
+                        self._cond.wait()
+                    if self._closed:
+                        return
+                self.flush()
+        except Exception as exc:       # a failed index says so in SHOW INDEXES and on every search
+            log.exception("index.failed", index=self.definition.name)
+            self.state, self.failure = "FAILED", f"{type(exc).__name__}: {exc}"
+            self._online.set()
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout=60)
+        with self._mutate:
+            if self.impl is not None and hasattr(self.impl, "close"):
+                self.impl.close()
+
+    def destroy(self) -> None:
+        """Close and delete the index's files (DROP INDEX)."""
+        self.close()
+        if self.directory is not None:
+            shutil.rmtree(self.directory, ignore_errors=True)
+
+    # ---- commits ----------------------------------------------------------------------------
+    def offer(self, changes: list, commit_ts: int) -> None:
+        """Queue this commit's relevant changes (called from the store's commit listener)."""
+        relevant = [c for c in changes if self._relevant(c)]
+        with self._cond:
+            self._seen_ts = commit_ts
+            if relevant:
+                self._pending.append((commit_ts, relevant))
+                self._cond.notify_all()
+
+    def _relevant(self, change: tuple) -> bool:
+        kind = change[0]
+        d = self.definition
+        if self._node:
+            if kind in ("node+", "node-"):
+                return d.covers(change[2])
+            if kind == "nprop":
+                return change[2] in self._scope_keys
+            if kind in ("label+", "label-"):
+                return change[2] in d.tokens
+            return False
+        if kind in ("rel+", "rel-"):
+            return change[2] in d.tokens
+        if kind == "rprop":
+            return change[2] in self._scope_keys
+        return False
+
+    def has_pending(self) -> bool:
+        return self._covered_ts < self._seen_ts
+
+    def flush(self) -> None:
+        """Apply every queued change (the worker does this continuously; searches call it first)."""
+        with self._mutate:
+            with self._cond:
+                batch, self._pending = self._pending, []
+                seen = self._seen_ts
+            if batch and self._online.is_set():
+                self._apply(self._resolve(batch))
+            elif batch:
+                with self._cond:          # still populating: keep them for after the population
+                    self._pending[:0] = batch
+                return
+            self._covered_ts = max(self._covered_ts, seen)
+
+    def _resolve(self, batch: list) -> dict:
+        """Fold a batch into the final committed state per entity id (None = gone)."""
+        ops: dict = {}            # key -> _State, None (gone) or REFRESH (read it from the store)
+        touched: dict = {}        # REFRESH key -> whether more than WITH filter values changed
+        index_props = set(self.definition.properties)
+        for _, changes in batch:
+            for change in changes:
+                kind, key = change[0], change[1]
+                if kind == "node+":
+                    ops[key] = _State(frozenset(change[2]), dict(change[3]))
+                elif kind == "rel+":
+                    ops[key] = _State(change[2], dict(change[5]))
+                elif kind in ("node-", "rel-"):
+                    ops[key] = None
+                else:
+                    touches = kind in ("label+", "label-") or change[2] in index_props
+                    current = ops.get(key, REFRESH)
+                    if current is REFRESH:
+                        ops[key] = REFRESH
+                        touched[key] = touched.get(key, False) or touches
+                    elif current is not None:
+                        self._patch(current, change)
+                        current.index_touched = current.index_touched or touches
+        refresh = [key for key, st in ops.items() if st is REFRESH]
+        if refresh:
+            tx = self.store.begin_read()      # published before listeners run: sees this batch
+            try:
+                for key in refresh:
+                    ops[key] = self._read_state(tx, key, touched[key])
+            finally:
+                tx.close()
+        return ops
+
+    @staticmethod
+    def _patch(state: _State, change: tuple) -> None:
+        kind = change[0]
+        if kind in ("nprop", "rprop"):
+            if change[4] is None:
+                state.props.pop(change[2], None)
+            else:
+                state.props[change[2]] = change[4]
+        elif kind == "label+":
+            state.scope = state.scope | {change[2]}
+        else:
+            state.scope = state.scope - {change[2]}
+
+    def _read_state(self, tx, key: int, index_touched: bool = True):
+        if self._node:
+            if not tx.node_exists(key):
+                return None
+            return _State(tx.node_labels(key), tx.node_props(key), index_touched)
+        if not tx.rel_exists(key):
+            return None
+        return _State(tx.rel_type(key), tx.rel_props(key), index_touched)
+
+    def _apply(self, ops: dict) -> None:
+        d = self.definition
+        with self.rw.write():
+            if d.type == VECTOR:
+                prop = d.properties[0]
+                for key, st in ops.items():
+                    if st is None or not d.covers(st.scope) or st.props.get(prop) is None:
+                        self.impl.delete(key)
+                    elif not st.index_touched and key in self.impl:
+                        self.impl.set_filter_values(key, st.props)
+                    else:
+                        self.impl.upsert(key, st.props[prop], st.props)
+                self.impl.sync(self.build_threads)
+            else:
+                self.impl.apply({key: None if st is None or not d.covers(st.scope) else self.impl.analyze(st.props)
+                                 for key, st in ops.items()})
+
+    # ---- population -------------------------------------------------------------------------
+    def _populate(self) -> None:
+        """Index every existing entity in scope from one snapshot, in chunks, reporting progress."""
+        started = time.monotonic()
+        with self._mutate:
+            tx = self.store.begin_read()
+            try:
+                if self._node:
+                    keys = list(dict.fromkeys(k for label in self.definition.tokens for k in tx.nodes_by_label(label)))
+                else:
+                    keys = [k for t in self.definition.tokens for k in tx.rels_by_type(t)]
+                total = max(len(keys), 1)
+                for start in range(0, len(keys), POPULATION_CHUNK):
+                    if self._closed:
+                        return
+                    chunk = keys[start:start + POPULATION_CHUNK]
+                    self._apply({key: self._read_state(tx, key) for key in chunk})
+                    self.progress = 100.0 * min(start + len(chunk), total) / total
+                snapshot_ts = tx.ts
+            finally:
+                tx.close()
+            self._covered_ts = max(self._covered_ts, snapshot_ts)
+            self._go_online()
+        log.info("index.populated", index=self.definition.name, entities=len(keys),
+                 seconds=round(time.monotonic() - started, 3))
+        self.flush()
+
+    # ---- search -----------------------------------------------------------------------------
+    def ready(self, timeout_s: float) -> None:
+        """Wait (bounded) until the index is online and every committed change is applied."""
+        if not self._online.is_set() and not self._online.wait(timeout_s):
+            raise TransientError(
+                f"Index `{self.definition.name}` is still populating ({self.progress:.0f}%); "
+                f"it was not ONLINE within {timeout_s:g} s", code="Neo.TransientError.Schema.IndexNotOnline")
+        if self.state == "FAILED":
+            raise DatabaseError(f"Index `{self.definition.name}` failed: {self.failure}")
+        if self.has_pending():
+            self.flush()
+        self.read_count += 1
+        self.last_read = time.time()
+
+    # ---- persistence ------------------------------------------------------------------------
+    def save(self) -> None:
+        """Write the index's files and the commit ts they cover (under the database directory)."""
+        if self.directory is None or self.state != "ONLINE":
+            return
+        self.flush()
+        with self._mutate:
+            os.makedirs(self.directory, exist_ok=True)
+            meta_path = os.path.join(self.directory, META)
+            if os.path.exists(meta_path):
+                os.remove(meta_path)        # the files below are being rewritten: invalid until done
+            self.impl.save(self.directory)
+            meta = {"covered_ts": self._covered_ts, "definition": self.definition.to_catalog()}
+            tmp = meta_path + ".tmp"
+            with open(tmp, "w") as fh:
+                json.dump(meta, fh)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, meta_path)

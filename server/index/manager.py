@@ -1,0 +1,267 @@
+"""IndexManager: owns every vector and full-text index of a database (see docs/architecture.md).
+
+Definitions live in the store's schema catalog (durable, transactional): DDL writes a catalog entry,
+and the index comes to life when that entry commits (the ``schema+`` change), so a rolled-back
+CREATE never creates anything. Index files sit under ``<directory>/<name>/``; each records the commit
+ts it covers and is reused on open only when that equals the store's last commit, else the index is
+rebuilt from the store in the background.
+"""
+from __future__ import annotations
+
+import os
+import re
+import threading
+import time
+import zlib
+
+import structlog
+
+from relate.errors import ArgumentError, EquivalentSchemaRuleAlreadyExists, IndexNotFound, SchemaError
+
+from .definitions import (CATALOG_KIND, FULLTEXT, NODE, RELATIONSHIP, VECTOR, IndexDefinition,
+                          fulltext_definition, vector_definition)
+from .managed import ManagedIndex
+
+log = structlog.get_logger(__name__)
+
+DEFAULT_FULLTEXT_ENGINE = "tantivy"     # chosen from bench/search.py (see docs/architecture.md)
+POPULATING_WAIT_S = 30.0                # how long a search waits for a populating index
+
+
+def _entity(entity: str) -> str:
+    value = str(entity).lower()
+    if value in ("node", "nodes"):
+        return NODE
+    if value in ("relationship", "relationships", "rel"):
+        return RELATIONSHIP
+    raise ArgumentError(f"An index is over nodes or relationships, not {entity!r}")
+
+
+class IndexManager:
+    """Vector and full-text indexes of one store, kept in step with its commits."""
+
+    def __init__(self, store, directory: str | None, *, default_fulltext_engine: str = DEFAULT_FULLTEXT_ENGINE,
+                 build_threads: int | None = None, populating_wait_s: float = POPULATING_WAIT_S):
+        self.store = store
+        self.directory = directory
+        self.default_fulltext_engine = default_fulltext_engine
+        self.build_threads = build_threads or max(1, min(16, os.cpu_count() or 1))
+        self.populating_wait_s = populating_wait_s
+        self._indexes: dict[str, ManagedIndex] = {}
+        self._lock = threading.RLock()
+        self._closed = False
+        if directory is not None:
+            os.makedirs(directory, exist_ok=True)
+        store.add_commit_listener(self._on_commit)
+        tx = store.begin_read()
+        try:
+            catalog, ts = tx.schema(), tx.ts
+        finally:
+            tx.close()
+        for name, entry in catalog.items():
+            if isinstance(entry, dict) and entry.get("kind") == CATALOG_KIND:
+                self._start(IndexDefinition.from_catalog(name, entry), ts)
+        self._remove_orphan_files(catalog)
+
+    # ---- DDL --------------------------------------------------------------------------------
+    def create_vector_index(self, name: str, entity: str, label: str, prop: str, filter_props=(),
+                            options: dict | None = None, if_not_exists: bool = False, tx=None) -> bool:
+        """CREATE VECTOR INDEX; False when IF NOT EXISTS found it. Pass the statement's WriteTx as ``tx``."""
+        definition = vector_definition(name, _entity(entity), label, prop, list(filter_props), options)
+        return self._create(definition, if_not_exists, tx)
+
+    def create_fulltext_index(self, name: str, entity: str, labels, props, options: dict | None = None,
+                              if_not_exists: bool = False, tx=None) -> bool:
+        """CREATE FULLTEXT INDEX; False when IF NOT EXISTS found it. Pass the statement's WriteTx as ``tx``."""
+        definition = fulltext_definition(name, _entity(entity), list(labels), list(props), options,
+                                         self.default_fulltext_engine)
+        return self._create(definition, if_not_exists, tx)
+
+    def _create(self, definition: IndexDefinition, if_not_exists: bool, tx) -> bool:
+        if not isinstance(definition.name, str) or not definition.name:
+            raise ArgumentError("An index needs a name")
+        catalog = self._catalog(tx)
+        existing = catalog.get(definition.name)
+        if existing is not None:
+            if if_not_exists:
+                return False
+            raise SchemaError(f"There already exists an index or constraint called `{definition.name}`",
+                              code="Neo.ClientError.Schema.IndexWithNameAlreadyExists")
+        for name, entry in catalog.items():
+            if isinstance(entry, dict) and entry.get("kind") == CATALOG_KIND and \
+                    IndexDefinition.from_catalog(name, entry).same_rule(definition):
+                if if_not_exists:
+                    return False
+                raise EquivalentSchemaRuleAlreadyExists(
+                    f"An equivalent index already exists, `{name}`; drop it or use IF NOT EXISTS")
+        self._write(tx, lambda wtx: wtx.put_schema(definition.name, definition.to_catalog()))
+        return True
+
+    def drop(self, name: str, if_exists: bool = False, tx=None) -> bool:
+        """DROP INDEX name [IF EXISTS]; False when IF EXISTS found nothing."""
+        entry = self._catalog(tx).get(name)
+        if not isinstance(entry, dict) or entry.get("kind") != CATALOG_KIND:
+            if if_exists:
+                return False
+            raise IndexNotFound(f"There is no index called `{name}`", detail="IndexNotFound")
+        self._write(tx, lambda wtx: wtx.drop_schema(name))
+        return True
+
+    def _catalog(self, tx) -> dict:
+        if tx is not None:
+            return tx.schema()
+        rtx = self.store.begin_read()
+        try:
+            return rtx.schema()
+        finally:
+            rtx.close()
+
+    def _write(self, tx, action) -> None:
+        if tx is not None:
+            action(tx)            # takes effect when the caller's transaction commits
+            return
+        wtx = self.store.begin_write()
+        try:
+            action(wtx)
+            wtx.commit()
+        except BaseException:
+            wtx.rollback()
+            raise
+
+    # ---- lookup -----------------------------------------------------------------------------
+    def get(self, name: str) -> ManagedIndex:
+        with self._lock:
+            index = self._indexes.get(name)
+        if index is None:
+            raise IndexNotFound(f"There is no such index: `{name}`", detail="IndexNotFound")
+        return index
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._indexes
+
+    def names(self) -> list[str]:
+        with self._lock:
+            return sorted(self._indexes)
+
+    def list(self) -> list[dict]:
+        """SHOW INDEXES rows (Neo4j's columns, plus filterProperties and skippedDocuments)."""
+        from relate.temporal import DateTime
+        rows = []
+        with self._lock:
+            indexes = sorted(self._indexes.values(), key=lambda i: i.definition.name)
+        for index in indexes:
+            row = index.definition.show_row()
+            impl = index.impl
+            row.update({
+                "id": zlib.crc32(index.definition.name.encode()) & 0x7FFFFFFF,
+                "state": index.state, "populationPercent": round(index.progress, 1),
+                "readCount": index.read_count,
+                "lastRead": None if index.last_read is None else DateTime.fromtimestamp(index.last_read),
+                "size": 0 if impl is None else len(impl),
+                "skippedDocuments": len(getattr(impl, "skipped", ())),
+                "failureMessage": index.failure or "",
+            })
+            rows.append(row)
+        return rows
+
+    # ---- search -----------------------------------------------------------------------------
+    def vector_search(self, name: str, vector, k: int, filters=(), *, entity: str | None = None,
+                      timeout_s: float | None = None) -> list[tuple[int, float]]:
+        """The k best (entity id, score) inside ``filters`` [(prop, op, value)], best first."""
+        index = self._searchable(name, VECTOR, entity, timeout_s)
+        with index.rw.read():
+            return index.impl.search(vector, k, list(filters))
+
+    def fulltext_search(self, name: str, query_text: str, skip: int = 0, limit: int | None = None, *,
+                        entity: str | None = None, timeout_s: float | None = None) -> list[tuple[int, float]]:
+        """Exact Lucene BM25 (entity id, score), best first, rows [skip, skip + limit)."""
+        index = self._searchable(name, FULLTEXT, entity, timeout_s)
+        with index.rw.read():
+            return index.impl.search(query_text, skip, limit, timeout_s)
+
+    def _searchable(self, name: str, kind: str, entity: str | None, timeout_s: float | None) -> ManagedIndex:
+        index = self.get(name)
+        d = index.definition
+        if d.type != kind:
+            raise ArgumentError(f"Index `{name}` is a {d.type.lower()} index, not a {kind.lower()} index")
+        if entity is not None and _entity(entity) != d.entity:
+            raise ArgumentError(f"Index `{name}` indexes {d.entity}s, not {_entity(entity)}s")
+        index.ready(self.populating_wait_s if timeout_s is None else timeout_s)
+        return index
+
+    def await_indexes(self, timeout_s: float = 300.0) -> bool:
+        """Wait until every index is ONLINE (or FAILED) with its queued commits applied; False on timeout."""
+        deadline = time.monotonic() + timeout_s
+        with self._lock:
+            indexes = list(self._indexes.values())
+        for index in indexes:
+            if not index._online.wait(max(0.0, deadline - time.monotonic())):
+                return False
+            if index.state == "ONLINE" and index.has_pending():
+                index.flush()
+        return True
+
+    # ---- commits ----------------------------------------------------------------------------
+    def _on_commit(self, changes: list, commit_ts: int) -> None:
+        if self._closed:
+            return
+        with self._lock:
+            for change in changes:
+                if change[0] == "schema+" and isinstance(change[2], dict) and change[2].get("kind") == CATALOG_KIND:
+                    self._replace(change[1], IndexDefinition.from_catalog(change[1], change[2]), commit_ts)
+                elif change[0] == "schema-" and change[1] in self._indexes:
+                    self._indexes.pop(change[1]).destroy()
+            indexes = list(self._indexes.values())
+        for index in indexes:
+            index.offer(changes, commit_ts)
+
+    def _replace(self, name: str, definition: IndexDefinition, commit_ts: int) -> None:
+        old = self._indexes.pop(name, None)
+        if old is not None:
+            old.destroy()
+        self._start(definition, commit_ts, fresh=True)
+
+    def _start(self, definition: IndexDefinition, ts: int, fresh: bool = False) -> None:
+        directory = None if self.directory is None else os.path.join(self.directory, _dir_name(definition.name))
+        if fresh and directory is not None and os.path.isdir(directory):
+            import shutil
+            shutil.rmtree(directory, ignore_errors=True)
+        index = ManagedIndex(definition, self.store, directory, self.build_threads)
+        self._indexes[definition.name] = index
+        index.start(ts)
+
+    def _remove_orphan_files(self, catalog: dict) -> None:
+        """Delete index folders whose index no longer exists (dropped while the files were open)."""
+        if self.directory is None:
+            return
+        keep = {_dir_name(name) for name in self._indexes}
+        for entry in os.listdir(self.directory):
+            if entry not in keep and os.path.isdir(os.path.join(self.directory, entry)):
+                import shutil
+                shutil.rmtree(os.path.join(self.directory, entry), ignore_errors=True)
+
+    # ---- persistence ------------------------------------------------------------------------
+    def checkpoint(self) -> None:
+        """Save every online index's files (fast restarts); call with the store's checkpoint."""
+        with self._lock:
+            indexes = list(self._indexes.values())
+        for index in indexes:
+            index.save()
+
+    def close(self) -> None:
+        """Save and close every index; stop listening to the store."""
+        if self._closed:
+            return
+        self.store.remove_commit_listener(self._on_commit) if hasattr(self.store, "remove_commit_listener") else None
+        self.checkpoint()
+        self._closed = True
+        with self._lock:
+            indexes, self._indexes = list(self._indexes.values()), {}
+        for index in indexes:
+            index.close()
+
+
+def _dir_name(name: str) -> str:
+    """A file-system-safe folder name for an index (its name, escaped, plus a hash against clashes)."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name)[:64]
+    return f"{safe}-{zlib.crc32(name.encode()):08x}"

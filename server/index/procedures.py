@@ -1,0 +1,64 @@
+"""The search procedures: db.index.vector.*, db.index.fulltext.*, db.awaitIndexes."""
+from __future__ import annotations
+
+from relate.errors import ArgumentError, ProcedureCallFailed
+
+from .analyzers import ANALYZERS
+from .definitions import NODE, RELATIONSHIP
+
+
+def register(registry) -> None:
+    """Add the search procedures to ``registry`` (`relate.server.query.procedures.ProcedureRegistry`)."""
+    vector_in = [("indexName", "STRING?"), ("numberOfNearestNeighbours", "INTEGER?"), ("query", "ANY?")]
+    fulltext_in = [("indexName", "STRING?"), ("queryString", "STRING?"), ("options", "MAP?", {})]
+    registry.register("db.index.vector.queryNodes", vector_in, [("node", "NODE?"), ("score", "FLOAT?")],
+                      lambda ctx, name, k, vector: _vector(ctx, NODE, name, k, vector))
+    registry.register("db.index.vector.queryRelationships", vector_in,
+                      [("relationship", "RELATIONSHIP?"), ("score", "FLOAT?")],
+                      lambda ctx, name, k, vector: _vector(ctx, RELATIONSHIP, name, k, vector))
+    registry.register("db.index.fulltext.queryNodes", fulltext_in, [("node", "NODE?"), ("score", "FLOAT?")],
+                      lambda ctx, name, query, options=None: _fulltext(ctx, NODE, name, query, options))
+    registry.register("db.index.fulltext.queryRelationships", fulltext_in,
+                      [("relationship", "RELATIONSHIP?"), ("score", "FLOAT?")],
+                      lambda ctx, name, query, options=None: _fulltext(ctx, RELATIONSHIP, name, query, options))
+    registry.register("db.index.fulltext.listAvailableAnalyzers", [],
+                      [("analyzer", "STRING?"), ("description", "STRING?"), ("stopwords", "LIST? OF STRING?")],
+                      lambda ctx: ({"analyzer": a.name, "description": a.description,
+                                    "stopwords": sorted(a.stopwords)} for a in ANALYZERS.values()))
+    registry.register("db.awaitIndexes", [("timeOutSeconds", "INTEGER?", 300)], [], _await_indexes)
+
+
+def _rows(ctx, entity: str, hits):
+    """Rows for hits still visible in the caller's snapshot (the index may be ahead of it)."""
+    from relate.server.query.refs import NodeRef, RelRef
+    tx = ctx.tx
+    if entity == NODE:
+        return [{"node": NodeRef(key), "score": score} for key, score in hits if tx.node_exists(key)]
+    return [{"relationship": RelRef(key), "score": score} for key, score in hits if tx.rel_exists(key)]
+
+
+def _vector(ctx, entity: str, name, k, vector):
+    if name is None or k is None or vector is None:
+        return []
+    hits = ctx.db.index_manager.vector_search(name, vector, k, (), entity=entity)
+    return _rows(ctx, entity, hits)
+
+
+def _fulltext(ctx, entity: str, name, query, options):
+    if name is None or query is None:
+        return []
+    options = dict(options or {})
+    unknown = set(options) - {"skip", "limit", "analyzer", "eventually_consistent"}
+    if unknown:
+        raise ArgumentError(f"Unknown full-text query option(s) {sorted(unknown)}; expected skip and limit")
+    skip, limit = options.get("skip") or 0, options.get("limit")
+    hits = ctx.db.index_manager.fulltext_search(name, query, skip, limit, entity=entity)
+    return _rows(ctx, entity, hits)
+
+
+def _await_indexes(ctx, timeout=300):
+    seconds = 300 if timeout is None else timeout
+    if not ctx.db.index_manager.await_indexes(float(seconds)):
+        raise ProcedureCallFailed(f"Timed out after {seconds} s waiting for the indexes to come online",
+                                  detail="ProcedureCallFailed")
+    return []
