@@ -22,6 +22,7 @@ class Piece:
     kind: Literal["cypher", "command"]
     text: str
     line: int          # 1-based line of the input where the piece starts
+    column: int = 1    # 1-based column of its first character on that line
 
 
 class StatementSplitter:
@@ -38,6 +39,7 @@ class StatementSplitter:
         self._quote = ""
         self._start: int | None = None   # offset of the current piece's first significant character
         self._line = 1              # input line of buffer offset 0
+        self._column = 1            # input column of buffer offset 0
 
     @property
     def pending(self) -> bool:
@@ -59,20 +61,29 @@ class StatementSplitter:
             body = self._buffer[self._start:].strip()
             kind = "command" if self._mode == _COMMAND else "cypher"
             if body:
-                pieces.append(Piece(kind, body, self._line_of(self._start)))
+                pieces.append(self._piece(kind, body, self._start))
         self.reset()
         return pieces
 
-    def _line_of(self, offset: int) -> int:
-        return self._line + self._buffer.count("\n", 0, offset)
+    def _piece(self, kind, body: str, offset: int) -> Piece:
+        line = self._line + self._buffer.count("\n", 0, offset)
+        column = offset - self._buffer.rfind("\n", 0, offset)
+        if line == self._line:
+            column += self._column - 1      # the buffer's first line began mid-line
+        return Piece(kind, body, line, column)
 
     def _emit(self, kind, end: int, resume: int, pieces: list[Piece]) -> None:
         assert self._start is not None
         body = self._buffer[self._start:end].strip()
         if body:
-            pieces.append(Piece(kind, body, self._line_of(self._start)))
+            pieces.append(self._piece(kind, body, self._start))
         # Drop the consumed text so the buffer only ever holds the open piece.
-        self._line += self._buffer.count("\n", 0, resume)
+        newlines = self._buffer.count("\n", 0, resume)
+        if newlines:
+            self._column = resume - self._buffer.rfind("\n", 0, resume)
+        else:
+            self._column += resume
+        self._line += newlines
         self._buffer = self._buffer[resume:]
         self._pos = 0
         self._start = None

@@ -64,6 +64,7 @@ class ManagedIndex:
         self._node = definition.entity == NODE
         self._scope_keys = definition.keys
         self.impl = None
+        self.loaded_from_files = False    # True when opened from saved files instead of populated
         self._thread: threading.Thread | None = None
 
     def _new_impl(self, create: bool):
@@ -101,6 +102,7 @@ class ManagedIndex:
             log.exception("index.load_failed", index=self.definition.name)
             return False
         self.impl = impl
+        self.loaded_from_files = True
         self._covered_ts = seen_ts
         self._go_online()
         return True

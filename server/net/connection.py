@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import ssl
+from collections import deque
 
 import structlog
 
@@ -24,6 +25,39 @@ QUEUE_SIZE = 256          # pipelined requests held before the reader stops read
 _ids = itertools.count(1)
 _log = structlog.get_logger("relate.net")
 _DISCONNECTS = (ConnectionError, asyncio.IncompleteReadError, ssl.SSLError, OSError)
+
+
+class RequestQueue:
+    """Decoded requests waiting for the processor. Bounded: when full the reader stops reading, and
+    TCP pushes back on the client. ``peek`` lets a RUN see the PULL pipelined behind it."""
+
+    def __init__(self, limit: int = QUEUE_SIZE):
+        self._items: deque = deque()
+        self._limit = limit
+        self._readable = asyncio.Event()
+        self._writable = asyncio.Event()
+        self._writable.set()
+
+    async def put(self, item) -> None:
+        while len(self._items) >= self._limit:
+            self._writable.clear()
+            await self._writable.wait()
+        self._items.append(item)
+        self._readable.set()
+
+    async def get(self):
+        while not self._items:
+            self._readable.clear()
+            await self._readable.wait()
+        item = self._items.popleft()
+        self._writable.set()
+        return item
+
+    def peek(self):
+        return self._items[0] if self._items else None
+
+    def empty(self) -> bool:
+        return not self._items
 
 
 class ClientConnection:
@@ -79,7 +113,7 @@ class ClientConnection:
                                        batch_size=config.batch_size)
         codec = value_codec()
         out = WireOutput(self._writer, codec)
-        queue: asyncio.Queue = asyncio.Queue(QUEUE_SIZE)
+        queue = RequestQueue()
         self._reader_task = asyncio.create_task(self._read_requests(queue, codec, core))
         while True:
             item = await queue.get()
@@ -91,14 +125,14 @@ class ClientConnection:
                     await out.flush()
                     break
             else:
-                await core.handle(item, out)
+                await core.handle(item, out, queue.peek())
             if core.state is State.DEFUNCT:
                 await out.flush()
                 break
             if queue.empty():
                 await out.flush()
 
-    async def _read_requests(self, queue: asyncio.Queue, codec, core: SessionCore) -> None:
+    async def _read_requests(self, queue: RequestQueue, codec, core: SessionCore) -> None:
         decoder = FrameDecoder(self._server.config.max_message_size)
         try:
             while True:

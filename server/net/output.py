@@ -14,8 +14,8 @@ FLUSH_AT = 64 * 1024
 
 
 class WireOutput:
-    """Small replies are gathered and flushed when the connection has no more queued requests;
-    records are written per batch, and each batch waits for the socket to drain."""
+    """Replies are gathered and written when the connection has no more queued requests, or as
+    soon as 64 KiB of records are pending; each write waits for the socket to drain."""
 
     def __init__(self, writer: asyncio.StreamWriter, codec: Codec):
         self._writer = writer
@@ -50,7 +50,8 @@ class WireOutput:
                     buffer += frame(_RECORD_HEAD + body)
         except CodecError as exc:
             raise DatabaseError(f"a result value cannot be sent: {exc.message}") from None
-        await self.flush()
+        if len(buffer) >= FLUSH_AT:
+            await self.flush()          # waits for the socket to drain: backpressure on the query
 
     async def flush(self) -> None:
         if self._buffer:

@@ -39,13 +39,14 @@ class _Interrupted(Exception):
 
 
 class _OpenResult:
-    __slots__ = ("result", "deadline", "query", "started")
+    __slots__ = ("result", "deadline", "query", "started", "prefetched")
 
-    def __init__(self, result, deadline: float | None, query: str, started: float):
+    def __init__(self, result, deadline: float | None, query: str, started: float, prefetched=None):
         self.result = result
         self.deadline = deadline
         self.query = query
         self.started = started
+        self.prefetched = prefetched     # (rows, summary, error) fetched along with the RUN
 
 
 def _fetch(result, n: int) -> tuple[list, Any]:
@@ -57,6 +58,17 @@ def _fetch(result, n: int) -> tuple[list, Any]:
             return rows, result.summary or result.consume()
         rows.extend(more)
     return rows, None
+
+
+def _run_prefetch(session, query: str, params: dict, n: int):
+    """RUN and the first batch of the PULL pipelined behind it, in one thread hop. A failure while
+    fetching is kept for the PULL, so errors surface where they would in embedded mode."""
+    result = session.run(query, params)
+    try:
+        rows, summary = _fetch(result, n)
+    except Exception as exc:
+        return result, ([], None, exc)
+    return result, (rows, summary, None)
 
 
 def _skip(result, n: int) -> Any:
@@ -107,8 +119,9 @@ class SessionCore:
 
     # -- entry points for the transport ---------------------------------------------------------
 
-    async def handle(self, message, out: ReplySink) -> None:
-        """Process one request and send its replies."""
+    async def handle(self, message, out: ReplySink, next_request=None) -> None:
+        """Process one request and send its replies. ``next_request`` (already received) lets a RUN
+        fetch the first rows of the PULL that follows it in the same engine call."""
         state = self.state
         transition = server_transition(state, message.signature)
         if transition is not None and message.signature == m.ACK_FAILURE and self._protocol_failure:
@@ -122,7 +135,10 @@ class SessionCore:
             return
         self.busy = True
         try:
-            await self._handlers[message.signature](message, out)
+            if message.signature == m.RUN:
+                await self._run(message, out, next_request)
+            else:
+                await self._handlers[message.signature](message, out)
         except Exception as exc:
             await self._fail(exc, message, out)
             self._state = transition.failure
@@ -266,10 +282,18 @@ class SessionCore:
         self._log = self._log.bind(user=self.user)
         await out.success({})
 
-    async def _run(self, message: m.Run, out: ReplySink) -> None:
+    async def _run(self, message: m.Run, out: ReplySink, next_request=None) -> None:
         started = time.perf_counter()
         deadline = self._deadline(message.extra)
-        result = await self._call(self._engine.run, message.query, message.params, deadline=deadline)
+        prefetched = None
+        if isinstance(next_request, m.Pull) and next_request.qid == m.LAST_QUERY:
+            want = self._batch if next_request.n == m.ALL else min(next_request.n, self._batch)
+            result, prefetched = await self._call(_run_prefetch, self._engine, message.query, message.params,
+                                                  want, deadline=deadline)
+            if isinstance(prefetched[2], Terminated) and self._timed_out:
+                prefetched = ([], None, QueryTimeout("The query was terminated: it ran longer than its time limit"))
+        else:
+            result = await self._call(self._engine.run, message.query, message.params, deadline=deadline)
         t_first = (time.perf_counter() - started) * 1000
         metadata = {"fields": list(result.columns), "t_first": round(t_first, 3)}
         if self._in_tx():
@@ -278,7 +302,7 @@ class SessionCore:
             metadata["qid"] = qid
         else:
             qid = 0
-        self._results[qid] = _OpenResult(result, deadline, message.query, started)
+        self._results[qid] = _OpenResult(result, deadline, message.query, started, prefetched)
         self._last_qid = qid
         await out.success(metadata)
 
@@ -295,7 +319,16 @@ class SessionCore:
         summary = None
         while True:
             want = self._batch if remaining is None else min(remaining, self._batch)
-            rows, summary = await self._call(_fetch, open_result.result, want, deadline=open_result.deadline)
+            if open_result.prefetched is not None:
+                rows, summary, error = open_result.prefetched
+                open_result.prefetched = None
+                if error is not None:
+                    raise error
+                if len(rows) > want:
+                    open_result.prefetched = (rows[want:], summary, None)
+                    rows, summary = rows[:want], None
+            else:
+                rows, summary = await self._call(_fetch, open_result.result, want, deadline=open_result.deadline)
             if rows:
                 await out.records(rows)
             if summary is not None:
@@ -313,7 +346,18 @@ class SessionCore:
 
     async def _discard(self, message: m.Discard, out: ReplySink) -> None:
         qid, open_result = self._open_result(message.qid)
-        summary = await self._call(_skip, open_result.result, message.n, deadline=open_result.deadline)
+        n, summary = message.n, None
+        if open_result.prefetched is not None:
+            rows, summary, error = open_result.prefetched
+            open_result.prefetched = None
+            if error is not None:
+                raise error
+            if n != m.ALL:
+                if len(rows) > n:
+                    open_result.prefetched, summary = (rows[n:], summary, None), None
+                n = max(n - len(rows), 0)
+        if summary is None and n != 0:
+            summary = await self._call(_skip, open_result.result, n, deadline=open_result.deadline)
         if summary is None:
             await out.success({"has_more": True})
             return

@@ -24,6 +24,7 @@ log = structlog.get_logger(__name__)
 
 # Change kinds that only the WAL needs (property-index DDL); listeners never see them.
 _INTERNAL_KINDS = ("pidx+", "pidx-")
+_DELETE_KINDS = ("node-", "rel-")
 _LOCK_NAME = "LOCK"
 
 
@@ -196,7 +197,10 @@ class GraphStore:
         changes = tx._changes
         try:
             if self._wal is not None:
-                self._wal.append(codec.encode((commit_ts, changes)))
+                logged = changes
+                if tx._has_deletes:      # replay needs only the id; listeners get the full state
+                    logged = [c[:2] if c[0] in _DELETE_KINDS else c for c in changes]
+                self._wal.append(codec.encode((commit_ts, logged)))
         except BaseException as exc:
             if self._wal is not None and self._wal.broken:
                 self._group.failure = exc
@@ -246,6 +250,8 @@ class GraphStore:
         listeners = self._listeners
         if listeners:
             for commit_ts, changes in batch:
+                if not changes:
+                    continue
                 for fn in listeners:
                     try:
                         fn(changes, commit_ts)
@@ -310,6 +316,7 @@ class GraphStore:
                 "format": snapshot.FORMAT, "ts": ts,
                 "next_node_id": self._next_node_id, "next_rel_id": self._next_rel_id,
                 "schema": self._schema.entries,
+                "keys": list(self._key_names),
                 "indexes": [list(ident) for ident in self._prop_indexes],
             }
             old_seq = self._wal.rotate()
@@ -361,6 +368,13 @@ class GraphStore:
         """Validate a property value; lists are copied so later caller edits cannot leak in."""
         codec.check_value(value)
         return list(value) if type(value) is list else value
+
+    def _note_keys(self, props: dict) -> None:
+        """Register the keys of already-clean props (WAL replay) as known property keys."""
+        key_names = self._key_names
+        for key in props:
+            if key not in key_names:
+                self._intern_key(key)
 
     def _clean_props(self, props: dict) -> dict:
         out = {}

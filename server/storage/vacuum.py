@@ -17,18 +17,6 @@ NODE_ENTRY = 3    # (NODE_ENTRY, index, okey, nid): node property-index entry
 REL_ENTRY = 4     # (REL_ENTRY, index, okey, rid): relationship property-index entry
 
 
-def adjacency_add(adjacency: dict, nid: int, type: str, rid: int, other: int) -> None:
-    by_type = adjacency.get(nid)
-    if by_type is None:
-        adjacency[nid] = {type: {rid: other}}
-        return
-    group = by_type.get(type)
-    if group is None:
-        by_type[type] = {rid: other}
-    else:
-        group[rid] = other
-
-
 def adjacency_remove(adjacency: dict, nid: int, type: str, rid: int) -> None:
     by_type = adjacency.get(nid)
     if by_type is None:

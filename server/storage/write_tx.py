@@ -26,7 +26,7 @@ class WriteTx(ReadTx):
 
     __slots__ = ("_begin_ts", "_active", "_changes", "_undo", "_gc", "_touched_nodes",
                  "_touched_rels", "_node_delta", "_rel_delta", "_schema_entries", "_new_indexes",
-                 "_deleted_nodes", "_has_index_changes")
+                 "_deleted_nodes", "_has_index_changes", "_has_deletes")
 
     def __init__(self, store, begin_ts: int):
         super().__init__(store, PENDING, None)
@@ -44,6 +44,7 @@ class WriteTx(ReadTx):
         self._new_indexes: list[PropertyIndex] = []
         self._deleted_nodes: list[int] = []
         self._has_index_changes = False
+        self._has_deletes = False      # the WAL then logs deletions without their old state
 
     @property
     def ts(self) -> int:
@@ -107,10 +108,14 @@ class WriteTx(ReadTx):
         self._insert_node(nid, labels, props)
         return nid
 
-    def _insert_node(self, nid: int, labels, props) -> None:
+    def _insert_node(self, nid: int, labels, props, trusted: bool = False) -> None:
+        """Create node ``nid``; ``trusted`` props (WAL replay) are already clean and private."""
         store = self._store
         labels = store._labelset(labels)
-        props = store._clean_props(props) if props else {}
+        if trusted:
+            store._note_keys(props)
+        else:
+            props = store._clean_props(props) if props else {}
         store._nodes[nid] = NodeVersion(PENDING, labels, props, None)
         self._touched_nodes.append(nid)
         delta = self._node_delta
@@ -160,13 +165,15 @@ class WriteTx(ReadTx):
         """Set one property; ``None`` removes it."""
         if not self._active:
             self._require_active()
+        store = self._store
+        if value is None:
+            head = store._nodes.get(nid)
+            if head is not None and head.props is not None and key not in head.props:
+                return                            # removing an absent key changes nothing
         rec = self._pending_node(nid)
         props = rec.props
         old = props.get(key)
-        store = self._store
         if value is None:
-            if old is None:
-                return
             del props[key]
         else:
             key = store._intern_key(key)
@@ -281,6 +288,7 @@ class WriteTx(ReadTx):
         if store._node_indexes:
             self._forget_node_entries(nid, rec.labels, props)
         self._deleted_nodes.append(nid)
+        self._has_deletes = True
         self._changes.append(("node-", nid, rec.labels, props))
 
     # -- relationships -------------------------------------------------------------------------------
@@ -294,19 +302,41 @@ class WriteTx(ReadTx):
         self._insert_rel(rid, type, start, end, props)
         return rid
 
-    def _insert_rel(self, rid: int, type: str, start: int, end: int, props) -> None:
+    def _insert_rel(self, rid: int, type: str, start: int, end: int, props, trusted: bool = False) -> None:
         store = self._store
         nodes = store._nodes
-        for nid in (start, end):
-            rec = nodes.get(nid)
-            if rec is None or rec.props is None:
-                raise _missing_node(nid)
+        rec = nodes.get(start)
+        if rec is None or rec.props is None:
+            raise _missing_node(start)
+        rec = nodes.get(end)
+        if rec is None or rec.props is None:
+            raise _missing_node(end)
         type = store._intern_type(type)
-        props = store._clean_props(props) if props else {}
+        if trusted:
+            store._note_keys(props)
+        else:
+            props = store._clean_props(props) if props else {}
         store._rels[rid] = RelVersion(PENDING, type, start, end, props, None)
         self._touched_rels.append(rid)
-        vacuum.adjacency_add(store._out, start, type, rid, end)
-        vacuum.adjacency_add(store._in, end, type, rid, start)
+        # adjacency: node -> type -> {rid: other node}, both directions (inlined: the hot path)
+        by_type = store._out.get(start)
+        if by_type is None:
+            store._out[start] = {type: {rid: end}}
+        else:
+            group = by_type.get(type)
+            if group is None:
+                by_type[type] = {rid: end}
+            else:
+                group[rid] = end
+        by_type = store._in.get(end)
+        if by_type is None:
+            store._in[end] = {type: {rid: start}}
+        else:
+            group = by_type.get(type)
+            if group is None:
+                by_type[type] = {rid: start}
+            else:
+                group[rid] = start
         members = store._type_index.get(type)
         if members is None:
             store._type_index[type] = {rid: None}
@@ -315,7 +345,7 @@ class WriteTx(ReadTx):
         delta = self._rel_delta
         delta[None] = delta.get(None, 0) + 1
         delta[type] = delta.get(type, 0) + 1
-        if props:
+        if props and store._rel_indexes:
             by_key = store._rel_indexes.get(type)
             if by_key:
                 for key, index in by_key.items():
@@ -343,13 +373,15 @@ class WriteTx(ReadTx):
     def set_rel_prop(self, rid: int, key: str, value) -> None:
         if not self._active:
             self._require_active()
+        store = self._store
+        if value is None:
+            head = store._rels.get(rid)
+            if head is not None and head.props is not None and key not in head.props:
+                return
         rec = self._pending_rel(rid)
         props = rec.props
         old = props.get(key)
-        store = self._store
         if value is None:
-            if old is None:
-                return
             del props[key]
         else:
             key = store._intern_key(key)
@@ -395,6 +427,7 @@ class WriteTx(ReadTx):
                 okey = order_key(value) if value is not None else None
                 if okey is not None:
                     self._gc.append((vacuum.REL_ENTRY, index, okey, rid))
+        self._has_deletes = True
         self._changes.append(("rel-", rid, rec.type, rec.start, rec.end, props))
 
     # -- schema catalog and property indexes --------------------------------------------------------

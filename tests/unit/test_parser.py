@@ -599,3 +599,14 @@ def test_cookbook_statements_parse():
     call = recall.body.parts[0].clauses[0]
     assert call.imports == [] and call.query.union_all == [True]
     assert recall.body.parts[0].clauses[1].projection.items[1].text == "sum(1.0 / (60 + rank))"
+
+
+def test_parsing_from_many_threads_agrees():
+    from concurrent.futures import ThreadPoolExecutor
+    texts = ["MATCH (n:A)-[r]->(m) WHERE n.x > $p RETURN m.y AS y ORDER BY y",
+             "UNWIND range(1, 3) AS i RETURN [x IN range(1, i) | x * 2] AS xs",
+             "CREATE (n:Ünïcode {name: 'é'}) RETURN n",
+             "MATCH (n) SEARCH n IN (VECTOR INDEX e FOR $v LIMIT 3) SCORE AS s RETURN n, s"] * 10
+    expected = [parse(text) for text in texts]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        assert list(pool.map(parse, texts)) == expected

@@ -216,6 +216,9 @@ class Limit(Operator):
     def rows(self, ctx, arg):
         n = count_value(self.count, ctx, arg, "LIMIT")
         if n == 0:
+            # Like Top: the input still runs (an Eager below holds writes that must happen).
+            for _ in self.source.rows(ctx, arg):
+                pass
             return
         for row in self.source.rows(ctx, arg):
             yield row

@@ -1,6 +1,8 @@
 """Runs the generated ANTLR parser: SLL prediction with bail-out first, full LL with errors after."""
 from __future__ import annotations
 
+import threading
+
 from antlr4 import CommonTokenStream, InputStream
 from antlr4.atn.PredictionMode import PredictionMode
 from antlr4.error.ErrorStrategy import BailErrorStrategy
@@ -13,19 +15,30 @@ from .fast_lexer import PrefilledTokenStream, tokenize
 from .syntax_errors import ExpectationTrackingStrategy, LexerErrorListener, ParserErrorListener
 
 
+# The generated lexer and parser share DFA caches, which the Python runtime updates without
+# locking. Parsing is CPU-bound under the GIL anyway, so one lock costs sessions nothing.
+_ANTLR_LOCK = threading.RLock()
+
+
 def lex(text: str) -> CommonTokenStream:
     """A filled token stream for ``text``; raises CypherSyntaxError on characters no token starts with."""
     lexer = CypherLexer(InputStream(text))
     lexer.removeErrorListeners()
     lexer.addErrorListener(LexerErrorListener(text))
     tokens = CommonTokenStream(lexer)
-    tokens.fill()
+    with _ANTLR_LOCK:
+        tokens.fill()
     return tokens
 
 
 def parse_tree(text: str) -> CypherParser.StatementEOFContext:
     """The ``statementEOF`` parse tree of one statement."""
     fast_tokens = tokenize(text)
+    with _ANTLR_LOCK:
+        return _parse_tree(text, fast_tokens)
+
+
+def _parse_tree(text: str, fast_tokens) -> CypherParser.StatementEOFContext:
     parser = CypherParser(lex(text) if fast_tokens is None else PrefilledTokenStream(fast_tokens))
     parser.removeErrorListeners()
     # SLL is much faster and right for nearly every query; a failure may be SLL's own weakness,

@@ -122,10 +122,12 @@ class Builder:
         state.bind([clause.variable])
 
     def _with(self, clause: ast.With, state: "_State"):
+        _finish_writes_before_limit(clause.projection, state)
         state.op, columns = plan_projection(state.op, state.bound, clause.projection, clause.where)
         state.bound = list(columns)
 
     def _return(self, clause: ast.Return, state: "_State"):
+        _finish_writes_before_limit(clause.projection, state)
         state.op, columns = plan_projection(state.op, state.bound, clause.projection)
         state.columns = columns
         state.bound = list(columns)
@@ -199,6 +201,13 @@ class _State:
         for name in names:
             if name not in self.bound:
                 self.bound.append(name)
+
+
+def _finish_writes_before_limit(projection: ast.Projection, state: _State) -> None:
+    """SKIP / LIMIT stop pulling rows early; earlier writes must still happen for every row."""
+    if state.wrote_since_eager and (projection.limit is not None or projection.skip is not None):
+        state.op = L.Eager(state.op)
+        state.read_since_eager = state.wrote_since_eager = False
 
 
 def _pattern_vars(parts: list[ast.PatternPart]) -> list[str]:

@@ -15,6 +15,9 @@ from .projection import shape_projection
 from .scope import ANY, NODE, PATH, REL, VALUE, Scope, infer_kind
 from .walk import children, contains_aggregate, is_aggregate_call, local_names
 
+# Functions whose first argument cannot be a variable of these kinds (a compile-time type error).
+_REJECTED_KINDS = {"type": (NODE, PATH), "labels": (PATH,), "length": (NODE, REL), "size": (PATH,)}
+
 UPDATING = (ast.Create, ast.Merge, ast.Set, ast.Remove, ast.Delete, ast.Foreach)
 
 
@@ -89,7 +92,7 @@ class Analyzer:
         if clause.search is not None:
             search_rules.check(clause, scope, self.search_index, self._expr)
         if clause.where is not None:
-            self._expr(clause.where, scope)
+            self._predicate(clause.where, scope)
 
     def _unwind(self, clause: ast.Unwind, scope: Scope):
         self._expr(clause.expr, scope)
@@ -122,7 +125,7 @@ class Analyzer:
         items: list[tuple[str, ast.Expr]] = []
         if projection.star:
             names = scope.names()
-            if not names and not projection.items:
+            if not names and not projection.items and not is_with:
                 raise error("RETURN * is not allowed when there are no variables in scope",
                             "NoVariablesInScope", clause)
             items.extend((n, ast.Variable(n)) for n in sorted(names))
@@ -293,6 +296,8 @@ class Analyzer:
                     raise error(f"Variable `{part.variable}` already declared", "VariableAlreadyBound", part)
             single_node = len(part.elements) == 1
             for element in part.elements:
+                if part.variable is not None and element.variable == part.variable:
+                    raise error(f"Variable `{part.variable}` already declared", "VariableAlreadyBound", element)
                 if isinstance(element, ast.NodePattern):
                     self._node(element, scope, clause, before, single_node)
                 else:
@@ -326,6 +331,8 @@ class Analyzer:
         scope.kinds[name] = NODE
 
     def _rel(self, rel: ast.RelPattern, scope: Scope, clause: str, before: set, rels_here: set):
+        if clause in ("CREATE", "MERGE") and rel.variable is not None and rel.variable in scope:
+            raise error(f"Variable `{rel.variable}` already declared", "VariableAlreadyBound", rel)
         if clause in ("CREATE", "MERGE"):
             if rel.length is not None:
                 raise error("Variable length relationships cannot be used in " + clause, "CreatingVarLength", rel)
@@ -339,6 +346,8 @@ class Analyzer:
         if name is None:
             return
         kind = scope.kind(name)
+        if kind == VALUE and rel.length is not None and clause == "MATCH":
+            return      # a list of relationships bound earlier: the path must follow exactly those
         if kind is not None and kind not in (REL, ANY):
             raise error(f"Type mismatch: `{name}` defined with conflicting type {kind} (expected relationship)",
                         "VariableTypeConflict", rel)
@@ -370,7 +379,7 @@ class Analyzer:
                     self._expr(arg, scope, allow_aggregates=True, hidden_ok=hidden_ok)
             return
         if isinstance(expr, ast.FunctionCall):
-            self._function(expr)
+            self._function(expr, scope)
             if _bare_vector_type(expr):
                 # vector(list, 384, FLOAT32): the coordinate type is a bare name, not a variable.
                 for sub in expr.args[:2]:
@@ -380,6 +389,11 @@ class Analyzer:
             self._need(expr.subject, scope, expr)
         if isinstance(expr, (ast.ExistsSubquery, ast.CountSubquery, ast.CollectSubquery)):
             role = "collect" if isinstance(expr, ast.CollectSubquery) else "exists"
+            for part in expr.query.parts:
+                for clause in part.clauses:
+                    if isinstance(clause, UPDATING):
+                        raise error("A subquery expression cannot contain updating clauses",
+                                    "InvalidClauseComposition", clause)
             self.query(expr.query, scope.copy(), role=role)
             return
         if isinstance(expr, ast.PatternPredicate):
@@ -418,9 +432,22 @@ class Analyzer:
             if sub is not None:
                 self._expr(sub, inner, False, hidden_ok, _inside_local=True)
 
-    def _function(self, call: ast.FunctionCall):
-        if self.function_known is not None and not self.function_known(call.name.lower()):
+    def _function(self, call: ast.FunctionCall, scope: Scope):
+        name = call.name.lower()
+        if self.function_known is not None and not self.function_known(name):
             raise error(f"Unknown function '{call.name}'", "UnknownFunction", call)
+        rejected = _REJECTED_KINDS.get(name)
+        if rejected and call.args and isinstance(call.args[0], ast.Variable):
+            kind = scope.kind(call.args[0].name)
+            if kind in rejected:
+                raise error(f"Type mismatch: {call.name}() does not accept a {kind}", "InvalidArgumentType", call)
+
+    def _predicate(self, where: ast.Expr, scope: Scope):
+        """A WHERE clause: an expression that must be able to be a boolean."""
+        if isinstance(where, ast.Variable) and scope.kind(where.name) in (NODE, REL, PATH):
+            raise error(f"Type mismatch: expected Boolean but `{where.name}` is a {scope.kind(where.name)}",
+                        "InvalidArgumentType", where)
+        self._expr(where, scope)
 
 
 def _missing():

@@ -88,6 +88,12 @@ def shape_projection(items: list[tuple[str, ast.Expr]], projection: ast.Projecti
             if is_aggregate_call(node):
                 _check_aggregate_args(node)
                 key = _key(node)
+                if key not in aggs and undefined_detail == "UndefinedVariable":
+                    # A new aggregate in ORDER BY can only read what the projection keeps.
+                    for name in free_variables(node):
+                        if name not in allowed:
+                            raise error(f"Variable `{name}` not defined", "UndefinedVariable",
+                                        getattr(node, "pos", None))
                 if key not in aggs:
                     aggs[key] = (f" agg{len(aggs)}", node)
                 return ast.Variable(aggs[key][0], pos=getattr(node, "pos", None))

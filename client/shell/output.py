@@ -1,0 +1,162 @@
+"""How results are printed: a rich table fitted to the terminal, a plain pipe table, CSV or JSON lines.
+
+Each writer takes the columns and the rows of one statement and returns how many rows there were; the
+status line (``3 rows · nodes created: 3``) goes where that format wants it.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from typing import IO, Iterable, Sequence
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from .formatting import format_cell, format_value, to_json
+
+FORMATS = ("table", "plain", "csv", "json")
+MAX_CELL_CHARS = 2000        # longer cells are cut: a wall of text helps nobody in a table
+DEFAULT_MAX_ROWS = 1000      # rows a terminal table shows; the rest are counted, not drawn
+
+
+def summary_line(columns: Sequence[str], row_count: int, counters: str = "",
+                 elapsed_ms: float | None = None) -> str:
+    """The line after a result, as the cookbook prints it: ``1 row · nodes created: 46, ...``."""
+    if not columns and not row_count:
+        head = "(no rows)"
+    else:
+        head = f"{row_count:,} row" + ("" if row_count == 1 else "s")
+    parts = [head]
+    if counters:
+        parts.append(counters)
+    if elapsed_ms is not None:
+        parts.append(f"{elapsed_ms:,.1f} ms")
+    return " · ".join(parts)
+
+
+def plain_table(columns: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A padded pipe table (Markdown style): ``| id | name |`` / ``|----|------|`` / rows."""
+    widths = [len(c) for c in columns]
+    for row in rows:
+        for i, cell in enumerate(row):
+            widths[i] = max(widths[i], len(cell))
+
+    def line(cells: Iterable[str]) -> str:
+        return "| " + " | ".join(cell.ljust(w) for cell, w in zip(cells, widths)) + " |"
+
+    out = [line(columns), "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
+    out.extend(line(row) for row in rows)
+    return "\n".join(out)
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= MAX_CELL_CHARS else text[:MAX_CELL_CHARS - 1] + "…"
+
+
+class TableWriter:
+    """Rich tables that fit the terminal width: long cells wrap, very long ones are cut."""
+
+    def __init__(self, console: Console, max_rows: int = DEFAULT_MAX_ROWS):
+        self.console = console
+        self.max_rows = max_rows
+
+    def write(self, columns: Sequence[str], rows: Iterable[Sequence]) -> int:
+        table = Table(box=box.ROUNDED, header_style="bold", show_edge=True, pad_edge=True)
+        for name in columns:
+            table.add_column(Text(name), overflow="fold")
+        count = 0
+        for row in rows:
+            count += 1
+            if count <= self.max_rows:
+                table.add_row(*(_cell(value) for value in row))
+        if count and columns:
+            self.console.print(table)
+        if count > self.max_rows:
+            self.console.print(Text(f"(first {self.max_rows:,} of {count:,} rows shown)", style="dim"))
+        return count
+
+    def status(self, line: str) -> None:
+        self.console.print(Text(line, style="dim"))
+
+
+def _cell(value) -> Text:
+    text = Text(_clip(format_value(value)))
+    if value is None:
+        text.stylize("dim")
+    return text
+
+
+class PlainWriter:
+    """The cookbook's pipe tables, full width, for pipes and files."""
+
+    def __init__(self, stream: IO[str]):
+        self.stream = stream
+
+    def write(self, columns: Sequence[str], rows: Iterable[Sequence]) -> int:
+        cells = [[format_value(v) for v in row] for row in rows]
+        if cells and columns:
+            self.stream.write(plain_table(columns, cells) + "\n")
+        return len(cells)
+
+    def status(self, line: str) -> None:
+        self.stream.write(line + "\n")
+        self.stream.flush()
+
+
+class CsvWriter:
+    """A header and one line per row; status lines go to stderr so the output stays pure CSV."""
+
+    def __init__(self, stream: IO[str], status_stream: IO[str] | None = None):
+        self.stream = stream
+        self.status_stream = status_stream or sys.stderr
+
+    def write(self, columns: Sequence[str], rows: Iterable[Sequence]) -> int:
+        writer = csv.writer(self.stream, lineterminator="\n")
+        if columns:
+            writer.writerow(columns)
+        count = 0
+        for row in rows:
+            writer.writerow([format_cell(v) for v in row])
+            count += 1
+        self.stream.flush()
+        return count
+
+    def status(self, line: str) -> None:
+        self.status_stream.write(line + "\n")
+
+
+class JsonWriter:
+    """JSON lines: one object per row keyed by column; status lines go to stderr."""
+
+    def __init__(self, stream: IO[str], status_stream: IO[str] | None = None):
+        self.stream = stream
+        self.status_stream = status_stream or sys.stderr
+
+    def write(self, columns: Sequence[str], rows: Iterable[Sequence]) -> int:
+        count = 0
+        for row in rows:
+            record = {name: to_json(value) for name, value in zip(columns, row)}
+            self.stream.write(json.dumps(record, ensure_ascii=False) + "\n")
+            count += 1
+        self.stream.flush()
+        return count
+
+    def status(self, line: str) -> None:
+        self.status_stream.write(line + "\n")
+
+
+def make_writer(fmt: str, *, console: Console | None = None, stream: IO[str] | None = None):
+    """The writer for ``fmt`` (one of FORMATS) printing to ``console`` / ``stream`` (stdout)."""
+    stream = stream or sys.stdout
+    if fmt == "table":
+        return TableWriter(console or Console(file=stream, highlight=False))
+    if fmt == "plain":
+        return PlainWriter(stream)
+    if fmt == "csv":
+        return CsvWriter(stream)
+    if fmt == "json":
+        return JsonWriter(stream)
+    raise ValueError(f"unknown output format {fmt!r}; use one of {', '.join(FORMATS)}")

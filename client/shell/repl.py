@@ -1,0 +1,159 @@
+"""The interactive shell: a prompt_toolkit prompt (history, completion, multi-line editing) over a
+ShellRunner. Enter runs the input once its statements are complete (ended by ``;``); until then it
+starts a new line under a continuation prompt."""
+from __future__ import annotations
+
+import os
+import threading
+from typing import Callable
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.history import FileHistory, InMemoryHistory
+from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.lexers import PygmentsLexer
+from pygments.lexers import CypherLexer
+from rich.console import Console
+from rich.text import Text
+
+from .completion import CypherCompleter, SchemaNames
+from .output import make_writer
+from .runner import QuitShell, ShellRunner
+from .statements import StatementSplitter, split_statements
+
+PROMPT = "relate> "
+PROMPT_IN_TRANSACTION = "relate# "
+DEFAULT_HISTORY = "~/.relate_history"
+
+
+def input_complete(text: str) -> bool:
+    """True when ``text`` holds no unfinished statement, string or comment (Enter should run it)."""
+    splitter = StatementSplitter()
+    splitter.feed(text + "\n")
+    return not splitter.pending
+
+
+def _key_bindings() -> KeyBindings:
+    bindings = KeyBindings()
+
+    @bindings.add("enter")
+    def _enter(event) -> None:
+        buffer = event.current_buffer
+        if buffer.complete_state is not None:
+            buffer.complete_state = None         # Enter on the menu keeps the completion
+        elif input_complete(buffer.text):
+            buffer.validate_and_handle()
+        else:
+            buffer.insert_text("\n")
+
+    @bindings.add("escape", "enter")
+    def _newline(event) -> None:
+        event.current_buffer.insert_text("\n")
+
+    return bindings
+
+
+def _history(path: str | None):
+    path = os.path.expanduser(path or os.environ.get("RELATE_HISTORY") or DEFAULT_HISTORY)
+    try:
+        with open(path, "a", encoding="utf-8"):
+            pass
+        return FileHistory(path)
+    except OSError:
+        return InMemoryHistory()        # a read-only home must not stop the shell
+
+
+class InteractiveShell:
+    """Reads, runs and prints until :quit or Ctrl-D."""
+
+    def __init__(self, connection, *, reconnect: Callable[[], object] | None = None, fmt: str = "table",
+                 history: str | None = None, timing: bool = False, banner: str = ""):
+        self.console = Console(highlight=False)
+        self.errors = Console(stderr=True, highlight=False)
+        self.schema = SchemaNames()
+        self.runner = ShellRunner(
+            connection, make_writer(fmt, console=self.console), report_error=self._error,
+            say=lambda text: self.console.print(Text(text)),
+            acknowledge=lambda text: self.console.print(Text(text, style="dim")),
+            schema=self.schema, timing=timing)
+        self.reconnect = reconnect
+        self.banner = banner
+        self.prompt = PromptSession(
+            history=_history(history), multiline=True, key_bindings=_key_bindings(),
+            completer=CypherCompleter(self.schema, lambda: list(self.runner.params)),
+            complete_while_typing=False, lexer=PygmentsLexer(CypherLexer),
+            prompt_continuation=lambda width, line_number, soft_wrap: " " * (width - 2) + "> ",
+            enable_history_search=False)
+
+    def _error(self, text: str) -> None:
+        head, _, rest = text.partition("\n")
+        message = Text(head, style="bold red")
+        if rest:
+            message.append("\n" + rest)
+        self.errors.print(message)
+
+    def run(self) -> int:
+        if self.banner:
+            self.console.print(Text(self.banner, style="dim"))
+        while True:
+            self.runner.refresh_schema()
+            in_tx = self.runner.connection.in_transaction
+            try:
+                text = self.prompt.prompt(PROMPT_IN_TRANSACTION if in_tx else PROMPT)
+            except KeyboardInterrupt:
+                continue                        # Ctrl-C drops the input being typed
+            except EOFError:
+                break                           # Ctrl-D
+            try:
+                for piece in split_statements(text):
+                    if not self._run_piece(piece):
+                        break                   # later statements of the same input are skipped
+            except QuitShell:
+                break
+        return 0
+
+    def _run_piece(self, piece) -> bool:
+        cancel = getattr(self.runner.connection._session, "cancel", None)
+        if cancel is not None:
+            return _run_cancellable(lambda: self.runner.run(piece), cancel)
+        try:
+            return self.runner.run(piece)
+        except KeyboardInterrupt:
+            # A remote statement cannot be stopped in the middle of a reply: drop the connection.
+            self._error("interrupted: the connection was reset (an open transaction is lost)")
+            if self.reconnect is not None:
+                self._replace_connection()
+            return False
+
+    def _replace_connection(self) -> None:
+        old = self.runner.connection
+        try:
+            old._session.close()
+        except Exception:  # the old connection is being thrown away; its errors no longer matter
+            pass
+        try:
+            self.runner.connection = self.reconnect()
+        except Exception as exc:  # stay in the shell; the next statement reports the broken connection
+            self._error(f"reconnect failed: {exc}")
+
+
+def _run_cancellable(work: Callable[[], bool], cancel: Callable[[], None]) -> bool:
+    """Run ``work`` in a thread so that Ctrl-C can ask the engine to stop it (it then fails Terminated)."""
+    outcome: list = []
+    failure: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            outcome.append(work())
+        except BaseException as exc:  # handed to the main thread (QuitShell, bugs)
+            failure.append(exc)
+
+    worker = threading.Thread(target=target, name="relate-shell-statement", daemon=True)
+    worker.start()
+    while worker.is_alive():
+        try:
+            worker.join(0.1)
+        except KeyboardInterrupt:
+            cancel()
+    if failure:
+        raise failure[0]
+    return outcome[0]

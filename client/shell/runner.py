@@ -1,0 +1,164 @@
+"""Runs shell input (Cypher statements and ``:commands``) against a connection and prints the results.
+
+Used by both the interactive shell and the script runner; only how messages are shown differs.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+from relate.summary import Summary
+
+from .commands import UsageError, help_text, parse_command, parse_param
+from .completion import SchemaNames
+from .error_text import format_error
+from .formatting import format_value
+from .output import summary_line
+from .statements import Piece
+
+
+class QuitShell(Exception):
+    """``:quit`` / ``:exit`` was given."""
+
+
+class ShellRunner:
+    """One connection's shell state: parameters, the :timing switch, and what to do with each piece."""
+
+    def __init__(self, connection, writer, *, report_error: Callable[[str], None],
+                 say: Callable[[str], None], acknowledge: Callable[[str], None] | None = None,
+                 source: str | None = None, schema: SchemaNames | None = None, timing: bool = False):
+        self.connection = connection
+        self.writer = writer
+        self.report_error = report_error     # error text (stderr, or red in the terminal)
+        self.say = say                       # output the user asked for (:help, :params)
+        self.acknowledge = acknowledge or (lambda text: None)   # "transaction open" and the like
+        self.source = source                 # script name, to place errors as file:line:column
+        self.schema = schema
+        self.timing = timing
+        self.params: dict[str, Any] = {}
+
+    def run(self, piece: Piece) -> bool:
+        """Run one statement or command; False when it failed (the error is already reported)."""
+        try:
+            if piece.kind == "command":
+                self.run_command(piece.text)
+            else:
+                self.run_cypher(piece.text)
+            return True
+        except QuitShell:
+            raise
+        except UsageError as exc:
+            self.report_error(f"error: {exc}")
+        except Exception as exc:  # the user's boundary: any failure is reported, the shell goes on
+            self.report_error(format_error(exc, piece=piece, source=self.source))
+        return False
+
+    def run_cypher(self, text: str) -> None:
+        started = time.perf_counter()
+        result = self.connection.execute(text, self.params)
+        count = self.writer.write(result.columns, result)
+        summary = result.summary
+        elapsed = (time.perf_counter() - started) * 1000 if self.timing else None
+        self._show_extras(summary)
+        self.writer.status(summary_line(result.columns, count, str(summary.counters), elapsed))
+        if self.schema is not None and (summary.counters.contains_updates or summary.query_type != "r"):
+            self.schema.stale = True
+
+    def _show_extras(self, summary: Summary) -> None:
+        if summary.plan:
+            self.say("\n".join(plan_lines(summary.plan)))
+        for note in summary.notifications:
+            text = note.get("description") or note.get("title") or note.get("code", "")
+            self.acknowledge(f"{note.get('severity', 'note').lower()}: {text}")
+
+    def refresh_schema(self) -> None:
+        """Refetch completion names after writes, but not inside a transaction (it would join it)."""
+        if self.schema is not None and self.schema.stale and not self.connection.in_transaction:
+            self.schema.refresh(self.connection)
+
+    def run_command(self, text: str) -> None:
+        command = parse_command(text)
+        handler = getattr(self, "_command_" + command.name[1:])
+        handler(command.argument)
+
+    def _command_help(self, argument: str) -> None:
+        self.say(help_text())
+
+    def _command_quit(self, argument: str) -> None:
+        raise QuitShell
+
+    _command_exit = _command_quit
+
+    def _command_timing(self, argument: str) -> None:
+        if argument in ("on", "off"):
+            self.timing = argument == "on"
+        elif argument:
+            raise UsageError("usage: :timing [on|off]")
+        else:
+            self.timing = not self.timing
+        self.acknowledge(f"timing {'on' if self.timing else 'off'}")
+
+    def _command_begin(self, argument: str) -> None:
+        self.connection.begin()
+        self.acknowledge("transaction open")
+
+    def _command_commit(self, argument: str) -> None:
+        self.connection.commit()
+        if self.schema is not None:
+            self.schema.stale = True
+        self.acknowledge("committed")
+
+    def _command_rollback(self, argument: str) -> None:
+        self.connection.rollback()
+        self.acknowledge("rolled back")
+
+    def _command_param(self, argument: str) -> None:
+        action = parse_param(argument)
+        if action.kind == "list":
+            self._command_params("")
+        elif action.kind == "clear":
+            self.params.clear()
+            self.acknowledge("parameters cleared")
+        elif action.kind == "set_map":
+            value = self._evaluate(action.expression)
+            if not isinstance(value, dict):
+                raise UsageError(f"{action.expression} is not a map; use :param name => <expression>")
+            self.params.update(value)
+            self.acknowledge(", ".join(f"${k} => {format_value(v)}" for k, v in value.items()))
+        else:
+            self.params[action.name] = self._evaluate(action.expression)
+            self.acknowledge(f"${action.name} => {format_value(self.params[action.name])}")
+
+    def _command_params(self, argument: str) -> None:
+        if argument == "clear":
+            self.params.clear()
+            self.acknowledge("parameters cleared")
+        elif argument:
+            raise UsageError("usage: :params [clear]")
+        elif not self.params:
+            self.say("no parameters")
+        else:
+            self.say("\n".join(f":param {k} => {format_value(v)}" for k, v in self.params.items()))
+
+    def _evaluate(self, expression: str) -> Any:
+        """A Cypher expression's value, computed by the database with the current parameters."""
+        result = self.connection.execute(f"RETURN {expression} AS value", self.params)
+        row = result.fetchone()
+        result.consume()
+        return row[0]
+
+
+def plan_lines(plan: dict, depth: int = 0) -> list[str]:
+    """An EXPLAIN / PROFILE plan as an indented operator tree."""
+    details = []
+    if plan.get("args"):
+        details.append(", ".join(f"{k}={v}" for k, v in plan["args"].items()))
+    if plan.get("rows") is not None:
+        details.append(f"rows={plan['rows']}")
+    line = "  " * depth + "+ " + str(plan.get("operator", "?"))
+    if details:
+        line += "  (" + "; ".join(details) + ")"
+    lines = [line]
+    for child in plan.get("children", ()):
+        lines.extend(plan_lines(child, depth + 1))
+    return lines

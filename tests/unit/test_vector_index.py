@@ -1,0 +1,190 @@
+"""Vector indexes: exact search equals numpy brute force inside the filter; HNSW keeps recall@10 >= 0.98."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from relate.errors import ArgumentError
+from relate.values import Vector
+from relate.server.index.vector import VectorConfig, VectorIndex
+
+N, DIMS = 2_500, 32
+# (name, filters, mask over keys) keeping ~100%, 10%, 1% and 0.1% of the nodes
+FILTERS = [
+    ("100%", [], lambda keys: np.ones(len(keys), bool)),
+    ("10%", [("g", "<", 10)], lambda keys: keys % 100 < 10),
+    ("1%", [("g", "=", 7)], lambda keys: keys % 100 == 7),
+    ("0.1%", [("h", "IN", [3, 999_999])], lambda keys: keys % 1000 == 3),
+]
+
+
+def random_index(metric: str, seed: int = 0, **config) -> tuple[VectorIndex, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    vectors = rng.normal(size=(N, DIMS))
+    index = VectorIndex(VectorConfig(DIMS, metric, **config), ["g", "h"])
+    for key, v in enumerate(vectors):
+        index.upsert(key, v.tolist(), {"g": key % 100, "h": key % 1000})
+    index.sync(threads=4)
+    return index, vectors
+
+
+def brute_force(vectors: np.ndarray, keys: np.ndarray, q: np.ndarray, metric: str, k: int):
+    """The k best (key, score) by numpy, with Neo4j's score conventions, ties by key."""
+    if metric == "cosine":
+        x = (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+        qn = (q / np.linalg.norm(q)).astype(np.float32)
+        scores = (1 + (x @ qn).astype(np.float64)) / 2
+    else:
+        d2 = ((vectors.astype(np.float32) - q.astype(np.float32)) ** 2).sum(axis=1).astype(np.float64)
+        scores = 1 / (1 + d2)
+    order = np.lexsort((keys, -scores))[:k]
+    return [(int(keys[i]), float(scores[i])) for i in order]
+
+
+@pytest.mark.parametrize("metric", ["cosine", "euclidean"])
+@pytest.mark.parametrize("name, filters, mask", FILTERS, ids=[f[0] for f in FILTERS])
+def test_exact_search_equals_brute_force_inside_the_filter(metric, name, filters, mask):
+    index, vectors = random_index(metric)
+    assert not index.hnsw
+    keys = np.arange(N)
+    rng = np.random.default_rng(1)
+    for _ in range(15):
+        q = rng.normal(size=DIMS)
+        keep = mask(keys)
+        expected = brute_force(vectors[keep], keys[keep], q, metric, 10)
+        got = index.search(q.tolist(), 10, filters)
+        assert [k for k, _ in got] == [k for k, _ in expected]
+        assert [s for _, s in got] == pytest.approx([s for _, s in expected], abs=2e-6)
+        assert len(got) == min(10, int(keep.sum()))
+
+
+@pytest.mark.parametrize("metric", ["cosine", "euclidean"])
+@pytest.mark.parametrize("exact_max_scope", [0, 300])
+def test_hnsw_recall_at_10_inside_filters(metric, exact_max_scope):
+    index, vectors = random_index(metric, seed=2, hnsw_min_size=0, exact_max_scope=exact_max_scope,
+                                  m=16, ef_construction=100, ef_search=64)
+    assert index.hnsw
+    keys = np.arange(N)
+    rng = np.random.default_rng(3)
+    for name, filters, mask in FILTERS:
+        found = wanted = 0
+        for _ in range(40):
+            q = rng.normal(size=DIMS)
+            keep = mask(keys)
+            expected = {k for k, _ in brute_force(vectors[keep], keys[keep], q, metric, 10)}
+            got = index.search(q.tolist(), 10, filters)
+            assert len(got) == len(expected), name          # never fewer than k while the scope holds k
+            found += len(expected & {k for k, _ in got})
+            wanted += len(expected)
+        assert found / wanted >= 0.98, (name, found / wanted)
+
+
+def test_tombstones_and_rebuild_keep_results_exact():
+    rng = np.random.default_rng(4)
+    index = VectorIndex(VectorConfig(8, "cosine"), ["g"])
+    live = {}
+    for key in range(1_000):
+        live[key] = rng.normal(size=8)
+        index.upsert(key, live[key].tolist(), {"g": key % 10})
+    index.sync()
+    for key in rng.choice(1_000, 400, replace=False):     # updates leave tombstones
+        live[int(key)] = rng.normal(size=8)
+        index.upsert(int(key), live[int(key)].tolist(), {"g": int(key) % 10})
+    index.sync()
+    assert index._dead == 0 and index._n == 1_000       # 400 dead of 1400 rows: past the fraction, compacted
+    for key in list(live)[:150]:
+        index.delete(key)
+        del live[key]
+    index.sync()
+    assert index._dead == 150 and len(index) == 850       # below the fraction: still tombstones
+    keys = np.array(sorted(live))
+    vectors = np.array([live[k] for k in keys])
+    for _ in range(10):
+        q = rng.normal(size=8)
+        expected = brute_force(vectors, keys, q, "cosine", 7)
+        got = index.search(q.tolist(), 7)
+        assert [k for k, _ in got] == [k for k, _ in expected]
+        keep = keys % 10 == 3
+        expected = brute_force(vectors[keep], keys[keep], q, "cosine", 7)
+        assert [k for k, _ in index.search(q.tolist(), 7, [("g", "=", 3)])] == [k for k, _ in expected]
+
+
+def test_filter_semantics_follow_cypher():
+    index = VectorIndex(VectorConfig(2, "euclidean"), ["s", "t", "b"])
+    rows = {1: {"s": "session-1", "t": 10, "b": True}, 2: {"s": "session-2", "t": 20.5, "b": False},
+            3: {"s": "session-3", "t": 30}, 4: {"s": 7, "t": "x"}, 5: {}}
+    for key, props in rows.items():
+        index.upsert(key, [float(key), 0.0], props)
+    index.sync()
+
+    def keys(filters):
+        return sorted(k for k, _ in index.search([0.0, 0.0], 10, filters))
+
+    assert keys([("s", "=", "session-2")]) == [2]
+    assert keys([("s", ">=", "session-2"), ("s", "<=", "session-3")]) == [2, 3]
+    assert keys([("s", "IN", ["session-1", "session-3", 7])]) == [1, 3, 4]
+    assert keys([("t", ">", 10)]) == [2, 3]
+    assert keys([("t", "=", 10.0)]) == [1]                 # 10 = 10.0
+    assert keys([("t", "<", "y")]) == [4]                  # strings compare with strings only
+    assert keys([("b", "=", False)]) == [2]
+    assert keys([("b", "<", True)]) == [2]                 # false < true
+    assert keys([("t", "=", None)]) == []                  # null never matches
+    with pytest.raises(ArgumentError, match="WITH"):
+        keys([("nope", "=", 1)])
+
+
+def test_wrong_dimensions_and_invalid_values_are_skipped_and_counted():
+    index = VectorIndex(VectorConfig(3, "cosine"), [])
+    assert index.upsert(1, [1.0, 0.0, 0.0], {})
+    assert index.upsert(2, Vector([0.0, 1.0, 0.0]), {})
+    assert not index.upsert(3, [1.0, 2.0], {})
+    assert not index.upsert(4, [0.0, 0.0, 0.0], {})
+    assert not index.upsert(5, ["a", "b", "c"], {})
+    assert not index.upsert(6, [1.0, float("nan"), 0.0], {})
+    index.sync()
+    assert len(index) == 2 and sorted(index.skipped) == [3, 4, 5, 6]
+    assert index.upsert(3, [0.0, 0.0, 2.0], {})            # a later valid value is indexed
+    assert sorted(index.skipped) == [4, 5, 6]
+    index.sync()
+    assert index.search([0.0, 0.0, 1.0], 1) == [(3, 1.0)]
+    with pytest.raises(ArgumentError, match="dimensions"):
+        index.search([1.0, 0.0], 1)
+    with pytest.raises(ArgumentError):
+        index.search([0.0, 0.0, 0.0], 1)
+    with pytest.raises(ArgumentError):
+        index.search([1.0, 0.0, 0.0], -1)
+    assert index.search([1.0, 0.0, 0.0], 0) == []
+
+
+def test_scores_follow_neo4j_and_ties_resolve_by_id():
+    index = VectorIndex(VectorConfig(None, "cosine"), [])
+    for key in (9, 4, 6):
+        index.upsert(key, [1.0, 1.0], {})
+    index.upsert(1, [-1.0, -1.0], {})
+    index.sync()
+    assert index.dims == 2                                  # taken from the first vector
+    hits = index.search([2.0, 2.0], 4)
+    assert [k for k, _ in hits] == [4, 6, 9, 1]
+    assert [s for _, s in hits] == pytest.approx([1.0, 1.0, 1.0, 0.0], abs=1e-7)   # float32 arithmetic
+    euclid = VectorIndex(VectorConfig(2, "euclidean"), [])
+    euclid.upsert(1, [3.0, 4.0], {})
+    euclid.sync()
+    assert euclid.search([0.0, 0.0], 1) == [(1, pytest.approx(1 / 26))]
+
+
+@pytest.mark.parametrize("hnsw_min_size", [10**9, 0])
+def test_save_and_load(tmp_path, hnsw_min_size):
+    index, vectors = random_index("cosine", seed=5, hnsw_min_size=hnsw_min_size)
+    index.delete(0)
+    index.sync()
+    rng = np.random.default_rng(6)
+    queries = [rng.normal(size=DIMS).tolist() for _ in range(5)]
+    before = [index.search(q, 10, [("g", "<", 50)]) for q in queries]
+    index.save(str(tmp_path))
+    loaded = VectorIndex(VectorConfig(DIMS, "cosine", hnsw_min_size=hnsw_min_size), ["g", "h"])
+    loaded.load(str(tmp_path))
+    assert loaded.hnsw == index.hnsw and len(loaded) == N - 1
+    assert [loaded.search(q, 10, [("g", "<", 50)]) for q in queries] == before
+    loaded.upsert(N, vectors[1].tolist(), {"g": 1, "h": 1})
+    loaded.sync()
+    assert loaded.search(vectors[1].tolist(), 2)[0][1] == pytest.approx(1.0)
