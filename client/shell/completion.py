@@ -96,7 +96,9 @@ class CypherCompleter(Completer):
             return _matching(COMMANDS, statement, lambda c: c)
         if previous == "$":
             return _matching(self.parameters(), word, _quote_name)
-        context = _open_bracket(ahead)
+        context, quoted = _open_bracket(ahead)
+        if quoted:
+            return []                      # inside a string: nothing sensible to offer
         if (previous == ":" and context != "{") or (previous == "|" and context == "["):
             names = self.schema.rel_types if context == "[" else self.schema.labels
             return _matching(names, word, _quote_name)
@@ -129,8 +131,9 @@ def _quote_name(name: str) -> str:
     return name if _PLAIN_NAME.match(name) else "`" + name.replace("`", "``") + "`"
 
 
-def _open_bracket(text: str) -> str:
-    """The innermost bracket still open at the end of ``text`` ('(' / '[' / '{' / ''), skipping strings."""
+def _open_bracket(text: str) -> tuple[str, bool]:
+    """The innermost bracket still open at the end of ``text`` ('(' / '[' / '{' / ''), skipping
+    strings, and whether the text ends inside a string."""
     stack: list[str] = []
     quote = ""
     escaped = False
@@ -148,4 +151,4 @@ def _open_bracket(text: str) -> str:
             stack.append(ch)
         elif ch in _OPENERS and stack and stack[-1] == _OPENERS[ch]:
             stack.pop()
-    return stack[-1] if stack else ""
+    return (stack[-1] if stack else ""), bool(quote)

@@ -52,6 +52,11 @@ def _key_bindings() -> KeyBindings:
     return bindings
 
 
+def _continuation(width: int, line_number: int, soft_wrap: bool) -> str:
+    """'> ' under the prompt for each new line of a statement; blanks where a long line wraps."""
+    return " " * width if soft_wrap else " " * (width - 2) + "> "
+
+
 def _history(path: str | None):
     path = os.path.expanduser(path or os.environ.get("RELATE_HISTORY") or DEFAULT_HISTORY)
     try:
@@ -81,15 +86,15 @@ class InteractiveShell:
             history=_history(history), multiline=True, key_bindings=_key_bindings(),
             completer=CypherCompleter(self.schema, lambda: list(self.runner.params)),
             complete_while_typing=False, lexer=PygmentsLexer(CypherLexer),
-            prompt_continuation=lambda width, line_number, soft_wrap: " " * (width - 2) + "> ",
+            prompt_continuation=_continuation,
             enable_history_search=False)
 
     def _error(self, text: str) -> None:
         head, _, rest = text.partition("\n")
-        message = Text(head, style="bold red")
+        self.errors.print(Text(head, style="bold red"))
         if rest:
-            message.append("\n" + rest)
-        self.errors.print(message)
+            # The caret excerpt must not be re-wrapped, or the caret no longer points at the column.
+            self.errors.print(Text(rest), soft_wrap=True)
 
     def run(self) -> int:
         if self.banner:
@@ -140,18 +145,21 @@ def _run_cancellable(work: Callable[[], bool], cancel: Callable[[], None]) -> bo
     """Run ``work`` in a thread so that Ctrl-C can ask the engine to stop it (it then fails Terminated)."""
     outcome: list = []
     failure: list[BaseException] = []
+    finished = threading.Event()
 
     def target() -> None:
         try:
             outcome.append(work())
         except BaseException as exc:  # handed to the main thread (QuitShell, bugs)
             failure.append(exc)
+        finally:
+            finished.set()
 
-    worker = threading.Thread(target=target, name="relate-shell-statement", daemon=True)
-    worker.start()
-    while worker.is_alive():
+    threading.Thread(target=target, name="relate-shell-statement", daemon=True).start()
+    # Not Thread.join: a KeyboardInterrupt inside join() can leave the thread looking finished.
+    while not finished.is_set():
         try:
-            worker.join(0.1)
+            finished.wait(0.1)
         except KeyboardInterrupt:
             cancel()
     if failure:

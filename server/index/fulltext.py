@@ -2,12 +2,17 @@
 
 The engine (Whoosh or tantivy) finds candidates in its own score order; each candidate is rescored
 exactly from the index's `Corpus` (live statistics and token ids). The engine's `score_bound` R says
-how far its order can stray (exact <= R * engine score), so candidates are fetched, doubling the
+how far its order can stray (exact <= R * engine score), so candidates are fetched, widening the
 window, until the k-th exact score beats R times the last candidate's engine score: the top k is
 then exact, not approximate.
+
+Writes reach the corpus at once but the engine in batches (engine commits cost milliseconds): the
+documents changed since the last engine commit form an overlay that every search scores directly,
+so a committed write is searchable immediately without waiting for an engine commit.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 
@@ -22,6 +27,7 @@ from .lucene_query import parse_lucene
 from .query_plan import PNone, build_plan, score_document
 
 DEFAULT_TIMEOUT_S = 30.0
+ENGINE_BATCH = 500              # overlay size that triggers an engine commit right away
 COMPACT_DELETED_RATIO = 1.0     # rebuild a tantivy engine once it holds this many deleted docs per live one
 
 
@@ -36,6 +42,9 @@ class FullTextIndex:
         self.directory = directory
         self.corpus = Corpus(self.properties)
         self.engine = open_engine(engine, self._engine_dir(), len(self.properties), create)
+        self.overlay: dict[int, list | None] = {}      # changed since the last engine commit
+        self.engine_keys: set[int] = set()             # documents the engine holds
+        self.engine_tokens = [0] * len(self.properties)   # their tokens per field
 
     def _engine_dir(self) -> str | None:
         return None if self.directory is None else os.path.join(self.directory, self.engine_kind)
@@ -77,19 +86,42 @@ class FullTextIndex:
         return True
 
     def apply(self, docs: dict[int, list | None]) -> None:
-        """Upsert (analyzed) or delete (None) documents by entity id, then make them searchable."""
-        deletes, adds = [], []
+        """Upsert (analyzed) or delete (None) documents by entity id; searchable on return."""
         for key, analyzed in docs.items():
             if analyzed is not None and self._unchanged(key, analyzed):
                 continue
-            if self.corpus.remove(key):
-                deletes.append(key)
+            self.corpus.remove(key)
             if analyzed is not None:
                 self.corpus.add(key, analyzed)
-                adds.append((key, analyzed))
+            if analyzed is None and key not in self.engine_keys:
+                self.overlay.pop(key, None)
+            else:
+                self.overlay[key] = analyzed
+
+    def wants_engine_flush(self) -> bool:
+        return len(self.overlay) >= ENGINE_BATCH
+
+    def flush_engine(self, rw=None) -> None:
+        """Commit the overlay to the engine. The caller blocks other writes; searches go on meanwhile
+        (they see the overlay either way) and ``rw`` is taken only to drop the flushed overlay."""
+        if not self.overlay:
+            return
+        rw = rw or _NoLock()
+        overlay = dict(self.overlay)
+        deletes = [key for key in overlay if key in self.engine_keys]
+        adds = [(key, analyzed) for key, analyzed in overlay.items() if analyzed is not None]
+        tokens_after = list(self.corpus.field_tokens)
+        with rw.write():      # bounds stay safe for the engine before and after the commit
+            self.engine_tokens = [min(a, b) for a, b in zip(self.engine_tokens, tokens_after)]
+            self.engine.note_deletes(len(deletes))
         self.engine.write(deletes, adds)
-        if getattr(self.engine, "deleted_since_build", 0) > COMPACT_DELETED_RATIO * max(len(self.corpus), 1000):
-            self.rebuild_engine()
+        with rw.write():
+            self.overlay.clear()
+            self.engine_keys.difference_update(deletes)
+            self.engine_keys.update(key for key, _ in adds)
+            self.engine_tokens = tokens_after
+            if getattr(self.engine, "deleted_since_build", 0) > COMPACT_DELETED_RATIO * max(len(self.corpus), 1000):
+                self.rebuild_engine()
 
     def rebuild_engine(self) -> None:
         """Write every live document into a fresh engine (drops the engine's stale statistics)."""
@@ -100,6 +132,9 @@ class FullTextIndex:
                        for ids in per_field]) for key, per_field in self.corpus.docs.items()]
         for start in range(0, len(docs), 20_000):
             self.engine.write([], docs[start:start + 20_000])
+        self.overlay.clear()
+        self.engine_keys = set(self.corpus.docs)
+        self.engine_tokens = list(self.corpus.field_tokens)
 
     # ---- search ---------------------------------------------------------------------------
     def search(self, query: str, skip: int = 0, limit: int | None = None,
@@ -115,18 +150,27 @@ class FullTextIndex:
         want = skip + (len(corpus) if limit is None else limit)
         if isinstance(plan, PNone) or want == 0 or not len(corpus):
             return []
-        bound = self.engine.score_bound(plan, corpus)
+        overlay = self.overlay
+        fresh = []                        # changed since the engine commit: scored directly
+        for key, analyzed in overlay.items():
+            if analyzed is not None:
+                score = score_document(plan, corpus.docs[key], corpus)
+                if score is not None:
+                    fresh.append((key, score))
+        bound = self.engine.score_bound(plan, corpus, len(self.engine_keys), self.engine_tokens)
         fetch = max(2 * want, want + 16)
         while True:
             hits = self.engine.search(plan, corpus, fetch, deadline)
-            scored = []
+            scored = list(fresh)
             for key, _ in hits:
+                if key in overlay:
+                    continue
                 doc = corpus.docs.get(key)
                 score = None if doc is None else score_document(plan, doc, corpus)
                 if score is not None:
                     scored.append((key, score))
             scored.sort(key=lambda hit: (-hit[1], hit[0]))
-            if len(hits) < fetch or fetch >= len(corpus):
+            if len(hits) < fetch or fetch >= len(self.engine_keys):
                 break
             if len(scored) >= want and scored[want - 1][1] > bound * hits[-1][1]:
                 break
@@ -134,7 +178,8 @@ class FullTextIndex:
         return scored[skip:want]
 
     # ---- persistence ----------------------------------------------------------------------
-    def save(self, directory: str) -> None:
+    def save(self, directory: str, rw=None) -> None:
+        self.flush_engine(rw)
         state = {"corpus": self.corpus.to_state(),
                  "deleted_since_build": getattr(self.engine, "deleted_since_build", 0)}
         with open(os.path.join(directory, "corpus.msgpack"), "wb") as fh:
@@ -146,6 +191,16 @@ class FullTextIndex:
         self.corpus = Corpus.from_state(state["corpus"])
         if hasattr(self.engine, "deleted_since_build"):
             self.engine.deleted_since_build = state["deleted_since_build"]
+        self.overlay.clear()              # files are saved right after an engine commit
+        self.engine_keys = set(self.corpus.docs)
+        self.engine_tokens = list(self.corpus.field_tokens)
 
     def close(self) -> None:
         self.engine.close()
+
+
+class _NoLock:
+    """Stands in for the index's RWLock when a FullTextIndex is used on its own."""
+
+    def write(self):
+        return contextlib.nullcontext()

@@ -13,6 +13,7 @@ import os
 import shutil
 import threading
 import time
+import traceback
 
 import structlog
 
@@ -26,6 +27,7 @@ from .vector import VectorIndex
 log = structlog.get_logger(__name__)
 
 POPULATION_CHUNK = 2_000
+ENGINE_IDLE_S = 0.2           # a full-text overlay reaches the engine after this long without writes
 REFRESH = object()            # "read this entity's committed state from the store"
 META = "meta.json"
 
@@ -98,8 +100,8 @@ class ManagedIndex:
             impl.load(self.directory)
         except FileNotFoundError:
             return False
-        except Exception:
-            log.exception("index.load_failed", index=self.definition.name)
+        except Exception as exc:     # unreadable files: rebuild from the store instead
+            log.warning("index.load_failed", index=self.definition.name, error=f"{type(exc).__name__}: {exc}")
             return False
         self.impl = impl
         self.loaded_from_files = True
@@ -117,13 +119,19 @@ class ManagedIndex:
                 self._populate()
             while True:
                 with self._cond:
-                    while not self._pending and not self._closed:
-                        self._cond.wait()
+                    if not self._pending and not self._closed:
+                        self._cond.wait(ENGINE_IDLE_S if getattr(self.impl, "overlay", None) else None)
                     if self._closed:
                         return
-                self.flush()
+                    idle = not self._pending
+                if idle and getattr(self.impl, "overlay", None):
+                    with self._mutate:
+                        self.impl.flush_engine(self.rw)
+                elif not idle:
+                    self.flush()
         except Exception as exc:       # a failed index says so in SHOW INDEXES and on every search
-            log.exception("index.failed", index=self.definition.name)
+            log.error("index.failed", index=self.definition.name, error=f"{type(exc).__name__}: {exc}",
+                      traceback=traceback.format_exc())
             self.state, self.failure = "FAILED", f"{type(exc).__name__}: {exc}"
             self._online.set()
 
@@ -258,6 +266,8 @@ class ManagedIndex:
             else:
                 self.impl.apply({key: None if st is None or not d.covers(st.scope) else self.impl.analyze(st.props)
                                  for key, st in ops.items()})
+        if d.type != VECTOR and self.impl.wants_engine_flush():
+            self.impl.flush_engine(self.rw)
 
     # ---- population -------------------------------------------------------------------------
     def _populate(self) -> None:
@@ -311,7 +321,7 @@ class ManagedIndex:
             meta_path = os.path.join(self.directory, META)
             if os.path.exists(meta_path):
                 os.remove(meta_path)        # the files below are being rewritten: invalid until done
-            self.impl.save(self.directory)
+            self.impl.save(self.directory, self.rw)
             meta = {"covered_ts": self._covered_ts, "definition": self.definition.to_catalog()}
             tmp = meta_path + ".tmp"
             with open(tmp, "w") as fh:

@@ -248,12 +248,14 @@ class IndexManager:
         for index in indexes:
             index.save()
 
-    def close(self) -> None:
-        """Save and close every index; stop listening to the store."""
+    def close(self, save: bool = True) -> None:
+        """Save (unless ``save`` is False) and close every index; stop listening to the store."""
         if self._closed:
             return
-        self.store.remove_commit_listener(self._on_commit) if hasattr(self.store, "remove_commit_listener") else None
-        self.checkpoint()
+        if hasattr(self.store, "remove_commit_listener"):
+            self.store.remove_commit_listener(self._on_commit)
+        if save:
+            self.checkpoint()
         self._closed = True
         with self._lock:
             indexes, self._indexes = list(self._indexes.values()), {}

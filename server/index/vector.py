@@ -283,7 +283,7 @@ class VectorIndex:
         return self._ranked(rows[0][found], self._scores(raw[0][found]), k)
 
     # ---- persistence ----------------------------------------------------------------------
-    def save(self, directory: str) -> None:
+    def save(self, directory: str, rw=None) -> None:
         n = self._n
         state = {"dims": self.dims, "n": n, "dead": self._dead, "hnsw": self.hnsw,
                  "keys": self._keys[:n].copy(), "alive": self._alive[:n].copy(),

@@ -6,6 +6,7 @@ candidate against their own snapshot. Keys are ``order_key(value)`` tuples ``(ra
 """
 from __future__ import annotations
 
+import time
 from bisect import bisect_left, bisect_right, insort
 
 from relate.values import Duration, Vector
@@ -74,7 +75,7 @@ class PropertyIndex:
         self.key = key
         self.entries: dict[tuple, dict[int, None]] = {}
         self.sorted_keys: list[tuple] = []
-        self.seq = 0          # bumped on every change of sorted_keys (readers retry on a change)
+        self.seq = 0          # +1 before and after each change of sorted_keys (readers retry)
         self.ts = ts          # commit ts of the transaction that created it
 
     @property
@@ -86,6 +87,7 @@ class PropertyIndex:
         if ids is None:
             self.entries[key] = {eid: None}
             if key[0] in SORTABLE_RANKS:
+                self.seq += 1            # odd while the list changes (a seqlock for readers)
                 insort(self.sorted_keys, key)
                 self.seq += 1
         else:
@@ -102,13 +104,14 @@ class PropertyIndex:
                 keys = self.sorted_keys
                 i = bisect_left(keys, key)
                 if i < len(keys) and keys[i] == key:
+                    self.seq += 1
                     del keys[i]
                     self.seq += 1
 
     def rebuild_sorted(self) -> None:
         """Re-sort after a bulk fill of ``entries``."""
         self.sorted_keys = sorted(k for k in self.entries if k[0] in SORTABLE_RANKS)
-        self.seq += 1
+        self.seq += 2
 
     def candidates(self, key: tuple) -> list[int]:
         ids = self.entries.get(key)
@@ -130,6 +133,9 @@ class PropertyIndex:
         """Sorted keys between the bounds (consistent even while a writer inserts concurrently)."""
         while True:
             seq = self.seq
+            if seq & 1:                  # a writer is mid-change: let it finish
+                time.sleep(0)
+                continue
             keys = self.sorted_keys
             i = bisect_right(keys, lo_key) if lo_strict else bisect_left(keys, lo_key)
             j = bisect_left(keys, hi_key) if hi_strict else bisect_right(keys, hi_key)

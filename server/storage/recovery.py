@@ -39,6 +39,7 @@ def _recover(store, directory: str) -> int:
     snapshot_ts = 0
     if os.path.exists(snapshot_path):
         snapshot_ts = load_snapshot(store, snapshot_path)
+        store._snapshot_ts = snapshot_ts
     segments = list_segments(directory)
     last_ts = replay_wal(store, directory, segments, snapshot_ts)
     store._assigned_ts = store._visible_ts = last_ts

@@ -11,7 +11,7 @@ from typing import Callable
 
 import structlog
 
-from relate.errors import DatabaseError, ServiceUnavailable, TransientError
+from relate.errors import ArgumentError, DatabaseError, ServiceUnavailable, TransientError
 
 from . import codec, recovery, snapshot, vacuum
 from .group_commit import GroupCommit
@@ -67,6 +67,7 @@ class GraphStore:
         self._wal: WalWriter | None = None
         self._group = GroupCommit(None, self._publish)
         self._commits_since_checkpoint = 0
+        self._snapshot_ts = -1             # ts of the snapshot file on disk (-1: none)
         self._checkpoint_lock = threading.Lock()
         self._checkpoint_thread: threading.Thread | None = None
         self._lock_fd = -1
@@ -184,12 +185,9 @@ class GraphStore:
     def _horizon(self) -> int:
         """The oldest ts any current or future snapshot can read at."""
         visible_ts = self._visible_ts
-        readers = self._readers
-        if readers:
-            oldest = min(readers.values())
-            if oldest < visible_ts:
-                return oldest
-        return visible_ts
+        # default=: another thread may close the last snapshot between a check and the min()
+        oldest = min(self._readers.values(), default=visible_ts)
+        return oldest if oldest < visible_ts else visible_ts
 
     def _commit(self, tx: WriteTx) -> int:
         """Write the WAL record, stamp the versions, then wait (lock released) for durability."""
@@ -310,6 +308,8 @@ class GraphStore:
         self._writer_lock.acquire()
         try:
             self._group.wait(self._assigned_ts)       # all written commits durable and visible
+            if self._assigned_ts == self._snapshot_ts:
+                return                                 # the snapshot on disk is current
             reader = self.begin_read()
             ts = reader.ts
             header = {
@@ -325,6 +325,7 @@ class GraphStore:
             self._writer_lock.release()
         try:
             snapshot.write_snapshot(self.directory, self, ts, header)
+            self._snapshot_ts = ts
             self._wal.remove_segments_through(old_seq)
         finally:
             reader.close()
@@ -358,6 +359,8 @@ class GraphStore:
 
     def _labelset(self, labels) -> frozenset:
         """The shared frozenset for a label set (most nodes share a handful of sets)."""
+        if type(labels) is str:
+            raise ArgumentError(f"labels must be a collection of names, not the string {labels!r}")
         labels = frozenset(labels)
         shared = self._labelsets.get(labels)
         if shared is None:

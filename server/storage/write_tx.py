@@ -8,16 +8,13 @@ from typing import Iterable
 
 from relate.errors import ArgumentError, ConstraintValidationFailed, TransactionError
 
-from . import codec, vacuum
+from . import codec, undo, vacuum
 from .indexes import PropertyIndex, order_key
 from .read_tx import ReadTx, _missing_node, _missing_rel
+from .undo import (ABSENT, INDEX_DROP, INDEX_NEW, LABELS, NODE_DEL, NODE_NEW, NODE_PUSH, NPROP, REL_DEL,
+                   REL_NEW, REL_PUSH, RPROP, SCHEMA)
 from .versions import PENDING, NodeVersion, RelVersion
 
-# Undo entry kinds (first item of each undo tuple).
-_U_NODE_NEW, _U_NODE_PUSH, _U_NPROP, _U_LABELS, _U_NODE_DEL = range(5)
-_U_REL_NEW, _U_REL_PUSH, _U_RPROP, _U_REL_DEL = range(5, 9)
-_U_SCHEMA, _U_INDEX_NEW, _U_INDEX_DROP = range(9, 12)
-_ABSENT = object()
 ENTITY_KINDS = ("node", "relationship")
 
 
@@ -132,7 +129,7 @@ class WriteTx(ReadTx):
             if store._node_indexes and props:
                 self._index_node_labels(nid, labels, props)
         self._changes.append(("node+", nid, labels, dict(props)))
-        self._undo.append((_U_NODE_NEW, nid))
+        self._undo.append((NODE_NEW, nid))
 
     def _index_node_labels(self, nid: int, labels, props: dict) -> None:
         """Add index entries for ``props`` under each of ``labels``."""
@@ -157,7 +154,7 @@ class WriteTx(ReadTx):
             rec = NodeVersion(PENDING, rec.labels, dict(rec.props), rec)
             store._nodes[nid] = rec
             self._touched_nodes.append(nid)
-            self._undo.append((_U_NODE_PUSH, nid))
+            self._undo.append((NODE_PUSH, nid))
             self._gc.append((vacuum.NODE, nid))
         return rec
 
@@ -182,7 +179,7 @@ class WriteTx(ReadTx):
         if store._node_indexes:
             self._reindex_node_prop(nid, rec.labels, key, old, value)
         self._changes.append(("nprop", nid, key, old, value))
-        self._undo.append((_U_NPROP, nid, key, old))
+        self._undo.append((NPROP, nid, key, old))
 
     def _reindex_node_prop(self, nid, labels, key, old, new) -> None:
         by_label = self._store._node_indexes
@@ -210,7 +207,7 @@ class WriteTx(ReadTx):
         if not new:
             return 0
         rec = self._pending_node(nid)
-        self._undo.append((_U_LABELS, nid, rec.labels))
+        self._undo.append((LABELS, nid, rec.labels))
         rec.labels = store._labelset(rec.labels.union(new))
         label_index, delta = store._label_index, self._node_delta
         for label in new:
@@ -237,7 +234,7 @@ class WriteTx(ReadTx):
         if not gone:
             return 0
         rec = self._pending_node(nid)
-        self._undo.append((_U_LABELS, nid, rec.labels))
+        self._undo.append((LABELS, nid, rec.labels))
         rec.labels = store._labelset(rec.labels.difference(gone))
         delta, gc = self._node_delta, self._gc
         for label in gone:
@@ -275,10 +272,10 @@ class WriteTx(ReadTx):
             rec = NodeVersion(PENDING, rec.labels, rec.props, rec)
             store._nodes[nid] = rec
             self._touched_nodes.append(nid)
-            self._undo.append((_U_NODE_PUSH, nid))
+            self._undo.append((NODE_PUSH, nid))
         props = rec.props
         rec.props = None
-        self._undo.append((_U_NODE_DEL, nid, props))
+        self._undo.append((NODE_DEL, nid, props))
         gc, delta = self._gc, self._node_delta
         gc.append((vacuum.NODE, nid))
         delta[None] = delta.get(None, 0) - 1
@@ -355,7 +352,7 @@ class WriteTx(ReadTx):
                         if okey is not None:
                             index.add(okey, rid)
         self._changes.append(("rel+", rid, type, start, end, dict(props)))
-        self._undo.append((_U_REL_NEW, rid))
+        self._undo.append((REL_NEW, rid))
 
     def _pending_rel(self, rid: int) -> RelVersion:
         store = self._store
@@ -366,7 +363,7 @@ class WriteTx(ReadTx):
             rec = RelVersion(PENDING, rec.type, rec.start, rec.end, dict(rec.props), rec)
             store._rels[rid] = rec
             self._touched_rels.append(rid)
-            self._undo.append((_U_REL_PUSH, rid))
+            self._undo.append((REL_PUSH, rid))
             self._gc.append((vacuum.REL, rid, rec.type, rec.start, rec.end))
         return rec
 
@@ -397,7 +394,7 @@ class WriteTx(ReadTx):
             if old_key is not None and old_key != new_key:
                 self._gc.append((vacuum.REL_ENTRY, index, old_key, rid))
         self._changes.append(("rprop", rid, key, old, value))
-        self._undo.append((_U_RPROP, rid, key, old))
+        self._undo.append((RPROP, rid, key, old))
 
     def delete_rel(self, rid: int) -> None:
         if not self._active:
@@ -412,10 +409,10 @@ class WriteTx(ReadTx):
             rec = RelVersion(PENDING, rec.type, rec.start, rec.end, rec.props, rec)
             store._rels[rid] = rec
             self._touched_rels.append(rid)
-            self._undo.append((_U_REL_PUSH, rid))
+            self._undo.append((REL_PUSH, rid))
         props = rec.props
         rec.props = None
-        self._undo.append((_U_REL_DEL, rid, props))
+        self._undo.append((REL_DEL, rid, props))
         self._gc.append((vacuum.REL, rid, rec.type, rec.start, rec.end))
         delta = self._rel_delta
         delta[None] = delta.get(None, 0) - 1
@@ -440,7 +437,7 @@ class WriteTx(ReadTx):
         store._clean_value(definition)
         definition = codec.decode(codec.encode(definition))   # a private deep copy
         entries = self._schema_for_write()
-        self._undo.append((_U_SCHEMA, name, entries.get(name, _ABSENT)))
+        self._undo.append((SCHEMA, name, entries.get(name, ABSENT)))
         entries[name] = definition
         self._changes.append(("schema+", name, definition))
 
@@ -450,7 +447,7 @@ class WriteTx(ReadTx):
         entries = self._schema_for_write()
         if name not in entries:
             return
-        self._undo.append((_U_SCHEMA, name, entries[name]))
+        self._undo.append((SCHEMA, name, entries[name]))
         del entries[name]
         self._changes.append(("schema-", name))
 
@@ -473,7 +470,7 @@ class WriteTx(ReadTx):
         store._register_index(index)
         self._new_indexes.append(index)
         self._has_index_changes = True
-        self._undo.append((_U_INDEX_NEW, index))
+        self._undo.append((INDEX_NEW, index))
         self._changes.append(("pidx+", entity, label, key))
 
     def drop_property_index(self, entity: str, label: str, key: str) -> None:
@@ -485,7 +482,7 @@ class WriteTx(ReadTx):
             return
         store._unregister_index(index)
         self._has_index_changes = True
-        self._undo.append((_U_INDEX_DROP, index))
+        self._undo.append((INDEX_DROP, index))
         self._changes.append(("pidx-", entity, label, key))
 
     # -- savepoints, rollback, commit ------------------------------------------------------------------
@@ -542,94 +539,4 @@ class WriteTx(ReadTx):
             self._store._writer_lock.release()
 
     def _undo_to(self, mark: int) -> None:
-        store = self._store
-        undo = self._undo
-        checks: list[tuple] = []     # index entries that may have lost their last justification
-        nodes, rels = store._nodes, store._rels
-        node_delta, rel_delta = self._node_delta, self._rel_delta
-        while len(undo) > mark:
-            entry = undo.pop()
-            kind = entry[0]
-            if kind == _U_NPROP:
-                _, nid, key, old = entry
-                rec = nodes[nid]
-                new = rec.props.get(key)
-                if old is None:
-                    rec.props.pop(key, None)
-                else:
-                    rec.props[key] = old
-                if new is not None:
-                    vacuum.collect_node_entries(store, checks, nid, rec.labels, {key: new}, key)
-            elif kind == _U_NODE_NEW:
-                _, nid = entry
-                rec = nodes.pop(nid)
-                node_delta[None] -= 1
-                for label in rec.labels:
-                    node_delta[label] -= 1
-                    checks.append((vacuum.LABEL, nid, label))
-                vacuum.collect_node_entries(store, checks, nid, rec.labels, rec.props, None)
-            elif kind == _U_NODE_PUSH:
-                _, nid = entry
-                nodes[nid] = nodes[nid].prev
-            elif kind == _U_LABELS:
-                _, nid, old_labels = entry
-                rec = nodes[nid]
-                added, removed = rec.labels - old_labels, old_labels - rec.labels
-                rec.labels = old_labels
-                for label in added:
-                    node_delta[label] -= 1
-                    checks.append((vacuum.LABEL, nid, label))
-                for label in removed:
-                    node_delta[label] += 1
-                vacuum.collect_node_entries(store, checks, nid, added, rec.props, None)
-            elif kind == _U_NODE_DEL:
-                _, nid, props = entry
-                rec = nodes[nid]
-                rec.props = props
-                node_delta[None] += 1
-                for label in rec.labels:
-                    node_delta[label] += 1
-            elif kind == _U_RPROP:
-                _, rid, key, old = entry
-                rec = rels[rid]
-                new = rec.props.get(key)
-                if old is None:
-                    rec.props.pop(key, None)
-                else:
-                    rec.props[key] = old
-                if new is not None:
-                    vacuum.collect_rel_entries(store, checks, rid, rec.type, {key: new})
-            elif kind == _U_REL_NEW:
-                _, rid = entry
-                rec = rels.pop(rid)
-                rel_delta[None] -= 1
-                rel_delta[rec.type] -= 1
-                checks.append((vacuum.REL, rid, rec.type, rec.start, rec.end))
-                vacuum.collect_rel_entries(store, checks, rid, rec.type, rec.props)
-            elif kind == _U_REL_PUSH:
-                _, rid = entry
-                rels[rid] = rels[rid].prev
-            elif kind == _U_REL_DEL:
-                _, rid, props = entry
-                rec = rels[rid]
-                rec.props = props
-                rel_delta[None] += 1
-                rel_delta[rec.type] += 1
-            elif kind == _U_SCHEMA:
-                _, name, old = entry
-                if old is _ABSENT:
-                    self._schema_entries.pop(name, None)
-                else:
-                    self._schema_entries[name] = old
-            elif kind == _U_INDEX_NEW:
-                index = entry[1]
-                store._unregister_index(index)
-                if index in self._new_indexes:
-                    self._new_indexes.remove(index)
-            elif kind == _U_INDEX_DROP:
-                index = entry[1]
-                index.entries.clear()
-                vacuum.fill_index(store, index)
-                store._register_index(index)
-        if checks:
-            vacuum.run_checks(store, checks, -1)
+        undo.undo_to(self, mark)

@@ -18,9 +18,12 @@ ENGINES = ["whoosh", "tantivy"]
 FIXTURE = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "hybrid-recall", "fixture.json")
 
 
-def make_index(engine, docs: dict, props=("text",), directory=None, analyzer=None) -> FullTextIndex:
+def make_index(engine, docs: dict, props=("text",), directory=None, analyzer=None, commit=True) -> FullTextIndex:
+    """An index over ``docs``; ``commit`` writes them to the engine (else they stay in the overlay)."""
     index = FullTextIndex(list(props), analyzer, engine, directory)
     index.apply({key: index.analyze(p if isinstance(p, dict) else {props[0]: p}) for key, p in docs.items()})
+    if commit:
+        index.flush_engine()
     return index
 
 
@@ -92,9 +95,10 @@ def test_cookbook_scores_to_the_last_digit(engine):
 
 # ---- exact BM25 on random texts -----------------------------------------------------------------
 @pytest.mark.parametrize("engine", ENGINES)
-def test_scores_equal_plain_python_lucene_bm25(engine):
+@pytest.mark.parametrize("commit", [True, False], ids=["engine", "overlay"])
+def test_scores_equal_plain_python_lucene_bm25(engine, commit):
     texts = random_texts(7, 600)
-    index = make_index(engine, texts)
+    index = make_index(engine, texts, commit=commit)
     docs = {k: {"text": v} for k, v in texts.items()}
     for query in ["w0 w3 w17", "kafka oauth", "w1", "tokens w60 w61 w62", "ticket-events w2"]:
         terms = re.findall(r"[^\W_]+", query.lower())
@@ -137,6 +141,8 @@ def test_updates_and_deletes_keep_scores_exact(engine):
                 texts[key] = texts[key] + " w1 kafka"
                 changes[key] = index.analyze({"text": texts[key]})
         index.apply(changes)
+        if round_ % 2:
+            index.flush_engine()              # even rounds search engine + overlay, odd ones the engine
         docs = {k: {"text": v} for k, v in texts.items()}
         expected = lucene_bm25(docs, ["text"], ["w1", "kafka", "w7"])
         assert index.search("w1 kafka w7", 0, 25) == expected[:25], round_
@@ -148,6 +154,7 @@ def test_tantivy_engine_is_rebuilt_when_deleted_documents_pile_up():
     index = make_index("tantivy", texts)
     for _ in range(25):                      # 25 x 50 rewrites: deleted docs far outnumber live ones
         index.apply({k: index.analyze({"text": v + " w2"}) for k, v in texts.items()})
+        index.flush_engine()
         texts = {k: v + " w2" for k, v in texts.items()}
     assert index.engine.deleted_since_build < 2 * len(texts) + 1000
     expected = lucene_bm25({k: {"text": v} for k, v in texts.items()}, ["text"], ["w2", "w3"])
@@ -243,6 +250,7 @@ def test_files_reopen_with_the_same_results(engine, tmp_path):
     reopened.load(str(tmp_path))
     assert reopened.search("w3 w4 kafka", 0, 20) == before
     reopened.apply({0: None, 1: reopened.analyze({"text": "kafka kafka"})})
+    reopened.flush_engine()
     texts.pop(0)
     texts[1] = "kafka kafka"
     expected = lucene_bm25({k: {"text": v} for k, v in texts.items()}, ["text"], ["w3", "w4", "kafka"])

@@ -19,7 +19,11 @@ class FullTextEngine(Protocol):
     def search(self, plan, corpus, limit: int, deadline: float) -> list[tuple[int, float]]:
         """Up to ``limit`` (key, engine score) pairs, best first; QueryTimeout past ``deadline``."""
 
-    def score_bound(self, plan, corpus) -> float:
-        """R such that exact score <= R * engine score for every matching document."""
+    def note_deletes(self, count: int) -> None:
+        """``count`` deletes are about to be written."""
+
+    def score_bound(self, plan, corpus, engine_docs: int, engine_tokens: list) -> float:
+        """R such that exact score <= R * engine score for every matching document the engine holds
+        (``engine_docs`` documents with ``engine_tokens`` tokens per field)."""
 
     def close(self) -> None: ...

@@ -4,7 +4,8 @@ tantivy multiplies by (k1 + 1), keeps deleted documents in its statistics until 
 divides tokens by all documents (not those holding the field) and rounds long field lengths down.
 Each term query is boosted by exact_idf / ((k1 + 1) * tantivy_idf) with tantivy's idf estimated from
 live documents (a lower bound of its real one), so exact <= R * tantivy for R = (live docs + docs
-deleted since the build) / (docs holding the field), plus float32 slack.
+deleted since the build) / (docs holding the field) when the engine is up to date with the corpus
+(in general: exact avgdl over a lower bound of tantivy's), plus float32 slack.
 """
 from __future__ import annotations
 
@@ -52,7 +53,6 @@ class TantivyEngine:
         writer = self._writer
         for key in deletes:
             writer.delete_documents_by_term("k", key)
-        self.deleted_since_build += len(deletes)
         for key, analyzed in adds:
             doc = tantivy.Document()
             doc.add_integer("k", key)
@@ -78,13 +78,18 @@ class TantivyEngine:
         keys = searcher.fast_field_values("k", [address for _, address in hits])
         return [(int(key), score) for key, (score, _) in zip(keys, hits)]
 
-    def score_bound(self, plan, corpus) -> float:
+    def note_deletes(self, count: int) -> None:
+        """Count deletes before they are written, so bounds computed meanwhile stay safe."""
+        self.deleted_since_build += count
+
+    def score_bound(self, plan, corpus, engine_docs: int, engine_tokens: list) -> float:
+        """R = avgdl / (a lower bound of tantivy's avgdl) per field, and at least 1 (see module doc)."""
         fields = {leaf.field for leaf in iter_leaves(plan) if isinstance(leaf, (PTerm, PPhrase))}
         worst = 1.0
         for f in fields:
-            holding = corpus.field_docs[f]
-            if holding:
-                worst = max(worst, (len(corpus) + self.deleted_since_build) / holding)
+            if corpus.field_docs[f] and engine_tokens[f]:
+                tantivy_avgdl_low = engine_tokens[f] / (engine_docs + self.deleted_since_build)
+                worst = max(worst, corpus.avgdl(f) / tantivy_avgdl_low)
         return worst * _FLOAT32_SLACK
 
     def _tantivy_idf(self, searcher, f: int, token: str) -> float:

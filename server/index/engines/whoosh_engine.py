@@ -143,7 +143,10 @@ class WhooshEngine:
             results = collector.results()
             return [(int(hit["k"]), hit.score) for hit in results]
 
-    def score_bound(self, plan, corpus) -> float:
+    def note_deletes(self, count: int) -> None:
+        """Whoosh scores with Relate's statistics, so deleted documents do not skew them."""
+
+    def score_bound(self, plan, corpus, engine_docs: int, engine_tokens: list) -> float:
         return LENGTH_ROUNDING * (1 + 1e-9)
 
     def _compile(self, node, corpus):

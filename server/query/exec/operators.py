@@ -316,7 +316,10 @@ class Expand(Operator):
         types, direction, into, end_test = self.types, self.direction, self.into, self.end_test
         unique_with = self.unique_with
         check = ctx.check
+        tx = ctx.tx
+        expand = tx.expand
         for row in self.source.rows(ctx, arg):
+            check()
             node = row[start_var]
             if node is None:
                 continue
@@ -324,22 +327,19 @@ class Expand(Operator):
                 raise CypherTypeError(f"Expected `{start_var}` to be a node, got {type_name(node)}",
                                       detail="InvalidArgumentType", phase="runtime")
             used = used_rel_ids(row, unique_with) if unique_with else None
-            tx = ctx.tx
             if into:
                 target = row[end_var]
                 if target is None:
                     continue
                 target_id = target.id
-            for rid, other in tx.expand(node.id, direction, types):
-                check()
+                for rid, other in expand(node.id, direction, types):
+                    if other == target_id and not (used and rid in used):
+                        out = dict(row)
+                        out[rel_var] = RelRef(rid)
+                        yield out
+                continue
+            for rid, other in expand(node.id, direction, types):
                 if used and rid in used:
-                    continue
-                if into:
-                    if other != target_id:
-                        continue
-                    out = dict(row)
-                    out[rel_var] = RelRef(rid)
-                    yield out
                     continue
                 if end_test is not None and not end_test(tx.node_labels(other)):
                     continue

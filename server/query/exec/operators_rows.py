@@ -48,14 +48,18 @@ class Aggregate(Operator):
         return ", ".join(n for n, _ in self.grouping)
 
     def rows(self, ctx, arg):
+        if not self.grouping:
+            yield self._single_group(ctx, arg)
+            return
         key_names = [n for n, _ in self.grouping]
         key_fns = [f for _, f in self.grouping]
         specs = self.aggregates
         arg_fns = [fns for _, _, _, fns in specs]
         groups: dict = {}
         single = len(key_fns) == 1
+        check = ctx.check
         for row in self.source.rows(ctx, arg):
-            ctx.check()
+            check()
             values = [fn(row, ctx) for fn in key_fns]
             key = group_key(values[0]) if single else tuple(group_key(v) for v in values)
             entry = groups.get(key)
@@ -64,13 +68,36 @@ class Aggregate(Operator):
                 groups[key] = entry
             for agg, fns in zip(entry[1], arg_fns):
                 agg.add(*[f(row, ctx) for f in fns])
-        if not groups and not key_fns:
-            groups[()] = ([], [make_aggregator(fname, distinct) for _, fname, distinct, _ in specs])
         for values, aggs in groups.values():
             out = dict(zip(key_names, values))
             for (name, _, _, _), agg in zip(specs, aggs):
                 out[name] = agg.result()
             yield out
+
+    def _single_group(self, ctx, arg) -> dict:
+        """No grouping keys: one row, even over no input (count(*) is then 0)."""
+        specs = self.aggregates
+        aggs = [make_aggregator(fname, distinct) for _, fname, distinct, _ in specs]
+        check = ctx.check
+        rows = self.source.rows(ctx, arg)
+        if all(fname == "count(*)" for _, fname, _, _ in specs):
+            n = 0
+            for _ in rows:
+                check()
+                n += 1
+            return {name: n for name, _, _, _ in specs}
+        if len(specs) == 1 and len(specs[0][3]) == 1:
+            add, fn = aggs[0].add, specs[0][3][0]
+            for row in rows:
+                check()
+                add(fn(row, ctx))
+        else:
+            pairs = [(agg.add, fns) for agg, (_, _, _, fns) in zip(aggs, specs)]
+            for row in rows:
+                check()
+                for add, fns in pairs:
+                    add(*[f(row, ctx) for f in fns])
+        return {name: agg.result() for (name, _, _, _), agg in zip(specs, aggs)}
 
 
 class Distinct(Operator):
@@ -251,7 +278,7 @@ class Unwind(Operator):
         return self.var
 
     def rows(self, ctx, arg):
-        expr, var = self.expr, self.var
+        expr, var, check = self.expr, self.var, ctx.check
         for row in self.source.rows(ctx, arg):
             value = expr(row, ctx)
             if value is None:
@@ -259,6 +286,7 @@ class Unwind(Operator):
             if type(value) is not list:
                 value = value.tolist() if hasattr(value, "to_numpy") else [value]
             for item in value:
+                check()
                 out = dict(row)
                 out[var] = item
                 yield out

@@ -71,9 +71,10 @@ def check_entity(tx, constraint: Constraint, eid: int) -> None:
         other = find_duplicate(tx, constraint, eid, values)
         if other is not None:
             shown = ", ".join(f"{k} = {v!r}" for k, v in zip(keys, values))
+            kind = "Node" if constraint.entity == "node" else "Relationship"
             raise ConstraintValidationFailed(
-                f"{_what(constraint, eid)} and {other} share {shown}, but constraint `{constraint.name}` "
-                "requires them to be unique", detail="ConstraintViolation", phase="runtime")
+                f"{_what(constraint, eid)} and {kind}({other}) both have {shown}, but constraint "
+                f"`{constraint.name}` requires them to be unique", detail="ConstraintViolation", phase="runtime")
 
 
 def find_duplicate(tx, constraint: Constraint, eid: int, values: list):
