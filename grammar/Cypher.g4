@@ -236,7 +236,8 @@ mapProjectionItem
     | variable                              # VariableItem
     ;
 
-functionName : symbolicName (DOT symbolicName)* ;
+// `NOT (x)` and `NOT [x]` are negations, never a call of or a variable named NOT.
+functionName : nonNotName (DOT symbolicName)* ;
 
 literal
     : INTEGER                               # IntegerLiteral
@@ -350,18 +351,22 @@ dropUser : DROP USER symbolicName ifExists? ;
 // ------------------------------------------------------------------------------------------------
 // Names. Every keyword doubles as a name where Cypher allows one.
 // ------------------------------------------------------------------------------------------------
-variable : symbolicName ;
+variable : nonNotName ;
 
 propertyKeyName : symbolicName ;
 
 symbolicName : IDENTIFIER | ESCAPED_IDENTIFIER | keyword ;
 
-keyword
+nonNotName : IDENTIFIER | ESCAPED_IDENTIFIER | nonNotKeyword ;
+
+keyword : nonNotKeyword | NOT ;
+
+nonNotKeyword
     : ALL | ALLSHORTESTPATHS | ALTER | AND | ANY | AS | ASC | ASCENDING | ASSERT | BY | CALL | CASE
     | CHANGE | COLLECT | COMBINE | CONSTANT | CONSTRAINT | CONSTRAINTS | CONTAINS | COUNT | CREATE
     | CURRENT | DELETE | DESC | DESCENDING | DETACH | DISTINCT | DROP | EACH | ELSE | ENCRYPTED | END
     | ENDS | EXISTS | EXPLAIN | FALSE | FOR | FOREACH | FULLTEXT | FUNCTION | FUNCTIONS | IF | IN
-    | INDEX | INDEXES | IS | KEY | LIMIT | LOOKUP | MATCH | MERGE | NODE | NODETACH | NONE | NOT
+    | INDEX | INDEXES | IS | KEY | LIMIT | LOOKUP | MATCH | MERGE | NODE | NODETACH | NONE
     | NULL | OF | OFFSET | ON | OPTIONAL | OPTIONS | OR | ORDER | PASSWORD | PLAINTEXT | POINT
     | PROCEDURE | PROCEDURES | PROFILE | RANGE | REDUCE | REL | RELATIONSHIP | REMOVE | REQUIRE
     | REQUIRED | RETURN | ROW | ROWS | RRF | SCORE | SEARCH | SET | SHORTESTPATH | SHOW | SINGLE

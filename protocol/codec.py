@@ -90,6 +90,18 @@ class Codec:
         except (TypeError, ValueError, OverflowError) as exc:
             raise CodecError(f"cannot encode value: {exc}") from None
 
+    def unpack_rows(self, bodies: list) -> list[tuple]:
+        """Several msgpack arrays (RECORD bodies) decoded in one pass, as tuples."""
+        unpacker = msgpack.Unpacker(ext_hook=self._ext_hook, raw=False, strict_map_key=False,
+                                    max_buffer_size=2 ** 31 - 1)
+        try:
+            unpacker.feed(b"".join(bodies))
+            return list(map(tuple, unpacker))
+        except CodecError:
+            raise
+        except Exception as exc:  # msgpack raises several unrelated classes for garbage input
+            raise CodecError(f"malformed record: {type(exc).__name__}: {exc}") from None
+
     def unpack(self, data: bytes) -> Any:
         try:
             return msgpack.unpackb(data, ext_hook=self._ext_hook, raw=False, strict_map_key=False)

@@ -43,28 +43,37 @@ class FrameDecoder:
 
     def feed(self, data: bytes) -> list[bytes]:
         """Add received bytes; return the messages they complete (possibly none)."""
-        buffer = self._buffer
-        buffer += data
+        if self._buffer:
+            # Only an incomplete chunk is ever held back, so this copy is at most ~64 KiB.
+            self._buffer += data
+            data = bytes(self._buffer)
+            self._buffer.clear()
         messages = []
-        pos, end = 0, len(buffer)
+        parts = self._parts
+        pos, end = 0, len(data)
         while end - pos >= 2:
-            size = (buffer[pos] << 8) | buffer[pos + 1]
+            size = (data[pos] << 8) | data[pos + 1]
             if size == 0:
                 pos += 2
-                if self._parts:
-                    parts = self._parts
+                if parts:
                     messages.append(parts[0] if len(parts) == 1 else b"".join(parts))
-                    self._parts, self._size = [], 0
+                    parts.clear()
+                    self._size = 0
                 continue
             if self._size + size > self.max_message_size:
                 raise FrameTooLarge(f"message larger than the maximum of {self.max_message_size} bytes")
-            if end - pos - 2 < size:
+            stop = pos + 2 + size
+            if stop > end:
                 break
-            self._parts.append(bytes(buffer[pos + 2:pos + 2 + size]))
+            if not parts and stop + 2 <= end and data[stop] == 0 and data[stop + 1] == 0:
+                messages.append(data[pos + 2:stop])        # the common case: a one-chunk message
+                pos = stop + 2
+                continue
+            parts.append(data[pos + 2:stop])
             self._size += size
-            pos += 2 + size
-        if pos:
-            del buffer[:pos]
+            pos = stop
+        if pos < end:
+            self._buffer += memoryview(data)[pos:]
         return messages
 
     @property

@@ -90,6 +90,10 @@ def main(argv: list[str] | None = None) -> int:
         return run_interactive(connection, args, auth)
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (`relate ... | head`): stop quietly, as command-line tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_FAILED
     finally:
         connection.close()
 

@@ -45,7 +45,7 @@ class ShellRunner:
             else:
                 self.run_cypher(piece.text)
             return True
-        except QuitShell:
+        except (QuitShell, BrokenPipeError):
             raise
         except UsageError as exc:
             self.report_error(f"error: {exc}")
@@ -149,15 +149,19 @@ class ShellRunner:
 
 
 def plan_lines(plan: dict, depth: int = 0) -> list[str]:
-    """An EXPLAIN / PROFILE plan as an indented operator tree."""
-    details = []
-    if plan.get("args"):
-        details.append(", ".join(f"{k}={v}" for k, v in plan["args"].items()))
-    if plan.get("rows") is not None:
-        details.append(f"rows={plan['rows']}")
+    """An EXPLAIN / PROFILE plan as an indented operator tree with its estimates and measurements."""
     line = "  " * depth + "+ " + str(plan.get("operator", "?"))
-    if details:
-        line += "  (" + "; ".join(details) + ")"
+    if plan.get("details"):
+        line += "  " + str(plan["details"])
+    figures = []
+    if plan.get("estimated_rows") is not None:
+        figures.append(f"estimated rows: {plan['estimated_rows']:g}")
+    if plan.get("rows") is not None:
+        figures.append(f"rows: {plan['rows']}")
+    if plan.get("time_ms") is not None:
+        figures.append(f"{plan['time_ms']:.3f} ms")
+    if figures:
+        line += "  (" + ", ".join(figures) + ")"
     lines = [line]
     for child in plan.get("children", ()):
         lines.extend(plan_lines(child, depth + 1))

@@ -720,8 +720,18 @@ class CypherVisitor(ParseTreeVisitor):
         return self.visitChildren(ctx)
 
 
+    # Visit a parse tree produced by CypherParser#nonNotName.
+    def visitNonNotName(self, ctx:CypherParser.NonNotNameContext):
+        return self.visitChildren(ctx)
+
+
     # Visit a parse tree produced by CypherParser#keyword.
     def visitKeyword(self, ctx:CypherParser.KeywordContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#nonNotKeyword.
+    def visitNonNotKeyword(self, ctx:CypherParser.NonNotKeywordContext):
         return self.visitChildren(ctx)
 
 

@@ -62,9 +62,11 @@ class IndexDefinition:
                    list(entry.get("filter_properties", [])), dict(entry.get("config", {})))
 
     def same_rule(self, other: "IndexDefinition") -> bool:
-        """Equivalent schema rule (same kind, scope and properties), whatever the name and options."""
-        return (self.type, self.entity, sorted(self.tokens), list(self.properties)) == \
-            (other.type, other.entity, sorted(other.tokens), list(other.properties))
+        """Equivalent schema rule: same kind, scope, properties and configuration, whatever the name.
+
+        Indexes that differ only in configuration (engine, analyzer, similarity) may coexist."""
+        return (self.type, self.entity, sorted(self.tokens), list(self.properties), self.config) == \
+            (other.type, other.entity, sorted(other.tokens), list(other.properties), other.config)
 
     def show_row(self) -> dict:
         """The SHOW INDEXES columns that depend on the definition only."""

@@ -158,7 +158,7 @@ class FullTextIndex:
                 if score is not None:
                     fresh.append((key, score))
         bound = self.engine.score_bound(plan, corpus, len(self.engine_keys), self.engine_tokens)
-        fetch = max(2 * want, want + 16)
+        fetch = want + max(8, want // 4)
         while True:
             hits = self.engine.search(plan, corpus, fetch, deadline)
             scored = list(fresh)

@@ -245,6 +245,8 @@ def _wildcard_regex(raw: str) -> str | None:
 
     Only regex metacharacters are escaped, so Python's re and tantivy's (Rust) regex read it alike.
     """
+    if "*" not in raw and "?" not in raw:
+        return None
     parts, wild, i = [], False, 0
     while i < len(raw):
         c = raw[i]

@@ -255,13 +255,15 @@ class ManagedIndex:
         with self.rw.write():
             if d.type == VECTOR:
                 prop = d.properties[0]
+                upserts = []
                 for key, st in ops.items():
                     if st is None or not d.covers(st.scope) or st.props.get(prop) is None:
                         self.impl.delete(key)
                     elif not st.index_touched and key in self.impl:
                         self.impl.set_filter_values(key, st.props)
                     else:
-                        self.impl.upsert(key, st.props[prop], st.props)
+                        upserts.append((key, st.props[prop], st.props))
+                self.impl.upsert_many(upserts)
                 self.impl.sync(self.build_threads)
             else:
                 self.impl.apply({key: None if st is None or not d.covers(st.scope) else self.impl.analyze(st.props)

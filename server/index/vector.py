@@ -86,28 +86,52 @@ class VectorIndex:
     # ---- writes ---------------------------------------------------------------------------
     def upsert(self, key: int, value, filter_props: dict) -> bool:
         """Index ``value`` for ``key`` (replacing its old row); False when the value is skipped."""
-        self.delete(key)
-        vector = vector_values(value)
-        if vector is None:
-            self.skipped[key] = "not a list of numbers"
-            return False
-        if self.dims is None:
-            self._set_dims(len(vector))
-        if len(vector) != self.dims:
-            self.skipped[key] = f"{len(vector)} dimensions, the index has {self.dims}"
-            return False
-        if not np.all(np.isfinite(vector)):
-            self.skipped[key] = "not finite"
-            return False
+        return self.upsert_many([(key, value, filter_props)]) == 1
+
+    def upsert_many(self, items) -> int:
+        """Index [(key, value, filter props)] in one go (vectorized checks); returns how many were indexed."""
+        keys, arrays, props = [], [], []
+        for key, value, filter_props in items:
+            self.delete(key)
+            vector = vector_values(value)
+            if vector is None:
+                self.skipped[key] = "not a list of numbers"
+                continue
+            if self.dims is None:
+                self._set_dims(len(vector))
+            if len(vector) != self.dims:
+                self.skipped[key] = f"{len(vector)} dimensions, the index has {self.dims}"
+                continue
+            keys.append(key)
+            arrays.append(vector)
+            props.append(filter_props)
+        if not keys:
+            return 0
+        block = np.vstack(arrays)
+        ok = np.isfinite(block).all(axis=1)
         if self.cosine:
-            norm = np.linalg.norm(vector)
-            if norm == 0:
-                self.skipped[key] = "zero vector (cosine needs a direction)"
-                return False
-            vector = vector / norm
-        row = self._append_row(key, vector)
-        self.columns.set_row(row, filter_props)
-        return True
+            norms = np.linalg.norm(np.where(ok[:, None], block, 0.0), axis=1)
+            ok &= norms > 0
+            block = block / np.where(norms > 0, norms, 1.0)[:, None]
+        for i in np.flatnonzero(~ok):
+            self.skipped[keys[i]] = "not finite" if not np.isfinite(arrays[i]).all() else \
+                "zero vector (cosine needs a direction)"
+        good = np.flatnonzero(ok)
+        if len(good) == 0:
+            return 0
+        if self._n + len(good) > self._capacity:
+            self._grow(max(1024, 2 * (self._n + len(good))))
+        start = self._n
+        end = start + len(good)
+        self._vectors[start:end] = block[good]
+        good_keys = [keys[i] for i in good]
+        self._keys[start:end] = good_keys
+        self._alive[start:end] = True
+        for offset, i in enumerate(good):
+            self._row_of[keys[i]] = start + offset
+            self.columns.set_row(start + offset, props[i])
+        self._n = end
+        return len(good)
 
     def delete(self, key: int) -> bool:
         self.skipped.pop(key, None)
@@ -126,17 +150,6 @@ class VectorIndex:
     def _set_dims(self, dims: int) -> None:
         self.dims = dims
         self._vectors = np.empty((self._capacity, dims), dtype=np.float32)
-
-    def _append_row(self, key: int, vector: np.ndarray) -> int:
-        if self._n == self._capacity:
-            self._grow(max(1024, self._capacity * 2))
-        row = self._n
-        self._vectors[row] = vector
-        self._keys[row] = key
-        self._alive[row] = True
-        self._row_of[key] = row
-        self._n += 1
-        return row
 
     def _grow(self, capacity: int) -> None:
         vectors = np.empty((capacity, self.dims or 0), dtype=np.float32)
@@ -246,7 +259,7 @@ class VectorIndex:
     def _exact_subset(self, q: np.ndarray, k: int, rows: np.ndarray) -> list[tuple[int, float]]:
         block = self._vectors[rows]
         if self.cosine:
-            raw = block @ q
+            raw = np.einsum("ij,j->i", block, q)    # not BLAS: its threads only slow one small product
         else:
             diff = block - q
             raw = np.einsum("ij,ij->i", diff, diff)

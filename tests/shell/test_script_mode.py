@@ -136,3 +136,16 @@ def test_usage_and_connection_errors_exit_2(tmp_path, run_shell):
 def test_bad_command_is_reported(tmp_path, run_shell):
     done = run_shell(tmp_path, ":memory:", stdin=":param 1x\n")
     assert done.returncode == 1 and "usage: :param" in done.stderr
+
+
+def test_scripts_against_a_real_server(tmp_path, server):
+    from .conftest import PASSWORD, shell_env
+    env = shell_env(tmp_path, RELATE_PASSWORD=PASSWORD)
+    ok = run_process(tmp_path, server.url, "-u", "neo4j", "--format", "csv", env=env,
+                     stdin="UNWIND range(1, 3) AS i CREATE (:N {i: i});\nMATCH (n:N) RETURN sum(n.i) AS total;")
+    assert ok.returncode == 0, ok.stderr
+    assert ok.stdout == "total\n6\n" and "nodes created: 3" in ok.stderr
+    failed = run_process(tmp_path, server.url, "-u", "neo4j", env=env, stdin="RETURN 1;\nRETURN x;\nRETURN 2;")
+    assert failed.returncode == 1 and "Neo.ClientError.Statement" in failed.stderr and "at <stdin>:2:" in failed.stderr
+    refused = run_process(tmp_path, server.url, "-u", "neo4j", "-p", "wrong", env=env, stdin="RETURN 1;")
+    assert refused.returncode == 2 and "Unauthorized" in refused.stderr

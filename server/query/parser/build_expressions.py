@@ -183,7 +183,8 @@ class ExpressionBuilder(BuilderBase):
         return self.expression(ctx.expression())
 
     def _function_atom(self, ctx):
-        name = ".".join(self.name(part) for part in ctx.functionName().symbolicName())
+        fn = ctx.functionName()
+        name = ".".join(self.name(part) for part in [fn.nonNotName(), *fn.symbolicName()])
         return ast.FunctionCall(name, [self.expression(arg) for arg in ctx.expression()],
                                 ctx.DISTINCT() is not None, pos=self.pos(ctx))
 

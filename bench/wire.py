@@ -1,0 +1,165 @@
+"""Wire benchmarks: RETURN 1 round trips, rows/s streamed, the cookbook's RECALL over the wire vs
+embedded, and throughput with 16 concurrent clients. Starts its own relate-server on a free port.
+
+    python bench/wire.py [--quick] [--loop uvloop|asyncio] [--json out.json]
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import relate
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "hybrid-recall"
+PASSWORD = "bench-password"
+AUTH = ("neo4j", PASSWORD)
+STREAM = "UNWIND range(1, $n) AS i RETURN i, i * 2 AS j, 'x' AS s"
+
+
+def start_server(data: str, loop: str) -> tuple[subprocess.Popen, str]:
+    ready = os.path.join(data, "ready.json")
+    process = subprocess.Popen([sys.executable, "-m", "relate.server", "--data", os.path.join(data, "db"),
+                                "--listen", "127.0.0.1:0", "--ready-file", ready, "--init-password", PASSWORD,
+                                "--loop", loop, "--log-level", "warning"], cwd=ROOT)
+    deadline = time.monotonic() + 60
+    while not os.path.exists(ready):
+        if process.poll() is not None or time.monotonic() > deadline:
+            raise SystemExit("relate-server did not start")
+        time.sleep(0.05)
+    with open(ready) as file:
+        return process, "relate://" + json.load(file)["listen"]
+
+
+def median_us(samples: list[float]) -> float:
+    return statistics.median(samples) * 1e6
+
+
+def round_trips(conn, n: int) -> list[float]:
+    samples = []
+    for _ in range(n):
+        started = time.perf_counter()
+        conn.execute("RETURN 1 AS one").fetchall()
+        samples.append(time.perf_counter() - started)
+    return samples
+
+
+async def async_round_trips(url: str, n: int) -> list[float]:
+    import relate.aio
+    samples = []
+    async with await relate.aio.connect(url, auth=AUTH) as conn:
+        for _ in range(n):
+            started = time.perf_counter()
+            await (await conn.execute("RETURN 1 AS one")).fetchall()
+            samples.append(time.perf_counter() - started)
+    return samples
+
+
+def stream_rate(conn, n: int) -> float:
+    started = time.perf_counter()
+    count = sum(1 for _ in conn.execute(STREAM, n=n))
+    assert count == n
+    return n / (time.perf_counter() - started)
+
+
+def recall_times(conn, repeat: int) -> list[float] | None:
+    if not (EXAMPLE / "statements.py").exists():
+        return None
+    sys.path.insert(0, str(EXAMPLE))
+    import statements as S
+    fixture = S.load_fixture()
+    try:
+        for query in S.SETUP:
+            conn.execute(query).consume()
+        if not conn.execute("MATCH (n:Note) RETURN count(n)").fetchone()[0]:
+            for query in (S.LOAD_NOTES, S.LOAD_DECISIONS):
+                conn.execute(query, S.load_params(fixture)).consume()
+        params = S.question_params(fixture, "oauth")
+        conn.execute(S.RECALL, params).fetchall()
+        samples = []
+        for _ in range(repeat):
+            started = time.perf_counter()
+            conn.execute(S.RECALL, params).fetchall()
+            samples.append(time.perf_counter() - started)
+        return samples
+    except Exception as exc:  # noqa: BLE001 - the search part may not be ready; report, don't crash
+        print(f"  RECALL unavailable: {exc!r}", file=sys.stderr)
+        return None
+
+
+def _client_worker(url: str, seconds: float, start_at: float, queue) -> None:
+    conn = relate.connect(url, auth=AUTH)
+    while time.time() < start_at:
+        time.sleep(0.001)
+    done, end = 0, start_at + seconds
+    while time.time() < end:
+        conn.execute("MATCH (n:Bench) WHERE n.i = $i RETURN n.i AS i", i=done % 100).fetchall()
+        done += 1
+    conn.close()
+    queue.put(done)
+
+
+def concurrent_throughput(url: str, clients: int, seconds: float) -> float:
+    with relate.connect(url, auth=AUTH) as conn:
+        conn.execute("UNWIND range(0, 99) AS i MERGE (:Bench {i: i})").consume()
+    queue = multiprocessing.get_context("spawn").Queue()
+    start_at = time.time() + 3.0          # every client connected before the clock starts
+    workers = [multiprocessing.get_context("spawn").Process(target=_client_worker,
+                                                             args=(url, seconds, start_at, queue))
+               for _ in range(clients)]
+    for worker in workers:
+        worker.start()
+    total = sum(queue.get() for _ in workers)
+    for worker in workers:
+        worker.join()
+    return total / seconds
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="fewer iterations (a smoke run)")
+    ap.add_argument("--loop", default="uvloop", choices=["uvloop", "asyncio"])
+    ap.add_argument("--json", help="also write the figures here")
+    args = ap.parse_args(argv)
+    trips, rows, recalls, seconds = (300, 100_000, 5, 2.0) if args.quick else (3000, 1_000_000, 30, 5.0)
+    figures: dict[str, float | None] = {}
+    with tempfile.TemporaryDirectory(prefix="relate-bench-") as tmp:
+        server, url = start_server(tmp, args.loop)
+        try:
+            with relate.connect(url, auth=AUTH) as remote, relate.connect(os.path.join(tmp, "embedded")) as local:
+                round_trips(remote, 100)
+                figures["return1_remote_median_us"] = median_us(round_trips(remote, trips))
+                figures["return1_remote_async_median_us"] = median_us(asyncio.run(async_round_trips(url, trips)))
+                round_trips(local, 100)
+                figures["return1_embedded_median_us"] = median_us(round_trips(local, trips))
+                figures["stream_remote_rows_per_s"] = stream_rate(remote, rows)
+                figures["stream_embedded_rows_per_s"] = stream_rate(local, rows)
+                remote_recall, local_recall = recall_times(remote, recalls), recall_times(local, recalls)
+                figures["recall_remote_median_ms"] = remote_recall and statistics.median(remote_recall) * 1e3
+                figures["recall_embedded_median_ms"] = local_recall and statistics.median(local_recall) * 1e3
+            figures["concurrent16_queries_per_s"] = concurrent_throughput(url, 16, seconds)
+        finally:
+            server.send_signal(signal.SIGTERM)
+            server.wait(30)
+    width = max(map(len, figures))
+    print(f"relate wire benchmark ({args.loop}, {os.cpu_count()} CPUs{', quick' if args.quick else ''})")
+    for name, value in figures.items():
+        print(f"  {name.ljust(width)}  {'n/a' if value is None else f'{value:,.1f}'}")
+    if args.json:
+        with open(args.json, "w") as file:
+            json.dump(figures, file, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
