@@ -149,3 +149,11 @@ def test_scripts_against_a_real_server(tmp_path, server):
     assert failed.returncode == 1 and "Neo.ClientError.Statement" in failed.stderr and "at <stdin>:2:" in failed.stderr
     refused = run_process(tmp_path, server.url, "-u", "neo4j", "-p", "wrong", env=env, stdin="RETURN 1;")
     assert refused.returncode == 2 and "Unauthorized" in refused.stderr
+
+
+def test_explain_and_profile_print_the_plan(tmp_path, run_shell):
+    done = run_shell(tmp_path, ":memory:", stdin="CREATE (:A {x: 1});\nPROFILE MATCH (a:A) WHERE a.x > 0 RETURN a.x;")
+    assert done.returncode == 0
+    plan = [line for line in done.stdout.splitlines() if line.lstrip().startswith("+ ")]
+    assert plan[0].startswith("+ ProduceResults") and "rows: 1" in plan[0]
+    assert any(line.startswith("    + Filter  a.x > 0") for line in plan)

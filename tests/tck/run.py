@@ -50,8 +50,8 @@ def run_all(features: Path, *, jobs: int = 2, contains: str | None = None, ids: 
             continue
         if ids is not None and sc.id not in ids:
             continue
-        if sc.id in excluded or "@ignore" in sc.tags:
-            outcomes.append(Outcome(sc.id, sc.folder, "excluded", excluded.get(sc.id, "@ignore")))
+        if sc.id in excluded:
+            outcomes.append(Outcome(sc.id, sc.folder, "excluded", excluded[sc.id]))
             continue
         work.append((sc, graphs_dir))
     if jobs > 1 and len(work) > 20:

@@ -24,6 +24,16 @@ from ..lucene_query import escape_regex
 _FLOAT32_SLACK = 1 + 1e-4
 
 
+def _add_tokens(doc, field: str, pairs: list) -> None:
+    """Add analyzed tokens: as space-joined text when that splits back exactly (fast), else pre-tokenized."""
+    joined = " ".join(token for _, token in pairs)
+    if (not pairs or pairs[-1][0] == len(pairs) - 1) and len(joined.split()) == len(pairs):
+        doc.add_text(field, joined)
+    else:       # stop-word gaps in the positions, or tokens holding spaces (keyword analyzer)
+        tokens = [tantivy.Token(text, pos, 0, 0) for pos, text in pairs]
+        doc.add_pre_tokenized_text(field, tantivy.PreTokenizedString("", tokens))
+
+
 class TantivyEngine:
     """One tantivy index: an integer fast field ``k`` (the entity id) and text fields f0..f{n-1}."""
 
@@ -31,7 +41,8 @@ class TantivyEngine:
         builder = tantivy.SchemaBuilder()
         builder.add_integer_field("k", stored=False, indexed=True, fast=True)
         for i in range(n_fields):
-            builder.add_text_field(f"f{i}", stored=False, index_option="position")
+            # Tokens arrive analyzed; joined by spaces, tantivy's whitespace tokenizer splits them back.
+            builder.add_text_field(f"f{i}", stored=False, tokenizer_name="whitespace", index_option="position")
         self._schema = builder.build()
         if directory is None:
             self._ix = tantivy.Index(self._schema)
@@ -58,8 +69,7 @@ class TantivyEngine:
             doc.add_integer("k", key)
             for i, pairs in enumerate(analyzed):
                 if pairs is not None:
-                    tokens = [tantivy.Token(text, pos, 0, 0) for pos, text in pairs]
-                    doc.add_pre_tokenized_text(f"f{i}", tantivy.PreTokenizedString("", tokens))
+                    _add_tokens(doc, f"f{i}", pairs)
             writer.add_document(doc)
         writer.commit()
         self._ix.reload()
