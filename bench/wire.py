@@ -65,6 +65,25 @@ async def async_round_trips(url: str, n: int) -> list[float]:
     return samples
 
 
+def round_trips_beside_a_long_query(url: str, conn, n: int) -> list[float]:
+    """RETURN 1 on one connection while another runs a CPU-bound query (GIL and loop fairness)."""
+    import threading
+    done = threading.Event()
+
+    def long_query():
+        with relate.connect(url, auth=AUTH) as other:
+            other.execute("UNWIND range(1, 3000000) AS i WITH i WHERE i < 0 RETURN count(i)").fetchall()
+        done.set()
+    thread = threading.Thread(target=long_query)
+    thread.start()
+    time.sleep(0.3)
+    samples = []
+    while not done.is_set() and len(samples) < n:
+        samples.extend(round_trips(conn, 1))
+    thread.join()
+    return samples
+
+
 def stream_rate(conn, n: int) -> float:
     started = time.perf_counter()
     count = sum(1 for _ in conn.execute(STREAM, n=n))
@@ -140,6 +159,8 @@ def main(argv: list[str] | None = None) -> int:
                 round_trips(remote, 100)
                 figures["return1_remote_median_us"] = median_us(round_trips(remote, trips))
                 figures["return1_remote_async_median_us"] = median_us(asyncio.run(async_round_trips(url, trips)))
+                figures["return1_remote_beside_long_query_median_us"] = median_us(
+                    round_trips_beside_a_long_query(url, remote, trips))
                 round_trips(local, 100)
                 figures["return1_embedded_median_us"] = median_us(round_trips(local, trips))
                 figures["stream_remote_rows_per_s"] = stream_rate(remote, rows)

@@ -9,6 +9,7 @@ One statement, end to end (``Session.run``):
 """
 from __future__ import annotations
 
+import gc
 import os
 import threading
 import time
@@ -69,6 +70,8 @@ class Database:
 
     @classmethod
     def open(cls, path: Optional[str] = None, **options) -> "Database":
+        if options.pop("tune_gc", True):
+            _tune_gc()
         store_options = {k: options.pop(k) for k in _OPEN_OPTIONS if k in options}
         unknown = set(options) - {"plan_cache_size", "query_timeout"}
         if unknown:
@@ -201,8 +204,11 @@ class Session:
         if self._tx is None:
             return
         tx, self._tx = self._tx, None
+        schema_changed = self._tx_catalog is not None
         self._tx_catalog = None
         tx.rollback()
+        if schema_changed:            # plans made inside the transaction may name its indexes
+            self.db.schema_changed()
 
     def close(self) -> None:
         if self.closed:
@@ -229,7 +235,7 @@ class Session:
         db = self.db
         prepared = db.prepare(query, self._tx)
         missing = [p for p in prepared.parameters if p not in params]
-        if missing:
+        if missing and prepared.statement.mode != "EXPLAIN":
             raise ParameterMissing(f"Expected parameter(s): {', '.join(sorted(missing))}",
                                    detail="MissingParameter", phase="runtime")
         timeout = timeout if timeout is not None else db.query_timeout
@@ -351,6 +357,15 @@ class Session:
 
 
 # ---------------------------------------------------------------- helpers
+def _tune_gc() -> None:
+    """Collect cycles less often: the graph lives in millions of Python objects, and CPython's default
+    thresholds make the collector walk them all again and again while a large result or load grows
+    (measured: a 200k-relationship load 15.9 s -> 8.2 s, returning 400k rows 11.1 s -> 5.9 s).
+    Thresholds someone already changed are left alone."""
+    if gc.get_threshold() == (700, 10, 10):
+        gc.set_threshold(50_000, 20, 100)
+
+
 def _function_known(name: str) -> bool:
     from .query.exec import functions
     from .query.exec.aggregates import is_aggregate

@@ -9,7 +9,7 @@ import argparse
 import getpass
 import os
 import sys
-from typing import Iterable
+from typing import IO, Iterable
 
 import relate
 from relate.errors import RelateError
@@ -71,8 +71,10 @@ def open_connection(target: str, auth: tuple[str, str] | None):
 
 def main(argv: list[str] | None = None) -> int:
     args = _arguments().parse_args(argv)
-    script_mode = args.file is not None or not sys.stdin.isatty()
+    script = None
     try:
+        if args.file is not None or not sys.stdin.isatty():
+            script = _open_script(args.file)     # before connecting: a missing file is a usage error
         auth = _auth(args, sys.stdin.isatty()) if args.target.startswith(_REMOTE) else None
         connection = open_connection(args.target, auth)
     except UsageFailure as exc:
@@ -85,8 +87,8 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return EXIT_USAGE
     try:
-        if script_mode:
-            return run_script(connection, args)
+        if script is not None:
+            return run_script(connection, args, *script)
         return run_interactive(connection, args, auth)
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
@@ -95,32 +97,34 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_FAILED
     finally:
-        connection.close()
+        if script is not None and script[0] is not sys.stdin:
+            script[0].close()
+        try:
+            connection.close()
+        except (RelateError, OSError):
+            pass        # leaving anyway; a lost connection has nothing left to close
 
 
-def _script_lines(args) -> tuple[Iterable[str], str]:
-    if args.file in (None, "-"):
+def _open_script(path: str | None) -> tuple[IO[str], str]:
+    """The script's lines and its name for error positions."""
+    if path in (None, "-"):
         return sys.stdin, "<stdin>"
     try:
-        return open(args.file, encoding="utf-8"), args.file
+        return open(path, encoding="utf-8"), path
     except OSError as exc:
-        raise UsageFailure(f"cannot read {args.file}: {exc.strerror}") from None
+        raise UsageFailure(f"cannot read {path}: {exc.strerror}") from None
 
 
 def _initial_params(runner: ShellRunner, assignments: list[str]) -> bool:
     return all(runner.run(Piece("command", f":param {text}", 0)) for text in assignments)
 
 
-def run_script(connection, args) -> int:
+def run_script(connection, args, lines: Iterable[str], source: str) -> int:
     """Run every statement of the script; stop at the first failure unless --continue."""
-    try:
-        lines, source = _script_lines(args)
-    except UsageFailure as exc:
-        print(f"relate: {exc}", file=sys.stderr)
-        return EXIT_USAGE
     writer = make_writer(args.format or ("table" if sys.stdout.isatty() else "plain"))
-    runner = ShellRunner(connection, writer, report_error=lambda text: print(text, file=sys.stderr),
-                         say=print, source=source, timing=args.timing)
+    to_stderr = lambda text: print(text, file=sys.stderr)  # noqa: E731
+    runner = ShellRunner(connection, writer, report_error=to_stderr, say=print, notify=to_stderr,
+                         source=source, timing=args.timing)
     if not _initial_params(runner, args.param):
         return EXIT_FAILED
     failed = False
@@ -134,9 +138,6 @@ def run_script(connection, args) -> int:
                         return EXIT_FAILED
     except QuitShell:
         pass
-    finally:
-        if hasattr(lines, "close") and lines is not sys.stdin:
-            lines.close()
     if connection.in_transaction:
         print("relate: the script left a transaction open; it was rolled back", file=sys.stderr)
     return EXIT_FAILED if failed else EXIT_OK

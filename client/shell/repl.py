@@ -100,9 +100,9 @@ class InteractiveShell:
         if self.banner:
             self.console.print(Text(self.banner, style="dim"))
         while True:
-            self.runner.refresh_schema()
-            in_tx = self.runner.connection.in_transaction
             try:
+                self.runner.refresh_schema()
+                in_tx = self.runner.connection.in_transaction
                 text = self.prompt.prompt(PROMPT_IN_TRANSACTION if in_tx else PROMPT)
             except KeyboardInterrupt:
                 continue                        # Ctrl-C drops the input being typed
@@ -117,6 +117,7 @@ class InteractiveShell:
         return 0
 
     def _run_piece(self, piece) -> bool:
+        # Connection has no cancel(); an embedded engine session has one, a network session does not.
         cancel = getattr(self.runner.connection._session, "cancel", None)
         if cancel is not None:
             return _run_cancellable(lambda: self.runner.run(piece), cancel)
@@ -132,6 +133,7 @@ class InteractiveShell:
     def _replace_connection(self) -> None:
         old = self.runner.connection
         try:
+            # Close the session, not the Connection: that would first try a ROLLBACK on the stuck wire.
             old._session.close()
         except Exception:  # the old connection is being thrown away; its errors no longer matter
             pass

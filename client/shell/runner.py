@@ -26,12 +26,13 @@ class ShellRunner:
 
     def __init__(self, connection, writer, *, report_error: Callable[[str], None],
                  say: Callable[[str], None], acknowledge: Callable[[str], None] | None = None,
-                 source: str | None = None, schema: SchemaNames | None = None, timing: bool = False):
+                 notify: Callable[[str], None] | None = None, source: str | None = None, schema: SchemaNames | None = None, timing: bool = False):
         self.connection = connection
         self.writer = writer
         self.report_error = report_error     # error text (stderr, or red in the terminal)
         self.say = say                       # output the user asked for (:help, :params)
         self.acknowledge = acknowledge or (lambda text: None)   # "transaction open" and the like
+        self.notify = notify or self.acknowledge                 # the database's warnings
         self.source = source                 # script name, to place errors as file:line:column
         self.schema = schema
         self.timing = timing
@@ -69,7 +70,7 @@ class ShellRunner:
             self.say("\n".join(plan_lines(summary.plan)))
         for note in summary.notifications:
             text = note.get("description") or note.get("title") or note.get("code", "")
-            self.acknowledge(f"{note.get('severity', 'note').lower()}: {text}")
+            self.notify(f"{note.get('severity', 'note').lower()}: {text}")
 
     def refresh_schema(self) -> None:
         """Refetch completion names after writes, but not inside a transaction (it would join it)."""

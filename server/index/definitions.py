@@ -68,14 +68,49 @@ class IndexDefinition:
         return (self.type, self.entity, sorted(self.tokens), list(self.properties), self.config) == \
             (other.type, other.entity, sorted(other.tokens), list(other.properties), other.config)
 
+    def create_statement(self) -> str:
+        """The DDL that recreates this index (SHOW INDEXES' createStatement), with its non-default settings."""
+        var = "n" if self.entity == NODE else "r"
+        scope = f"({var}:{'|'.join(_quote(t) for t in self.tokens)})" if self.entity == NODE else \
+            f"()-[{var}:{'|'.join(_quote(t) for t in self.tokens)}]-()"
+        props = ", ".join(f"{var}.{_quote(p)}" for p in self.properties)
+        if self.type == VECTOR:
+            text = f"CREATE VECTOR INDEX {_quote(self.name)} FOR {scope} ON ({props})"
+            if self.filter_properties:
+                text += " WITH [" + ", ".join(f"{var}.{_quote(p)}" for p in self.filter_properties) + "]"
+            shown = {k: v for k, v in self.config.items() if v is not None and
+                     (k in ("vector.dimensions", "vector.similarity_function") or v != _VECTOR_DEFAULTS.get(k))}
+        else:
+            text = f"CREATE FULLTEXT INDEX {_quote(self.name)} FOR {scope} ON EACH [{props}]"
+            shown = {k: v for k, v in self.config.items() if k in ("fulltext.analyzer", "fulltext.engine")}
+        settings = ", ".join(f"{_quote(k)}: {_literal(v)}" for k, v in sorted(shown.items()))
+        return f"{text} OPTIONS {{indexConfig: {{{settings}}}}}"
+
     def show_row(self) -> dict:
         """The SHOW INDEXES columns that depend on the definition only."""
         config = {k: v for k, v in self.config.items()}
-        return {"name": self.name, "type": self.type,
+        return {"createStatement": self.create_statement(), "trackedSince": None,"name": self.name, "type": self.type,
                 "entityType": "NODE" if self.entity == NODE else "RELATIONSHIP",
                 "labelsOrTypes": list(self.tokens), "properties": list(self.properties),
                 "filterProperties": list(self.filter_properties), "indexProvider": self.provider,
                 "owningConstraint": None, "options": {"indexProvider": self.provider, "indexConfig": config}}
+
+
+def _quote(name: str) -> str:
+    return "`" + str(name).replace("`", "``") + "`"
+
+
+def _literal(value) -> str:
+    if isinstance(value, str):
+        return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+_VECTOR_DEFAULTS = {"vector.hnsw.m": vector_defaults.DEFAULT_M,
+                    "vector.hnsw.ef_construction": vector_defaults.DEFAULT_EF_CONSTRUCTION,
+                    "vector.hnsw.ef_search": vector_defaults.DEFAULT_EF_SEARCH,
+                    "vector.hnsw.min_size": vector_defaults.HNSW_MIN_SIZE,
+                    "vector.exact.max_scope": vector_defaults.EXACT_MAX_SCOPE}
 
 
 def _index_config(options: dict | None) -> dict:

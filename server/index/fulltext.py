@@ -1,7 +1,7 @@
 """Full-text indexes: one interface over two engines, scores exactly Lucene's BM25.
 
 The engine (Whoosh or tantivy) finds candidates in its own score order; each candidate is rescored
-exactly from the index's `Corpus` (live statistics and token ids). The engine's `score_bound` R says
+exactly from the index's `Corpus` (live statistics and token ids). The bound R the engine returns says
 how far its order can stray (exact <= R * engine score), so candidates are fetched, widening the
 window, until the k-th exact score beats R times the last candidate's engine score: the top k is
 then exact, not approximate.
@@ -44,7 +44,6 @@ class FullTextIndex:
         self.engine = open_engine(engine, self._engine_dir(), len(self.properties), create)
         self.overlay: dict[int, list | None] = {}      # changed since the last engine commit
         self.engine_keys: set[int] = set()             # documents the engine holds
-        self.engine_tokens = [0] * len(self.properties)   # their tokens per field
 
     def _engine_dir(self) -> str | None:
         return None if self.directory is None else os.path.join(self.directory, self.engine_kind)
@@ -110,16 +109,12 @@ class FullTextIndex:
         overlay = dict(self.overlay)
         deletes = [key for key in overlay if key in self.engine_keys]
         adds = [(key, analyzed) for key, analyzed in overlay.items() if analyzed is not None]
-        tokens_after = list(self.corpus.field_tokens)
-        with rw.write():      # bounds stay safe for the engine before and after the commit
-            self.engine_tokens = [min(a, b) for a, b in zip(self.engine_tokens, tokens_after)]
-            self.engine.note_deletes(len(deletes))
+        self.engine.note_deletes(len(deletes))
         self.engine.write(deletes, adds)
         with rw.write():
             self.overlay.clear()
             self.engine_keys.difference_update(deletes)
             self.engine_keys.update(key for key, _ in adds)
-            self.engine_tokens = tokens_after
             if getattr(self.engine, "deleted_since_build", 0) > COMPACT_DELETED_RATIO * max(len(self.corpus), 1000):
                 self.rebuild_engine()
 
@@ -134,7 +129,6 @@ class FullTextIndex:
             self.engine.write([], docs[start:start + 20_000])
         self.overlay.clear()
         self.engine_keys = set(self.corpus.docs)
-        self.engine_tokens = list(self.corpus.field_tokens)
 
     # ---- search ---------------------------------------------------------------------------
     def search(self, query: str, skip: int = 0, limit: int | None = None,
@@ -157,10 +151,9 @@ class FullTextIndex:
                 score = score_document(plan, corpus.docs[key], corpus)
                 if score is not None:
                     fresh.append((key, score))
-        bound = self.engine.score_bound(plan, corpus, len(self.engine_keys), self.engine_tokens)
         fetch = want + max(8, want // 4)
         while True:
-            hits = self.engine.search(plan, corpus, fetch, deadline)
+            hits, bound = self.engine.search(plan, corpus, fetch, deadline)
             scored = list(fresh)
             for key, _ in hits:
                 if key in overlay:
@@ -193,7 +186,6 @@ class FullTextIndex:
             self.engine.deleted_since_build = state["deleted_since_build"]
         self.overlay.clear()              # files are saved right after an engine commit
         self.engine_keys = set(self.corpus.docs)
-        self.engine_tokens = list(self.corpus.field_tokens)
 
     def close(self) -> None:
         self.engine.close()

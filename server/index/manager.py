@@ -150,6 +150,8 @@ class IndexManager:
         with self._lock:
             indexes = sorted(self._indexes.values(), key=lambda i: i.definition.name)
         for index in indexes:
+            if index.state == "ONLINE" and index.has_pending():
+                index.flush()             # sizes and skipped counts as of the last commit
             row = index.definition.show_row()
             impl = index.impl
             row.update({

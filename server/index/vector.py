@@ -50,10 +50,15 @@ def vector_values(value) -> np.ndarray | None:
         return np.asarray(value.to_numpy(), dtype=np.float64)
     if isinstance(value, np.ndarray) and value.ndim == 1 and value.dtype.kind in "fiu" and len(value):
         return value.astype(np.float64)
-    if isinstance(value, (list, tuple)) and value and all(
-            isinstance(x, (int, float, np.number)) and not isinstance(x, bool) for x in value):
-        return np.asarray(value, dtype=np.float64)
+    if isinstance(value, (list, tuple)) and value:
+        kinds = set(map(type, value))
+        if kinds <= _NUMBER_TYPES or all(issubclass(t, (int, float, np.number)) and t is not bool
+                                         and not issubclass(t, np.bool_) for t in kinds):
+            return np.asarray(value, dtype=np.float64)
     return None
+
+
+_NUMBER_TYPES = {int, float}
 
 
 class VectorIndex:
@@ -166,7 +171,9 @@ class VectorIndex:
             return
         if self._dead >= DEAD_MIN and self._dead > DEAD_FRACTION * self._n:
             self._compact()
-        want_hnsw = len(self) >= self.config.hnsw_min_size
+        # hysteresis: back to exact only well below the threshold, so sizes near it do not flap
+        size, threshold = len(self), self.config.hnsw_min_size
+        want_hnsw = size >= threshold if not self.hnsw else size >= threshold // 2
         if self._faiss is None or want_hnsw != self.hnsw:
             self.hnsw = want_hnsw
             self._faiss = self._new_faiss()
@@ -234,16 +241,13 @@ class VectorIndex:
             scope = len(self)
         if scope == 0:
             return []
-        want = min(k, scope)
+        k = min(k, scope)
         if self.hnsw and scope > self.config.exact_max_scope:
             hits = self._hnsw_search(q, k, allowed, scope)
-            if len(hits) >= want:
+            if len(hits) >= k:
                 return hits
             # HNSW with a selective filter can come back short: retry exactly
-        elif not self.hnsw and (allowed is None or scope > self.config.exact_max_scope):
-            return self._faiss_search(q, k, allowed)
-        rows = np.flatnonzero(allowed) if allowed is not None else np.arange(n)
-        return self._exact_subset(q, k, rows)
+        return self._exact_search(q, k, allowed)
 
     def _scores(self, raw: np.ndarray) -> np.ndarray:
         raw = raw.astype(np.float64)
@@ -256,20 +260,10 @@ class VectorIndex:
         order = np.lexsort((keys, -scores))[:k]
         return [(int(keys[i]), float(scores[i])) for i in order]
 
-    def _exact_subset(self, q: np.ndarray, k: int, rows: np.ndarray) -> list[tuple[int, float]]:
-        block = self._vectors[rows]
-        if self.cosine:
-            raw = np.einsum("ij,j->i", block, q)    # not BLAS: its threads only slow one small product
-        else:
-            diff = block - q
-            raw = np.einsum("ij,ij->i", diff, diff)
-        scores = self._scores(raw)
-        if len(rows) > k:
-            # keep every row tied with the k-th score so ties resolve by id
-            kth = np.partition(-scores, k - 1)[k - 1]
-            keep = -scores <= kth
-            rows, scores = rows[keep], scores[keep]
-        return self._ranked(rows, scores, k)
+    def _flat(self):
+        """The flat index holding every row in row order: the exact index, or HNSW's own storage."""
+        inner = faiss.downcast_index(self._faiss.index)
+        return faiss.downcast_index(inner.storage) if self.hnsw else inner
 
     def _selector(self, allowed: np.ndarray | None):
         if allowed is None:
@@ -277,10 +271,12 @@ class VectorIndex:
         bits = np.packbits(allowed, bitorder="little")
         return faiss.IDSelectorBitmap(len(allowed), faiss.swig_ptr(bits)), bits
 
-    def _faiss_search(self, q: np.ndarray, k: int, allowed) -> list[tuple[int, float]]:
+    def _exact_search(self, q: np.ndarray, k: int, allowed) -> list[tuple[int, float]]:
+        """Exact k best among the allowed rows; FAISS computes only the selected rows' distances."""
         selector, _bits = self._selector(allowed)
         params = faiss.SearchParameters(sel=selector) if selector is not None else None
-        raw, rows = self._faiss.search(q[None, :], min(k + 8, self._n), params=params)
+        # a few extra rows so that ties at the k-th score resolve by entity id
+        raw, rows = self._flat().search(q[None, :], min(k + 8, self._n), params=params)
         found = rows[0] >= 0
         return self._ranked(rows[0][found], self._scores(raw[0][found]), k)
 

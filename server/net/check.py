@@ -1,8 +1,10 @@
 """``relate-server --check host:port``: is a server there and speaking Relate? For container health
-checks. ``http://host:port/health`` targets are checked over HTTP instead."""
+checks. ``relate+ssc://host:port`` checks a TLS listener (certificate not verified: this is a liveness
+probe, not a trust decision); ``http://host:port/health`` targets are checked over HTTP instead."""
 from __future__ import annotations
 
 import socket
+import ssl
 import urllib.request
 
 from relate.protocol import Codec, FrameDecoder, frame
@@ -18,9 +20,10 @@ def check(target: str, timeout: float = 5.0) -> tuple[bool, str]:
                 return response.status == 200, f"HTTP {response.status}"
         except OSError as exc:
             return False, str(exc)
-    host, _, port = target.rpartition(":")
+    tls = target.startswith(("relate+s://", "relate+ssc://"))
+    host, _, port = target.split("://", 1)[-1].rpartition(":")
     try:
-        with socket.create_connection((host or "127.0.0.1", int(port)), timeout=timeout) as sock:
+        with _open(host or "127.0.0.1", int(port), timeout, tls) as sock:
             sock.sendall(hs.client_handshake())
             version = hs.parse_server_response(_recv_exactly(sock, hs.SERVER_RESPONSE_SIZE))
             if version is None:
@@ -39,6 +42,15 @@ def check(target: str, timeout: float = 5.0) -> tuple[bool, str]:
                     return False, f"unexpected reply {type(reply).__name__}"
     except (OSError, ValueError, hs.HandshakeError) as exc:
         return False, str(exc)
+
+
+def _open(host: str, port: int, timeout: float, tls: bool) -> socket.socket:
+    sock = socket.create_connection((host, port), timeout=timeout)
+    if not tls:
+        return sock
+    context = ssl.create_default_context()
+    context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
+    return context.wrap_socket(sock, server_hostname=host)
 
 
 def _recv_exactly(sock: socket.socket, size: int) -> bytes:

@@ -79,7 +79,7 @@ class ClientConnection:
         try:
             if await self._handshake():
                 await self._session()
-        except _DISCONNECTS:
+        except (*_DISCONNECTS, asyncio.TimeoutError):
             pass
         except asyncio.CancelledError:
             raise

@@ -180,8 +180,10 @@ def main(argv=None) -> int:
     from relate.server.__main__ import configure_logging
     from relate.server.app import RelateServer
     from relate.server.config import load_config
+    from relate.server.__main__ import SWITCH_INTERVAL_S
     config = load_config(argv)
     configure_logging(config)
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
     server = RelateServer(config, database=ScriptedDatabase())
     if config.loop == "uvloop":
         import uvloop

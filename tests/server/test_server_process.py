@@ -100,6 +100,9 @@ def test_tls(tmp_path):
             relate.connect(f"relate+s://localhost:{server.port}", auth=AUTH)      # unknown CA
         with pytest.raises(relate.ServiceUnavailable):
             relate.connect(f"relate://127.0.0.1:{server.port}", auth=AUTH)        # plaintext to a TLS port
+        check = subprocess.run([sys.executable, "-m", "relate.server", "--check", url], cwd=ROOT,
+                               capture_output=True, text=True)
+        assert check.returncode == 0, check.stdout
     finally:
         server.stop()
 
@@ -116,6 +119,7 @@ print("done", i + 1, flush=True)
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("loop", ["uvloop", "asyncio"])
 def test_million_rows_stream_with_bounded_server_memory(tmp_path, loop):
     server = ServerProcess(tmp_path, scripted=True, loop=loop)
@@ -189,6 +193,28 @@ def test_no_auth_mode_accepts_clients_without_credentials(tmp_path):
         client.close()
     finally:
         server.stop()
+
+
+def test_asyncio_debug_mode_run_logs_no_loop_errors(tmp_path):
+    server = ServerProcess(tmp_path, scripted=True, loop="asyncio", env={"PYTHONASYNCIODEBUG": "1"})
+    try:
+        with relate.connect(server.url, auth=AUTH) as conn:
+            assert len(conn.execute("ROWS 20000").fetchall()) == 20000
+            with pytest.raises(relate.CypherSyntaxError):
+                conn.execute("FAIL Neo.ClientError.Statement.SyntaxError")
+            with conn.transaction() as tx:
+                tx.execute("SET debug on")
+        client = RawClient(server.port)
+        client.login("neo4j", AUTH[1])
+        client.send(m.Run("SLEEP 10"), m.Pull())
+        time.sleep(0.2)
+        client.close()                                  # dropped mid-query
+        time.sleep(0.3)
+    finally:
+        assert server.stop() == 0
+    log = server.log()
+    for sign in ("Traceback", "never awaited", "never retrieved", "Executing <", "Unclosed"):
+        assert sign not in log, log
 
 
 def test_generated_sync_driver_matches_its_async_source():

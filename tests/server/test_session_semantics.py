@@ -83,10 +83,10 @@ def test_explicit_transactions_commit_and_roll_back(conn):
     tx.rollback()
     assert conn.execute("GET k1").fetchone().value == "committed"
     assert conn.execute("GET k2").fetchone().value is None
-    with pytest.raises(ZeroDivisionError):
+    with pytest.raises(RuntimeError):
         with conn.transaction() as tx:
             tx.execute("SET k3 doomed")
-            1 / 0
+            raise RuntimeError("the application failed")
     assert conn.execute("GET k3").fetchone().value is None and not conn.in_transaction
 
 
@@ -114,6 +114,14 @@ def test_several_open_results_inside_one_transaction(conn):
         first, second = tx.execute("ROWS 3000"), tx.execute("ROWS 2000")
         assert second.fetchone() == (1, 2, "x")
         assert len(first.fetchall()) == 3000 and len(second.fetchall()) == 1999
+
+
+def test_rows_of_a_result_left_open_stay_readable_after_commit(conn):
+    tx = conn.begin()
+    result = tx.execute("ROWS 2500")
+    assert result.fetchone() == (1, 2, "x")
+    tx.commit()
+    assert len(result.fetchall()) == 2499
 
 
 def test_autocommit_result_left_open_is_buffered_when_the_next_statement_runs(conn):
@@ -259,10 +267,8 @@ def test_async_twin_streams_and_commits(server):
     async def main():
         async with await relate.aio.connect(server.url, auth=AUTH) as conn:
             result = await conn.execute("ROWS 2500")
-            count = 0
-            async for row in result:
-                count += 1
-            assert count == 2500 and result.summary is not None
+            rows = [row async for row in result]
+            assert len(rows) == 2500 and result.summary is not None
             async with conn.transaction() as tx:
                 await tx.execute("SET aio yes")
             assert (await (await conn.execute("GET aio")).fetchone()).value == "yes"
@@ -311,3 +317,35 @@ def test_pool_reuses_connections_across_threads(server):
         assert not errors and len(pool._idle) <= 4
         with pool.connection() as conn:
             assert conn.execute("GET pool7").fetchone().value == "7"
+
+
+def test_async_pool_and_managed_retries(server):
+    import asyncio
+
+    from relate.pool import AsyncPool
+
+    async def main():
+        async with AsyncPool(server.url, auth=AUTH, max_size=3) as pool:
+            attempts = []
+
+            async def work(tx, n):
+                attempts.append(n)
+                if attempts.count(n) == 1:
+                    await tx.execute("FAIL Neo.TransientError.General.DatabaseUnavailable")
+                await (await tx.execute(f"SET apool{n} {n}")).consume()
+                return n
+            assert sorted(await asyncio.gather(*(pool.execute_write(work, n) for n in range(8)))) == list(range(8))
+            assert len(attempts) == 16 and len(pool._idle) <= 3
+            async with pool.connection() as conn:
+                assert (await (await conn.execute("GET apool5")).fetchone()).value == "5"
+    asyncio.run(main())
+
+
+def test_a_lost_connection_is_replaced_and_managed_work_retried(server):
+    with relate.connect(server.url, auth=AUTH) as conn:
+        conn._session._wire._transport._sock.close()          # the network drops under us
+        with pytest.raises(relate.ServiceUnavailable):
+            conn.execute("RETURN 1")
+        assert conn.execute("RETURN 1").fetchall() == [(1,)]  # the next statement reconnects
+        conn._session._wire._transport._sock.close()
+        assert conn.execute_write(lambda tx: tx.execute("RETURN 1").fetchall()) == [(1,)]

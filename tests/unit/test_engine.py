@@ -226,3 +226,26 @@ def test_session_close_rolls_back(db):
     session.run("CREATE (:Gone)").consume()
     session.close()
     assert rows(db.session(), "MATCH (n:Gone) RETURN count(n)") == [(0,)]
+
+
+def test_concurrent_sessions_serialize_writes_and_read_snapshots(db):
+    db.session().run("CREATE CONSTRAINT k FOR (n:K) REQUIRE n.k IS UNIQUE").consume()
+    errors = []
+
+    def writer(offset):
+        session = db.session()
+        try:
+            for i in range(50):
+                session.run("MERGE (n:K {k: $k}) ON CREATE SET n.by = $w", {"k": i % 25 + offset, "w": offset}).consume()
+        except Exception as exc:            # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=writer, args=(o,)) for o in (0, 0, 100, 100)]
+    for t in threads:
+        t.start()
+    seen = [db.session().run("MATCH (n:K) RETURN count(n)").fetch(1)[0][0] for _ in range(20)]
+    for t in threads:
+        t.join()
+    assert not errors
+    assert seen == sorted(seen)             # each read sees one consistent, growing snapshot
+    assert rows(db.session(), "MATCH (n:K) RETURN count(n), count(DISTINCT n.k)") == [(50, 50)]

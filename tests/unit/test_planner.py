@@ -137,3 +137,11 @@ def test_rules_never_change_results(db, query):
     finally:
         tx.close()
     assert results[0] == results[1] and results[0]
+
+
+def test_volatile_predicates_stay_per_row(db):
+    plan = logical(db, "MATCH (n:Note)-[:ABOUT]->(t) WHERE rand() < 0.5 RETURN n.id")
+    assert chain(plan)[:3] == ["ProduceResults", "Project", "Filter"]
+    counts = {db.session().run("MATCH (n:Note) WHERE rand() < 0.5 RETURN count(n)").fetch(1)[0][0]
+              for _ in range(5)}
+    assert counts - {0, 50}                         # not all-or-nothing

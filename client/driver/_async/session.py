@@ -236,6 +236,10 @@ class AsyncWireSession:
         wire = await self._connected()
         await self._prepare()
         self._check(message.signature, name)
+        if message.signature == m.COMMIT:
+            # Rows of results still open stay readable after COMMIT, as in embedded mode.
+            for result in list(self._open):
+                await result._buffer_rest()
         response = await wire.wait(wire.queue(message))
         for result in list(self._open):
             result._abandon()

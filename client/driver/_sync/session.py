@@ -237,6 +237,10 @@ class WireSession:
         wire = self._connected()
         self._prepare()
         self._check(message.signature, name)
+        if message.signature == m.COMMIT:
+            # Rows of results still open stay readable after COMMIT, as in embedded mode.
+            for result in list(self._open):
+                result._buffer_rest()
         response = wire.wait(wire.queue(message))
         for result in list(self._open):
             result._abandon()

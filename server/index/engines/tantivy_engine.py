@@ -2,13 +2,14 @@
 
 tantivy multiplies by (k1 + 1), keeps deleted documents in its statistics until segments merge,
 divides tokens by all documents (not those holding the field) and rounds long field lengths down.
-Each term query is boosted by exact_idf / ((k1 + 1) * tantivy_idf) with tantivy's idf estimated from
-live documents (a lower bound of its real one), so exact <= R * tantivy for R = (live docs + docs
-deleted since the build) / (docs holding the field) when the engine is up to date with the corpus
-(in general: exact avgdl over a lower bound of tantivy's), plus float32 slack.
+Its statistics per searcher (N' and avgdl' per field) are read once from an explanation; each term
+query is boosted by exact_weight / ((k1 + 1) * tantivy_idf), so per term tantivy scores
+exact_weight * tf / (tf + k1 * (1 - b + b * dl' / avgdl')) with dl' <= dl. Hence
+exact <= R * tantivy with R = max(1, avgdl / avgdl') over the query's fields (plus float32 slack).
 """
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
@@ -18,7 +19,17 @@ import tantivy
 from relate.errors import QueryTimeout
 
 from ..corpus import K1, bm25_idf
-from ..query_plan import PAll, PBool, PConst, PNone, PPhrase, PTerm, iter_leaves
+from ..query_plan import PAll, PBool, PConst, PPhrase, PTerm, iter_leaves
+
+
+def _terms_by_field(plan) -> dict[int, list[str]]:
+    out: dict[int, list[str]] = {}
+    for leaf in iter_leaves(plan):
+        if isinstance(leaf, PTerm):
+            out.setdefault(leaf.field, []).append(leaf.token)
+        elif isinstance(leaf, PPhrase):
+            out.setdefault(leaf.field, []).extend(token for _, token, _ in leaf.tokens)
+    return out
 from ..lucene_query import escape_regex
 
 _FLOAT32_SLACK = 1 + 1e-4
@@ -32,6 +43,26 @@ def _add_tokens(doc, field: str, pairs: list) -> None:
     else:       # stop-word gaps in the positions, or tokens holding spaces (keyword analyzer)
         tokens = [tantivy.Token(text, pos, 0, 0) for pos, text in pairs]
         doc.add_pre_tokenized_text(field, tantivy.PreTokenizedString("", tokens))
+
+
+def _explained(node: dict, description: str):
+    """The value of the explanation node whose description starts with ``description``."""
+    if node.get("description", "").startswith(description):
+        return node.get("value")
+    for child in node.get("details", ()) or ():
+        found = _explained(child, description)
+        if found is not None:
+            return found
+    return None
+
+
+class _Snapshot:
+    """A searcher and the statistics read from it (they change only with the searcher)."""
+    __slots__ = ("searcher", "field_stats")
+
+    def __init__(self, searcher):
+        self.searcher = searcher
+        self.field_stats: dict[int, tuple[float, float] | None] = {}   # field -> (N', avgdl')
 
 
 class TantivyEngine:
@@ -55,7 +86,7 @@ class TantivyEngine:
         self._writer = self._ix.writer(heap_size=64_000_000, num_threads=1)
         self._lock = threading.Lock()
         self._ix.reload()
-        self._searcher = self._ix.searcher()
+        self._snapshot = _Snapshot(self._ix.searcher())
         self.deleted_since_build = 0      # documents deleted since the index was built (bounds stale stats)
 
     def write(self, deletes, adds) -> None:
@@ -74,48 +105,66 @@ class TantivyEngine:
         writer.commit()
         self._ix.reload()
         with self._lock:
-            self._searcher = self._ix.searcher()
+            self._snapshot = _Snapshot(self._ix.searcher())
 
     def search(self, plan, corpus, limit, deadline):
+        """Up to ``limit`` (key, tantivy score), best first, and the bound R for them."""
         with self._lock:
-            searcher = self._searcher
+            snap = self._snapshot
         if time.monotonic() > deadline:
             raise QueryTimeout("The full-text search ran out of time")
-        q = self._compile(plan, corpus, searcher)
-        hits = searcher.search(q, limit, count=False).hits
+        bound = 1.0
+        for f, tokens in _terms_by_field(plan).items():
+            stats = self._field_stats(snap, f, tokens)
+            if stats is not None and corpus.field_docs[f]:
+                bound = max(bound, corpus.avgdl(f) / stats[1])
+        q = self._compile(plan, corpus, snap)
+        hits = snap.searcher.search(q, limit, count=False).hits
         if not hits:
-            return []
-        keys = searcher.fast_field_values("k", [address for _, address in hits])
-        return [(int(key), score) for key, (score, _) in zip(keys, hits)]
+            return [], bound * _FLOAT32_SLACK
+        keys = snap.searcher.fast_field_values("k", [address for _, address in hits])
+        return [(int(key), score) for key, (score, _) in zip(keys, hits)], bound * _FLOAT32_SLACK
+
+    def _field_stats(self, snap: _Snapshot, f: int, tokens) -> tuple[float, float] | None:
+        """tantivy's (N', avgdl') for field f, read from the explanation of a term it holds."""
+        if f in snap.field_stats:
+            return snap.field_stats[f]
+        stats = None
+        for token in tokens:
+            q = tantivy.Query.term_query(self._schema, f"f{f}", token)
+            hits = snap.searcher.search(q, 1, count=False).hits
+            if hits:
+                explanation = json.loads(q.explain(snap.searcher, hits[0][1]).to_json())
+                total = _explained(explanation, "N, total number of docs")
+                avgdl = _explained(explanation, "avgdl, average length of field")
+                if total and avgdl:
+                    stats = (float(total), float(avgdl))
+                break
+        if stats is not None:
+            snap.field_stats[f] = stats
+        return stats
 
     def note_deletes(self, count: int) -> None:
         """Count deletes before they are written, so bounds computed meanwhile stay safe."""
         self.deleted_since_build += count
 
-    def score_bound(self, plan, corpus, engine_docs: int, engine_tokens: list) -> float:
-        """R = avgdl / (a lower bound of tantivy's avgdl) per field, and at least 1 (see module doc)."""
-        fields = {leaf.field for leaf in iter_leaves(plan) if isinstance(leaf, (PTerm, PPhrase))}
-        worst = 1.0
-        for f in fields:
-            if corpus.field_docs[f] and engine_tokens[f]:
-                tantivy_avgdl_low = engine_tokens[f] / (engine_docs + self.deleted_since_build)
-                worst = max(worst, corpus.avgdl(f) / tantivy_avgdl_low)
-        return worst * _FLOAT32_SLACK
+    def _tantivy_idf(self, snap: _Snapshot, f: int, token: str) -> float:
+        df = snap.searcher.doc_freq(f"f{f}", token)
+        stats = snap.field_stats.get(f)
+        # without statistics no document of the field holds these terms: any positive idf will do
+        total = stats[0] if stats else max(snap.searcher.num_docs, df)
+        return bm25_idf(total, df)
 
-    def _tantivy_idf(self, searcher, f: int, token: str) -> float:
-        df = searcher.doc_freq(f"f{f}", token)
-        return bm25_idf(max(searcher.num_docs, df), df)
-
-    def _compile(self, node, corpus, searcher):
+    def _compile(self, node, corpus, snap):
         kind = type(node)
         if kind is PTerm:
             q = tantivy.Query.term_query(self._schema, f"f{node.field}", node.token)
-            return tantivy.Query.boost_query(q, node.weight / ((1 + K1) * self._tantivy_idf(searcher, node.field, node.token)))
+            return tantivy.Query.boost_query(q, node.weight / ((1 + K1) * self._tantivy_idf(snap, node.field, node.token)))
         if kind is PPhrase:
             words = [(offset, token) for offset, token, _ in node.tokens]
             gaps = max(b[0] - a[0] for a, b in zip(node.tokens, node.tokens[1:])) - 1
             q = tantivy.Query.phrase_query(self._schema, f"f{node.field}", words, slop=node.slop + gaps)
-            idf = sum(self._tantivy_idf(searcher, node.field, token) for _, token, _ in node.tokens)
+            idf = sum(self._tantivy_idf(snap, node.field, token) for _, token, _ in node.tokens)
             return tantivy.Query.boost_query(q, node.weight / ((1 + K1) * idf))
         if kind is PConst:
             pattern = escape_regex(node.text) + ".*" if node.kind == "prefix" else node.text
@@ -124,9 +173,9 @@ class TantivyEngine:
         if kind is PAll:
             return tantivy.Query.const_score_query(tantivy.Query.all_query(), node.boost)
         if kind is PBool:
-            clauses = [(tantivy.Occur.Must, self._compile(c, corpus, searcher)) for c in node.must]
-            clauses += [(tantivy.Occur.Should, self._compile(c, corpus, searcher)) for c in node.should]
-            clauses += [(tantivy.Occur.MustNot, self._compile(c, corpus, searcher)) for c in node.must_not]
+            clauses = [(tantivy.Occur.Must, self._compile(c, corpus, snap)) for c in node.must]
+            clauses += [(tantivy.Occur.Should, self._compile(c, corpus, snap)) for c in node.should]
+            clauses += [(tantivy.Occur.MustNot, self._compile(c, corpus, snap)) for c in node.must_not]
             return tantivy.Query.boolean_query(clauses)
         return tantivy.Query.empty_query()
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+import uuid
 
 from whoosh import collectors, fields, query as wq
 from whoosh.analysis import Token, Tokenizer
@@ -17,8 +18,8 @@ from whoosh.util.numeric import byte_to_length, length_to_byte
 
 from relate.errors import QueryTimeout
 
-from ..corpus import K1, bm25_idf, bm25_term
-from ..query_plan import PAll, PBool, PConst, PNone, PPhrase, PTerm
+from ..corpus import bm25_idf, bm25_term
+from ..query_plan import PAll, PBool, PConst, PPhrase, PTerm
 
 
 class _Analyzed(str):
@@ -95,7 +96,8 @@ class WhooshEngine:
                                **{f"f{i}": fields.TEXT(analyzer=PreAnalyzed(), phrase=True)
                                   for i in range(n_fields)})
         if directory is None:
-            self._ix = RamStorage().create_index(schema)
+            # A RAM index spills temporary files to /tmp/<index name>.tmp: the name must be unique.
+            self._ix = RamStorage().create_index(schema, indexname=f"relate-{uuid.uuid4().hex}")
         else:
             os.makedirs(directory, exist_ok=True)
             storage = FileStorage(directory)
@@ -141,13 +143,10 @@ class WhooshEngine:
             except collectors.TimeLimit:
                 raise QueryTimeout(f"The full-text search did not finish within {remaining:.1f} s") from None
             results = collector.results()
-            return [(int(hit["k"]), hit.score) for hit in results]
+            return [(int(hit["k"]), hit.score) for hit in results], LENGTH_ROUNDING * (1 + 1e-9)
 
     def note_deletes(self, count: int) -> None:
         """Whoosh scores with Relate's statistics, so deleted documents do not skew them."""
-
-    def score_bound(self, plan, corpus, engine_docs: int, engine_tokens: list) -> float:
-        return LENGTH_ROUNDING * (1 + 1e-9)
 
     def _compile(self, node, corpus):
         kind = type(node)

@@ -33,6 +33,13 @@ class Operator:
     def rows(self, ctx, arg: dict) -> Iterator[dict]:
         raise NotImplementedError
 
+    def count(self, ctx, arg: dict) -> int:
+        """How many rows ``rows`` would yield (operators override it to skip building them)."""
+        n = 0
+        for _ in self.rows(ctx, arg):
+            n += 1
+        return n
+
 
 class Profiled(Operator):
     """Wraps an operator for PROFILE: rows produced and time spent in it (children included)."""
@@ -347,6 +354,39 @@ class Expand(Operator):
                 out[rel_var] = RelRef(rid)
                 out[end_var] = NodeRef(other)
                 yield out
+
+    def count(self, ctx, arg) -> int:
+        """The expansions there would be, without building their rows (``count(*)`` over a pattern)."""
+        start_var, end_var = self.start, self.end
+        types, direction, into, end_test = self.types, self.direction, self.into, self.end_test
+        unique_with, check = self.unique_with, ctx.check
+        tx = ctx.tx
+        expand = tx.expand
+        n = 0
+        for row in self.source.rows(ctx, arg):
+            check()
+            node = row[start_var]
+            if node is None:
+                continue
+            if type(node) is not NodeRef:
+                raise CypherTypeError(f"Expected `{start_var}` to be a node, got {type_name(node)}",
+                                      detail="InvalidArgumentType", phase="runtime")
+            used = used_rel_ids(row, unique_with) if unique_with else None
+            target_id = None
+            if into:
+                target = row[end_var]
+                if target is None:
+                    continue
+                target_id = target.id
+            for rid, other in expand(node.id, direction, types):
+                if used and rid in used:
+                    continue
+                if into:
+                    if other == target_id:
+                        n += 1
+                elif end_test is None or end_test(tx.node_labels(other)):
+                    n += 1
+        return n
 
 
 class Filter(Operator):

@@ -1,8 +1,6 @@
 """Path operators: variable-length expansion (DFS), shortest paths (BFS), named path construction."""
 from __future__ import annotations
 
-from collections import deque
-
 from relate.errors import CypherTypeError
 
 from ..refs import NodeRef, PathRef, RelRef
@@ -21,7 +19,6 @@ class VarExpand(Operator):
     """``(a)-[r*min..max]->(b)``: every path without a repeated relationship, depth first."""
     __slots__ = ("start", "rel", "end", "types", "direction", "into", "min", "max", "end_test",
                  "rel_props", "unique_with", "backwards")
-    name = "VarLengthExpand"
 
     def __init__(self, source, start, rel, end, types, direction, into, length, end_labels, rel_props,
                  unique_with, backwards):
@@ -111,7 +108,6 @@ class ShortestPath(Operator):
     """shortestPath / allShortestPaths between two bound nodes, breadth first."""
     __slots__ = ("start", "end", "rel", "path", "types", "direction", "min", "max", "all_paths",
                  "rel_props", "predicate")
-    name = "ShortestPath"
 
     def __init__(self, source, start, end, rel, path, types, direction, length, all_paths, rel_props, predicate):
         self.source, self.start, self.end, self.rel, self.path = source, start, end, rel, path

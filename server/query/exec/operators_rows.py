@@ -37,12 +37,14 @@ class Project(Operator):
 
 class Aggregate(Operator):
     """Group by the grouping expressions; one aggregator per (group, aggregate)."""
-    __slots__ = ("grouping", "aggregates")
+    __slots__ = ("grouping", "aggregates", "counting")
     name = "EagerAggregation"
 
-    def __init__(self, source, grouping, aggregates):
+    def __init__(self, source, grouping, aggregates, counting=False):
         # grouping: [(name, fn)]; aggregates: [(name, function name, distinct, [arg fns])]
+        # counting: every aggregate counts rows (count(*), or count(v) of a never-null v)
         self.source, self.grouping, self.aggregates = source, grouping, aggregates
+        self.counting = counting
 
     def details(self):
         return ", ".join(n for n, _ in self.grouping)
@@ -78,14 +80,11 @@ class Aggregate(Operator):
         """No grouping keys: one row, even over no input (count(*) is then 0)."""
         specs = self.aggregates
         aggs = [make_aggregator(fname, distinct) for _, fname, distinct, _ in specs]
+        if self.counting:
+            n = self.source.count(ctx, arg)
+            return {name: n for name, _, _, _ in specs}
         check = ctx.check
         rows = self.source.rows(ctx, arg)
-        if all(fname == "count(*)" for _, fname, _, _ in specs):
-            n = 0
-            for _ in rows:
-                check()
-                n += 1
-            return {name: n for name, _, _, _ in specs}
         if len(specs) == 1 and len(specs[0][3]) == 1:
             add, fn = aggs[0].add, specs[0][3][0]
             for row in rows:

@@ -81,7 +81,6 @@ def _count(value, what: str) -> int:
 class Search(Operator):
     """Binds the searched variable (and its score) for every hit visible in the transaction."""
     __slots__ = ("var", "entity", "spec", "score", "duplicate")
-    name = "Search"
 
     def __init__(self, source, var, entity, spec, score, duplicate):
         self.source, self.var, self.entity, self.spec = source, var, entity, spec

@@ -148,11 +148,12 @@ class Foreach(Operator):
 
 class ProcedureCall(Operator):
     """CALL name(args) YIELD ...: one output row per procedure result row."""
-    __slots__ = ("proc", "args", "yields")
+    __slots__ = ("proc", "args", "yields", "optional")
     name = "ProcedureCall"
 
-    def __init__(self, source, proc, args, yields):
+    def __init__(self, source, proc, args, yields, optional=False):
         self.source, self.proc, self.args, self.yields = source, proc, args, yields
+        self.optional = optional
 
     def details(self):
         return self.proc.name
@@ -163,9 +164,11 @@ class ProcedureCall(Operator):
         index = {name: i for i, name in enumerate(outputs)}
         for row in self.source.rows(ctx, arg):
             values = self._arguments(row, ctx)
+            found = False
             try:
                 results = proc.fn(ctx, *values)
                 for result in results:
+                    found = True
                     out = dict(row)
                     if isinstance(result, dict):
                         for output, var in self.yields:
@@ -179,6 +182,11 @@ class ProcedureCall(Operator):
             except Exception as exc:
                 raise ProcedureCallFailed(f"Failed to invoke procedure `{proc.name}`: {exc}",
                                           phase="runtime") from exc
+            if not found and self.optional:
+                out = dict(row)
+                for _, var in self.yields:
+                    out[var] = None
+                yield out
 
     def _arguments(self, row, ctx) -> list:
         proc = self.proc

@@ -67,55 +67,71 @@ class RelSpec:
 
 class PartSpec:
     """A compiled pattern part: alternating NodeSpec / RelSpec, and the path variable."""
-    __slots__ = ("elements", "path_var", "path_elements")
+    __slots__ = ("elements", "path_var", "path_elements", "nodes", "rels")
 
     def __init__(self, elements, path_var, path_elements):
         self.elements, self.path_var, self.path_elements = elements, path_var, path_elements
+        self.nodes = elements[0::2]
+        # (relationship, variable of its start node, variable of its end node)
+        self.rels = [(rel, elements[i + 1].var, elements[i - 1].var) if rel.direction == "in"
+                     else (rel, elements[i - 1].var, elements[i + 1].var)
+                     for i, rel in enumerate(elements) if i % 2]
 
 
 def create_part(ctx, row: dict, part: PartSpec) -> None:
     """Create what ``part`` describes into ``row`` (bound nodes are reused)."""
-    tx, counters = ctx.tx, ctx.counters
-    elements = part.elements
-    for spec in elements[0::2]:
-        value = row.get(spec.var)
-        if spec.var in row:
-            if value is None and len(elements) > 1:
-                raise CypherSemanticError(f"Failed to create relationship: node `{spec.var.strip()}` is null",
-                                          phase="runtime")
-            continue
-        props = _clean_props(_props_dict(spec.props(row, ctx) if spec.props else None, "CREATE"))
-        nid = tx.create_node(spec.labels, props)
-        counters.add("nodes_created")
-        if spec.labels:
-            counters.add("labels_added", len(spec.labels))
-        if props:
-            counters.add("properties_set", len(props))
-        ctx.touched_nodes.add(nid)
-        ctx.writes = True
-        row[spec.var] = NodeRef(nid)
-    for i in range(1, len(elements), 2):
-        spec = elements[i]
-        left, right = row[elements[i - 1].var], row[elements[i + 1].var]
-        start, end = (right, left) if spec.direction == "in" else (left, right)
-        props = _clean_props(_props_dict(spec.props(row, ctx) if spec.props else None, "CREATE"))
-        rid = tx.create_rel(spec.type, start.id, end.id, props)
-        counters.add("relationships_created")
-        if props:
-            counters.add("properties_set", len(props))
-        ctx.touched_rels.add(rid)
-        ctx.writes = True
-        row[spec.var] = RelRef(rid)
+    tx = ctx.tx
+    nodes = labels = props_set = rels = 0
+    try:
+        for spec in part.nodes:
+            if spec.var in row:
+                if row[spec.var] is None and part.rels:
+                    raise CypherSemanticError(f"Failed to create relationship: node `{spec.var.strip()}` is null",
+                                              phase="runtime")
+                continue
+            props = _clean_props(spec.props(row, ctx)) if spec.props is not None else {}
+            nid = tx.create_node(spec.labels, props)
+            nodes += 1
+            labels += len(spec.labels)
+            props_set += len(props)
+            ctx.touched_nodes.add(nid)
+            row[spec.var] = NodeRef(nid)
+        for spec, start_var, end_var in part.rels:
+            props = _clean_props(spec.props(row, ctx)) if spec.props is not None else {}
+            rid = tx.create_rel(spec.type, row[start_var].id, row[end_var].id, props)
+            rels += 1
+            props_set += len(props)
+            ctx.touched_rels.add(rid)
+            row[spec.var] = RelRef(rid)
+    finally:
+        counters = ctx.counters
+        if nodes:
+            counters.add("nodes_created", nodes)
+            ctx.writes = True
+        if labels:
+            counters.add("labels_added", labels)
+        if props_set:
+            counters.add("properties_set", props_set)
+        if rels:
+            counters.add("relationships_created", rels)
+            ctx.writes = True
     if part.path_var:
         row[part.path_var] = build_path(tx, row, part.path_elements)
 
 
-def _clean_props(props: dict) -> dict:
+def _clean_props(props) -> dict:
+    """The non-null entries of a property map, each checked to be storable."""
+    if type(props) is not dict:
+        if props is None:
+            return {}
+        raise CypherTypeError(f"CREATE: expected a map of properties, got {type_name(props)}",
+                              detail="InvalidArgumentType", phase="runtime")
     out = {}
     for key, value in props.items():
         if value is None:
             continue
-        check_property(key, value)
+        if type(value) not in _STORABLE:
+            check_property(key, value)
         out[key] = value
     return out
 
@@ -301,7 +317,6 @@ class RemoveItems(Operator):
 class Delete(Operator):
     """DELETE / DETACH DELETE. A node deleted with relationships left is checked when the statement ends."""
     __slots__ = ("exprs", "detach")
-    name = "Delete"
 
     def __init__(self, source, exprs, detach):
         self.source, self.exprs, self.detach = source, exprs, detach

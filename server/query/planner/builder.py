@@ -5,9 +5,6 @@ follows a graph read, and before a graph read that follows a write.
 """
 from __future__ import annotations
 
-import dataclasses
-from typing import Optional
-
 from .. import ast
 from . import logical as L
 from .patterns import PatternPlanner, property_predicates
@@ -151,7 +148,7 @@ class Builder:
             yields = [(o, o) for o in outputs]
         else:
             yields = [(y.name, y.alias or y.name) for y in clause.yields]
-        state.op = L.ProcedureCall(state.op, clause.name, clause.args, yields)
+        state.op = L.ProcedureCall(state.op, clause.name, clause.args, yields, getattr(clause, "optional", False))
         if clause.where is not None:
             state.op = L.Filter(state.op, clause.where)
         state.bind([v for _, v in yields])

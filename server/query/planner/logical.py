@@ -260,6 +260,7 @@ class ProcedureCall(LogicalOp):
     name: str
     args: Optional[list[ast.Expr]]             # None: taken from parameters of the same names
     yields: list[tuple[str, str]]              # (output, variable)
+    optional: bool = False                     # OPTIONAL CALL: a row of nulls when nothing comes back
 
 
 @dataclass(eq=False)

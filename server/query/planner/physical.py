@@ -18,6 +18,7 @@ from ..exec import operators_write as PW
 from ..exec.expressions import compile_expression
 from ..semantic.walk import and_terms, query_free_variables
 from . import logical as L
+from .bound import introduced
 from .explain import expr_text
 from .rules import optimize
 
@@ -178,7 +179,8 @@ class PhysicalBuilder:
                 aggregates.append((name, "count(*)", False, []))
             else:
                 aggregates.append((name, call.name.lower(), call.distinct, [self.compile(a) for a in call.args]))
-        return PR.Aggregate(self.build(op.source), grouping, aggregates)
+        counting = not grouping and all(_counts_rows(call, op.source) for _, call in op.aggregates)
+        return PR.Aggregate(self.build(op.source), grouping, aggregates, counting)
 
     def _Distinct(self, op):
         return PR.Distinct(self.build(op.source), op.columns)
@@ -211,7 +213,7 @@ class PhysicalBuilder:
     def _ProcedureCall(self, op):
         proc = self.procedures.get(op.name)
         args = None if op.args is None else [self.compile(a) for a in op.args]
-        return PU.ProcedureCall(self.build(op.source), proc, args, op.yields)
+        return PU.ProcedureCall(self.build(op.source), proc, args, op.yields, op.optional)
 
     def _ProduceResults(self, op):
         source = op.source
@@ -272,6 +274,17 @@ class PhysicalBuilder:
 
     def _Foreach(self, op):
         return PU.Foreach(self.build(op.source), op.var, self.compile(op.list_expr), self.build(op.inner))
+
+
+def _counts_rows(call, source: L.LogicalOp) -> bool:
+    """``count(*)``, or ``count(v)`` of a variable the source binds and never leaves null."""
+    if isinstance(call, ast.CountStar):
+        return True
+    if not (isinstance(call, ast.FunctionCall) and call.name.lower() == "count" and not call.distinct
+            and len(call.args) == 1 and isinstance(call.args[0], ast.Variable)):
+        return False
+    never_null = (L.Expand, L.AllNodesScan, L.NodeByLabelScan, L.NodeIndexSeek, L.NodeIndexRange, L.RelTypeScan)
+    return isinstance(source, never_null) and call.args[0].name in introduced(source)
 
 
 def _label_names(labels) -> list[str]:

@@ -43,7 +43,9 @@ def plan_projection(op: L.LogicalOp, bound: list[str], projection: ast.Projectio
     else:
         reads_previous = _reads_previous(shape, columns)
         if reads_previous:
-            op = L.Project(op, [(n, e) for n, e in items if not _same_var(n, e)], keep=True)
+            computed = [(n, e) for n, e in items if not _same_var(n, e)]
+            if computed:
+                op = L.Project(op, computed, keep=True)
             needs_select = True
         else:
             op = L.Project(op, items, keep=False)

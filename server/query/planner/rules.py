@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 
 from .. import ast
-from ..semantic.walk import free_variables
+from ..semantic.walk import children, free_variables
 from . import logical as L
 from .bound import bound_vars
 
@@ -37,12 +37,23 @@ def map_children(op: L.LogicalOp, fn) -> L.LogicalOp:
 
 
 # ---------------------------------------------------------------- push_filters_down
+# Functions giving a new value per call: a filter calling them must stay evaluated per row.
+VOLATILE = frozenset(("rand", "randomuuid", "datetime.realtime", "date.realtime", "time.realtime",
+                      "localtime.realtime", "localdatetime.realtime"))
+
+
 def push_filters_down(op: L.LogicalOp, catalog=None) -> L.LogicalOp:
     op = map_children(op, lambda child: push_filters_down(child, catalog))
-    if isinstance(op, L.Filter):
+    if isinstance(op, L.Filter) and not _volatile(op.predicate):
         needed = free_variables(op.predicate) & bound_vars(op.source)
         return _sink(op.source, op.predicate, needed)
     return op
+
+
+def _volatile(expr) -> bool:
+    if isinstance(expr, ast.FunctionCall) and expr.name.lower() in VOLATILE:
+        return True
+    return any(_volatile(child) for child in children(expr))
 
 
 def _sink(op: L.LogicalOp, predicate: ast.Expr, needed) -> L.LogicalOp:

@@ -20,7 +20,8 @@ from .enforce import validate_existing
 
 INDEX_COLUMNS = ["id", "name", "state", "populationPercent", "type", "entityType", "labelsOrTypes", "properties",
                  "indexProvider", "owningConstraint", "lastRead", "readCount"]
-INDEX_EXTRA = ["trackedSince", "options", "failureMessage", "createStatement"]
+INDEX_EXTRA = ["trackedSince", "options", "failureMessage", "createStatement",
+               "filterProperties", "size", "skippedDocuments"]      # the last three: search indexes
 CONSTRAINT_COLUMNS = ["id", "name", "type", "entityType", "labelsOrTypes", "properties", "ownedIndex", "propertyType"]
 CONSTRAINT_EXTRA = ["options", "createStatement"]
 PROCEDURE_COLUMNS = ["name", "description", "mode", "worksOnSystem"]

@@ -288,7 +288,6 @@ class Analyzer:
     # ---------------------------------------------------------------- patterns
     def _pattern(self, parts: list[ast.PatternPart], scope: Scope, clause: str):
         """Bind a pattern's variables into ``scope``, checking the clause's rules."""
-        before = set(scope.kinds)
         rels_here: set[str] = set()
         for part in parts:
             if part.variable is not None:
@@ -299,9 +298,9 @@ class Analyzer:
                 if part.variable is not None and element.variable == part.variable:
                     raise error(f"Variable `{part.variable}` already declared", "VariableAlreadyBound", element)
                 if isinstance(element, ast.NodePattern):
-                    self._node(element, scope, clause, before, single_node)
+                    self._node(element, scope, clause, single_node)
                 else:
-                    self._rel(element, scope, clause, before, rels_here)
+                    self._rel(element, scope, clause, rels_here)
             if part.variable is not None:
                 scope.kinds[part.variable] = PATH
             if part.shortest and clause != "MATCH":
@@ -317,7 +316,7 @@ class Analyzer:
                 if element.where is not None:
                     self._expr(element.where, scope)
 
-    def _node(self, node: ast.NodePattern, scope: Scope, clause: str, before: set, single: bool):
+    def _node(self, node: ast.NodePattern, scope: Scope, clause: str, single: bool):
         name = node.variable
         if name is None:
             return
@@ -330,7 +329,7 @@ class Analyzer:
                 raise error(f"Variable `{name}` already declared", "VariableAlreadyBound", node)
         scope.kinds[name] = NODE
 
-    def _rel(self, rel: ast.RelPattern, scope: Scope, clause: str, before: set, rels_here: set):
+    def _rel(self, rel: ast.RelPattern, scope: Scope, clause: str, rels_here: set):
         if clause in ("CREATE", "MERGE") and rel.variable is not None and rel.variable in scope:
             raise error(f"Variable `{rel.variable}` already declared", "VariableAlreadyBound", rel)
         if clause in ("CREATE", "MERGE"):
