@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import itertools
 import multiprocessing
 import os
 import random
@@ -48,10 +49,10 @@ def make_notes(n: int, seed: int) -> list[str]:
     rare = [f"{rng.choice(consonants)}{rng.choice(vowels)}{rng.choice(consonants)}{rng.choice(vowels)}{i}"
             for i in range(4000)]
     vocab = DOMAIN + rare
-    weights = [1.0 / (i + 1) ** 0.9 for i in range(len(vocab))]
+    cumulative = list(itertools.accumulate(1.0 / (i + 1) ** 0.9 for i in range(len(vocab))))
     texts = []
     for _ in range(n):
-        words = [rng.choice(COMMON) if rng.random() < 0.35 else rng.choices(vocab, weights)[0]
+        words = [rng.choice(COMMON) if rng.random() < 0.35 else rng.choices(vocab, cum_weights=cumulative)[0]
                  for _ in range(rng.randint(6, 28))]
         texts.append(" ".join(words).capitalize() + ".")
     return texts

@@ -163,7 +163,7 @@ class FullTextIndex:
                 if score is not None:
                     scored.append((key, score))
             scored.sort(key=lambda hit: (-hit[1], hit[0]))
-            if len(hits) < fetch or fetch >= len(self.engine_keys):
+            if len(hits) < fetch:         # the engine has no more matches
                 break
             if len(scored) >= want and scored[want - 1][1] > bound * hits[-1][1]:
                 break

@@ -63,6 +63,7 @@ class ManagedIndex:
         self._covered_ts = 0          # every commit up to here is applied
         self._online = threading.Event()
         self._closed = False
+        self._last_apply = 0.0
         self._node = definition.entity == NODE
         self._scope_keys = definition.keys
         self.impl = None
@@ -90,6 +91,7 @@ class ManagedIndex:
     def _try_load(self, seen_ts: int) -> bool:
         if self.directory is None:
             return False
+        impl = None
         try:
             with open(os.path.join(self.directory, META)) as fh:
                 meta = json.load(fh)
@@ -98,10 +100,11 @@ class ManagedIndex:
                 return False
             impl = self._new_impl(create=False)
             impl.load(self.directory)
-        except FileNotFoundError:
-            return False
-        except Exception as exc:     # unreadable files: rebuild from the store instead
-            log.warning("index.load_failed", index=self.definition.name, error=f"{type(exc).__name__}: {exc}")
+        except Exception as exc:     # missing or unreadable files: rebuild from the store instead
+            if not isinstance(exc, FileNotFoundError):
+                log.warning("index.load_failed", index=self.definition.name, error=f"{type(exc).__name__}: {exc}")
+            if impl is not None and hasattr(impl, "close"):
+                impl.close()
             return False
         self.impl = impl
         self.loaded_from_files = True
@@ -124,7 +127,8 @@ class ManagedIndex:
                     if self._closed:
                         return
                     idle = not self._pending
-                if idle and getattr(self.impl, "overlay", None):
+                quiet = time.monotonic() - self._last_apply >= ENGINE_IDLE_S
+                if idle and quiet and getattr(self.impl, "overlay", None):
                     with self._mutate:
                         self.impl.flush_engine(self.rw)
                 elif not idle:
@@ -252,6 +256,7 @@ class ManagedIndex:
 
     def _apply(self, ops: dict) -> None:
         d = self.definition
+        self._last_apply = time.monotonic()
         with self.rw.write():
             if d.type == VECTOR:
                 prop = d.properties[0]

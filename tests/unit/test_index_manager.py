@@ -275,3 +275,25 @@ def test_concurrent_searches_and_writes(store, engine):
     assert errors == []
     assert len(im.get("note_t").impl) == len(im.get("note_e").impl)
     im.close()
+
+
+def test_unreadable_files_are_rebuilt(tmp_path, engine):
+    db, idx = str(tmp_path / "db"), tmp_path / "idx"
+    store = GraphStore.open(db)
+    create_notes(store, notes_with_vectors(2, 200))
+    im = make_manager(store, engine, str(idx))
+    assert im.await_indexes(30)
+    before = results(im, ["w1 w2", "w4"])
+    im.close()
+    store.close()
+    for folder in idx.iterdir():
+        for name in ("corpus.msgpack", "rows.pickle"):
+            if (folder / name).exists():
+                (folder / name).write_bytes(b"\x00garbage")
+    store = GraphStore.open(db)
+    im = IndexManager(store, str(idx), default_fulltext_engine=engine)
+    assert im.await_indexes(30)
+    assert not any(im.get(n).loaded_from_files for n in ("note_t", "note_e"))
+    assert results(im, ["w1 w2", "w4"]) == before
+    im.close()
+    store.close()
