@@ -155,6 +155,8 @@ class Transaction:
 class Connection:
     """A connection to a Relate database, embedded or over the network."""
 
+    max_retry_time = 30.0            # seconds a managed transaction keeps retrying
+
     def __init__(self, session, *, owner=None, target: str = ""):
         self._session = session
         self._owner = owner          # what to close with the connection (an embedded Database)
@@ -187,6 +189,16 @@ class Connection:
 
     def rollback(self) -> None:
         self._session.rollback()
+
+    def execute_write(self, work, *args, **kwargs):
+        """Run ``work(tx, *args, **kwargs)`` in a transaction, retried on retryable errors only."""
+        from .driver._sync.managed import run_managed
+        return run_managed(self, work, args, kwargs, max_retry_time=self.max_retry_time)
+
+    def execute_read(self, work, *args, **kwargs):
+        """Like execute_write; for units of work that only read."""
+        from .driver._sync.managed import run_managed
+        return run_managed(self, work, args, kwargs, max_retry_time=self.max_retry_time)
 
     @property
     def in_transaction(self) -> bool:

@@ -5,6 +5,7 @@ dict, and the ``datetime`` types from ``relate.temporal``).
 """
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
@@ -341,10 +342,16 @@ class Row(tuple):
         return f"Row({inner})"
 
 
-def row_class(columns: Sequence[str]) -> type[Row]:
-    """A Row subclass bound to ``columns`` (build once per result, then ``cls(values)``)."""
-    keys = tuple(columns)
+@functools.lru_cache(maxsize=1024)
+def _row_class(keys: tuple[str, ...]) -> type[Row]:
     return type("Row", (Row,), {"__slots__": (), "_keys": keys, "_index": {k: i for i, k in enumerate(keys)}})
+
+
+def row_class(columns: Sequence[str]) -> type[Row]:
+    """A Row subclass bound to ``columns``, cached by column names (then ``cls(values)``)."""
+    return _row_class(tuple(columns))
+
+
 
 
 def is_nan(value: Any) -> bool:

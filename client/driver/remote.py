@@ -4,23 +4,16 @@ from __future__ import annotations
 
 from relate.connection import Connection
 
-from ._sync.managed import DEFAULT_MAX_RETRY_TIME, run_managed
+from ._sync.managed import DEFAULT_MAX_RETRY_TIME
 from ._sync.session import WireSession
 
 
 class RemoteConnection(Connection):
-    """A Connection to a server; same API as embedded, plus ``execute_read``/``execute_write``."""
+    """A Connection to a server; the same API as embedded."""
 
     def __init__(self, session: WireSession, *, target: str, max_retry_time: float = DEFAULT_MAX_RETRY_TIME):
         super().__init__(session, target=target)
         self.max_retry_time = max_retry_time
-
-    def execute_write(self, work, *args, **kwargs):
-        """Run ``work(tx, ...)`` in a transaction, retried on retryable errors; returns its value."""
-        return run_managed(self, work, args, kwargs, max_retry_time=self.max_retry_time)
-
-    def execute_read(self, work, *args, **kwargs):
-        return run_managed(self, work, args, kwargs, max_retry_time=self.max_retry_time)
 
     @property
     def server_info(self) -> dict:
