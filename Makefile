@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test test-all tck grammar bench bench-full server clean
+.PHONY: install run example test test-all tck grammar bench bench-full server clean
 
 install: $(STAMP)
 
@@ -21,7 +21,16 @@ $(STAMP): pyproject.toml setup.py
 grammar: install
 	$(PY) grammar/build.py
 
+# The main job: load the cookbook's notes into data/notes.rl (embedded) and answer its question,
+# then serve that database on 127.0.0.1:7688 (Ctrl-C stops the server).
+RELATE_PASSWORD ?= relate-local
 run: install
+	$(PY) examples/hybrid-recall/recall.py data/notes.rl
+	@echo "relate-server: relate://127.0.0.1:7688, user neo4j, password $(RELATE_PASSWORD) (Ctrl-C stops it)"
+	RELATE_PASSWORD=$(RELATE_PASSWORD) $(VENV)/bin/relate-server --data data/notes.rl --listen 127.0.0.1:7688
+
+# Only the embedded example, in a throwaway database.
+example: install
 	$(PY) examples/hybrid-recall/recall.py
 
 test: install
