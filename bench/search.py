@@ -157,7 +157,8 @@ def raw_whoosh(texts):
     from whoosh.analysis import StandardAnalyzer
     from whoosh.filedb.filestore import RamStorage
     schema = fields.Schema(k=fields.ID(stored=True), text=fields.TEXT(analyzer=StandardAnalyzer(stoplist=None)))
-    ix = RamStorage().create_index(schema)
+    # a unique name: RAM indexes spill to /tmp/<name>.tmp, shared with every other Whoosh process
+    ix = RamStorage().create_index(schema, indexname=f"bench-{os.getpid()}-{time.time_ns()}")
     start = time.perf_counter()
     writer = ix.writer(limitmb=256)
     for i, text in enumerate(texts):

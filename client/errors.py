@@ -7,7 +7,7 @@ from __future__ import annotations
 
 __all__ = [
     "RelateError", "ClientError", "TransientError", "DatabaseError",
-    "CypherSyntaxError", "CypherSemanticError", "CypherTypeError", "ArgumentError",
+    "CypherSyntaxError", "CypherSemanticError", "CypherTypeError", "CypherArithmeticError", "ArgumentError",
     "ParameterMissing", "EntityNotFound", "ConstraintValidationFailed", "SchemaError",
     "EquivalentSchemaRuleAlreadyExists", "IndexNotFound", "ConstraintNotFound",
     "ProcedureNotFound", "ProcedureCallFailed", "AuthenticationError", "ProtocolError",
@@ -80,6 +80,11 @@ class CypherSemanticError(ClientError):
 
 class CypherTypeError(ClientError):
     code = "Neo.ClientError.Statement.TypeError"
+
+
+class CypherArithmeticError(ClientError):
+    """Integer division or modulo by zero, or a result outside 64-bit integers ("long overflow")."""
+    code = "Neo.ClientError.Statement.ArithmeticError"
 
 
 class ArgumentError(ClientError):

@@ -5,6 +5,7 @@ One statement, end to end (``Session.run``):
     execute: read-only  -> snapshot (begin_read), rows stream lazily
              updating   -> write transaction (or the explicit one, under a savepoint); rows are
                            computed and materialized eagerly, deletes and constraints checked, commit
+             explicit   -> ExplicitTx: a snapshot until the first write, then the writer (explicit_tx.py)
              command    -> schema / administration command (commands.run_command)
 """
 from __future__ import annotations
@@ -17,9 +18,10 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Optional
 
-from relate.errors import ParameterMissing, RelateError, TransactionError
+from relate.errors import DatabaseError, ParameterMissing, RelateError, TransactionError
 from relate.summary import Summary
 
+from .explicit_tx import ExplicitTx
 from .query import ast
 from .query.context import ExecContext
 from .query.exec.results import EngineResult
@@ -171,8 +173,7 @@ class Session:
 
     def __init__(self, db: Database):
         self.db = db
-        self._tx = None                      # explicit WriteTx
-        self._tx_catalog: Optional[Catalog] = None
+        self._explicit: Optional[ExplicitTx] = None
         self._ctx: Optional[ExecContext] = None
         self.running_query: Optional[str] = None
         self.closed = False
@@ -180,34 +181,31 @@ class Session:
     # ------------------------------------------------------------ transactions
     @property
     def in_transaction(self) -> bool:
-        return self._tx is not None
+        return self._explicit is not None
 
     def begin(self) -> None:
+        """Open an explicit transaction: a snapshot; the writer lock is taken at its first write."""
         self._check_open()
-        if self._tx is not None:
+        if self._explicit is not None:
             raise TransactionError("a transaction is already open in this session")
-        self._tx = self.db.store.begin_write()
-        self._tx_catalog = None
+        self._explicit = ExplicitTx(self.db.store)
 
     def commit(self) -> int:
-        if self._tx is None:
+        if self._explicit is None:
             raise TransactionError("no transaction is open")
-        tx, self._tx = self._tx, None
-        schema_changed = self._tx_catalog is not None
-        self._tx_catalog = None
-        commit_ts = tx.commit()
-        if schema_changed:
-            self.db.schema_changed()
-        return commit_ts
+        explicit, self._explicit = self._explicit, None
+        try:
+            return explicit.commit()
+        finally:
+            if explicit.catalog is not None:
+                self.db.schema_changed()
 
     def rollback(self) -> None:
-        if self._tx is None:
+        if self._explicit is None:
             return
-        tx, self._tx = self._tx, None
-        schema_changed = self._tx_catalog is not None
-        self._tx_catalog = None
-        tx.rollback()
-        if schema_changed:            # plans made inside the transaction may name its indexes
+        explicit, self._explicit = self._explicit, None
+        explicit.rollback()
+        if explicit.catalog is not None:      # plans made inside the transaction may name its indexes
             self.db.schema_changed()
 
     def close(self) -> None:
@@ -220,8 +218,7 @@ class Session:
         """Stop the running statement (from another thread): it raises Terminated."""
         ctx = self._ctx
         if ctx is not None:
-            ctx.cancelled = True
-            ctx._ticks = 1
+            ctx.cancel()
 
     def _check_open(self) -> None:
         if self.closed:
@@ -233,7 +230,10 @@ class Session:
         params = params if params is not None else {}
         started = time.perf_counter()
         db = self.db
-        prepared = db.prepare(query, self._tx)
+        explicit = self._explicit
+        if explicit is not None:
+            explicit.require_usable()
+        prepared = db.prepare(query, explicit.tx if explicit is not None else None)
         missing = [p for p in prepared.parameters if p not in params]
         if missing and prepared.statement.mode != "EXPLAIN":
             raise ParameterMissing(f"Expected parameter(s): {', '.join(sorted(missing))}",
@@ -246,16 +246,20 @@ class Session:
         plan = prepared.plan
         if statement.mode == "EXPLAIN":
             summary = Summary(query_type="rw" if plan.updating else "r")
-            estimates = self._tx if self._tx is not None else db.store.begin_read()
+            estimates = explicit.tx if explicit is not None else db.store.begin_read()
             try:
                 summary.plan = describe_plan(plan.root, estimates)
             finally:
-                if estimates is not self._tx:
+                if explicit is None:
                     estimates.close()
             return EngineResult(plan.columns, iter(()), summary=summary, started=started, materialized=True)
+        if plan.batched and explicit is not None:
+            raise DatabaseError("A query with 'CALL { ... } IN TRANSACTIONS' can only be executed in an implicit "
+                                "transaction, but tried to execute in an explicit transaction.",
+                                code="Neo.DatabaseError.Transaction.TransactionStartFailed")
         if statement.mode == "PROFILE":
-            plan = db._plan(statement.body, self._tx, profile=True)
-        if not plan.updating and self._tx is None and statement.mode != "PROFILE":
+            plan = db._plan(statement.body, explicit.tx if explicit is not None else None, profile=True)
+        if not plan.updating and explicit is None and statement.mode != "PROFILE":
             return self._stream_read(plan, params, deadline, started, query)
         return self._run_eagerly(plan, params, deadline, started, query, profile=statement.mode == "PROFILE")
 
@@ -275,24 +279,31 @@ class Session:
 
     def _run_eagerly(self, plan: Plan, params, deadline, started, query, profile: bool) -> EngineResult:
         """Writes (and anything inside an explicit transaction): run to the end, check, then stream."""
-        explicit = self._tx is not None
+        explicit = self._explicit
         store = self.db.store
-        tx = self._tx if explicit else (store.begin_write() if plan.updating else store.begin_read())
-        savepoint = tx.savepoint() if explicit else None
+        if explicit is not None:
+            tx = explicit.writer() if plan.updating else explicit.reader()
+            savepoint = tx.savepoint() if explicit.writing else None
+        else:
+            tx = store.begin_write() if plan.updating else store.begin_read()
+            savepoint = None
         ctx = ExecContext(tx, params, self.db, deadline=deadline)
+        if plan.batched and plan.updating and explicit is None:
+            ctx.commit_batch = lambda: self._commit_batch(ctx)
         self._ctx, self.running_query = ctx, query
         try:
             rows = [materialize_row(row, tx) for row in plan.root.rows(ctx, {})]
             self._finish_statement(ctx)
-            if explicit:
+            if explicit is not None:
                 pass
             elif plan.updating:
                 tx.commit()
             else:
                 tx.close()
         except BaseException:
-            if explicit:
-                tx.rollback_to(savepoint)
+            if explicit is not None:
+                if savepoint is not None:
+                    tx.rollback_to(savepoint)
             elif plan.updating:
                 tx.rollback()
             else:
@@ -306,11 +317,20 @@ class Session:
             summary.plan = describe_plan(plan.root, None, profiled=True)
         return EngineResult(plan.columns, iter(rows), summary=summary, started=started, materialized=True)
 
+    def _commit_batch(self, ctx: ExecContext) -> None:
+        """CALL { ... } IN TRANSACTIONS: check and commit the batch, then go on in the same writer."""
+        self._finish_statement(ctx)
+        ctx.tx.commit_and_continue()
+        ctx.pending_deletes.clear()
+        ctx.touched_nodes.clear()
+        ctx.touched_rels.clear()
+        ctx.writes = False
+
     def _finish_statement(self, ctx: ExecContext) -> None:
         if ctx.pending_deletes:
             check_deletes(ctx)
         if ctx.writes:
-            catalog = self._tx_catalog or self.db.catalog()
+            catalog = (self._explicit.catalog if self._explicit is not None else None) or self.db.catalog()
             if catalog.has_constraints:
                 check_statement(ctx, catalog)
 
@@ -319,38 +339,39 @@ class Session:
         db = self.db
         if isinstance(command, ast.ShowCommand):
             return self._run_show(command, params, started)
-        explicit = self._tx is not None
-        tx = self._tx if explicit else db.store.begin_write()
-        savepoint = tx.savepoint() if explicit else None
+        explicit = self._explicit
+        tx = explicit.writer() if explicit is not None else db.store.begin_write()
+        savepoint = tx.savepoint() if explicit is not None else None
         try:
             catalog = Catalog.from_schema(tx.schema())
             result = run_command(db, tx, command, params, catalog)
-            if not explicit:
+            if explicit is None:
                 tx.commit()
         except BaseException:
-            if explicit:
+            if explicit is not None:
                 tx.rollback_to(savepoint)
             else:
                 tx.rollback()
             raise
         if result.schema_changed:
-            if explicit:
-                self._tx_catalog = Catalog.from_schema(tx.schema())
+            if explicit is not None:
+                explicit.catalog = Catalog.from_schema(tx.schema())
             db.schema_changed()
         summary = Summary(counters=result.counters, query_type="s")
         return EngineResult([], iter(()), summary=summary, started=started, materialized=True)
 
     def _run_show(self, command: ast.ShowCommand, params, started) -> EngineResult:
         db = self.db
-        tx = self._tx if self._tx is not None else db.store.begin_read()
+        explicit = self._explicit
+        tx = explicit.reader() if explicit is not None else db.store.begin_read()
         try:
-            catalog = self._tx_catalog or Catalog.from_schema(tx.schema())
+            catalog = (explicit.catalog if explicit is not None else None) or Catalog.from_schema(tx.schema())
             result = run_command(db, tx, command, params, catalog)
             plan = plan_query(result.show_query, tx, db.procedures)
             ctx = ExecContext(tx, {**params, " rows": result.rows}, db)
             rows = [materialize_row(row, tx) for row in plan.root.rows(ctx, {})]
         finally:
-            if tx is not self._tx:
+            if explicit is None:
                 tx.close()
         return EngineResult(plan.columns, iter(rows), summary=Summary(query_type="r"), started=started,
                             materialized=True)

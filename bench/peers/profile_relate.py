@@ -42,7 +42,10 @@ def main(argv=None) -> int:
         system = RelateSystem(wire=args.wire)
         system.start(workdir)
         try:
+            searches = any(O.OPS_BY_NAME[n].kind in ("vector", "fulltext", "hybrid") for n in wanted if n in O.OPS_BY_NAME)
             for step in LOAD_STEPS:
+                if step == "build_indexes" and not (searches or step in wanted):
+                    continue                    # counts and lookups need no search index: skip the build
                 profiler = Profiler(interval=args.interval)
                 if step in wanted:
                     profiler.start()

@@ -20,7 +20,7 @@ from .filters import FilterColumns
 
 # Defaults chosen from bench/search.py (hash-384 notes, see docs/architecture.md "Search indexes").
 HNSW_MIN_SIZE = 50_000        # rows from which an index switches from exact search to HNSW
-EXACT_MAX_SCOPE = 20_000      # a filtered search over at most this many rows runs exactly
+EXACT_MAX_SCOPE = 15_000      # a filtered search over at most this many rows runs exactly
 DEFAULT_M = 32
 DEFAULT_EF_CONSTRUCTION = 200
 DEFAULT_EF_SEARCH = 256

@@ -1,15 +1,23 @@
-"""ExecContext: what every operator and compiled expression sees while a statement runs."""
+"""ExecContext: what every operator and compiled expression sees while a statement runs.
+
+Cancellation rule: every loop that walks storage, a list, a range or a buffer counts its items through
+``ctx.check()`` (one item) or walks ``checked(items, ctx)``; a loop over a source operator's rows needs
+no check of its own, since each of those rows was counted where it was made. Every item counts against
+one budget per statement, so nested loops cannot multiply the work done between two checks.
+"""
 from __future__ import annotations
 
 import time
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Callable, Optional
 
 from relate.errors import QueryTimeout, Terminated
 from relate.summary import Counters
 
 # check() looks at the clock only every this many calls: time.monotonic() is the costly part.
 _CHECK_EVERY = 256
+# checked() leaves lists up to this long alone and checks once per this many items of longer ones.
+CHUNK = 1024
 
 
 class ExecContext:
@@ -17,7 +25,7 @@ class ExecContext:
 
     __slots__ = ("tx", "params", "db", "counters", "now", "deadline", "cancelled", "_ticks",
                  "deleted_nodes", "deleted_rels", "pending_deletes", "touched_nodes", "touched_rels",
-                 "writes")
+                 "writes", "commit_batch")
 
     def __init__(self, tx, params: dict, db, *, deadline: float | None = None):
         self.tx = tx
@@ -34,6 +42,9 @@ class ExecContext:
         self.touched_nodes: set[int] = set()    # created or changed: what constraints re-check
         self.touched_rels: set[int] = set()
         self.writes = False
+        # CALL { ... } IN TRANSACTIONS commits each batch through this (set by the engine for
+        # auto-commit updating statements; None elsewhere, where batches are not committed apart).
+        self.commit_batch: Optional[Callable[[], None]] = None
 
     def check(self) -> None:
         """Raise Terminated or QueryTimeout when the statement was cancelled or ran out of time."""
@@ -48,3 +59,41 @@ class ExecContext:
             raise Terminated("the statement was terminated", phase="runtime")
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise QueryTimeout("the statement ran past its timeout", phase="runtime")
+
+    def charge(self, n: int) -> None:
+        """Count ``n`` items of work at once (a list about to be walked); check when they use up the budget."""
+        self._ticks -= n
+        if self._ticks <= 0:
+            self._ticks = _CHECK_EVERY
+            self.check_now()
+
+    def cancel(self) -> None:
+        """Called from another thread: the next check() raises Terminated."""
+        self.cancelled = True
+        self._ticks = 1
+
+
+def checked(items, ctx):
+    """``items`` (a list or range) to walk, counted against the budget; long ones in checked chunks."""
+    if ctx is None:                      # constant folding at plan time
+        return items
+    try:
+        n = len(items)
+    except OverflowError:                # a range longer than sys.maxsize
+        n = CHUNK + 1
+    if n <= CHUNK:
+        ctx.charge(n)
+        return items
+    return _in_checked_chunks(items, ctx)
+
+
+def _in_checked_chunks(items, ctx):
+    charge = ctx.charge
+    start = 0
+    while True:
+        chunk = items[start:start + CHUNK]
+        if not chunk:
+            return
+        charge(CHUNK)
+        yield from chunk
+        start += CHUNK

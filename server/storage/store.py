@@ -189,8 +189,9 @@ class GraphStore:
         oldest = min(self._readers.values(), default=visible_ts)
         return oldest if oldest < visible_ts else visible_ts
 
-    def _commit(self, tx: WriteTx) -> int:
-        """Write the WAL record, stamp the versions, then wait (lock released) for durability."""
+    def _commit(self, tx: WriteTx, keep_writer: bool = False) -> int:
+        """Write the WAL record, stamp the versions, then wait (lock released) for durability.
+        ``keep_writer``: ``tx`` starts afresh and keeps the lock (WriteTx.commit_and_continue)."""
         commit_ts = self._assigned_ts + 1
         changes = tx._changes
         try:
@@ -236,8 +237,13 @@ class GraphStore:
                          or self._wal.bytes_written >= self._checkpoint_bytes)):
                 checkpoint_thread = self._checkpoint_thread = threading.Thread(
                     target=self._background_checkpoint, name="relate-checkpoint", daemon=True)
-        tx._finish()
+        if keep_writer:
+            tx._start(commit_ts)
+        else:
+            tx._finish()
         self._group.wait(commit_ts)
+        if keep_writer:
+            vacuum.vacuum(self)          # a long batched statement must not keep every old version
         if checkpoint_thread is not None:
             checkpoint_thread.start()
         return commit_ts

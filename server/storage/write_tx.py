@@ -28,8 +28,12 @@ class WriteTx(ReadTx):
     def __init__(self, store, begin_ts: int):
         super().__init__(store, PENDING, None)
         self._closed = True            # never registered as a snapshot reader
-        self._begin_ts = begin_ts
         self._active = True
+        self._start(begin_ts)
+
+    def _start(self, begin_ts: int) -> None:
+        """Empty: nothing written yet (at the start, and again after ``commit_and_continue``)."""
+        self._begin_ts = begin_ts
         self._changes: list[tuple] = []
         self._undo: list[tuple] = []
         self._gc: list[tuple] = []     # vacuum tasks, run once no snapshot needs the old state
@@ -508,6 +512,20 @@ class WriteTx(ReadTx):
             self._undo_to(0)
         finally:
             self._finish()
+
+    def commit_and_continue(self) -> int:
+        """Commit what was written so far and keep the writer lock for more (CALL { ... } IN
+        TRANSACTIONS): a later rollback undoes only what comes after. Returns the commit timestamp."""
+        self._require_active()
+        try:
+            if self._deleted_nodes:
+                self._check_deleted_nodes_detached()
+        except BaseException:
+            self.rollback()
+            raise
+        if not self._changes:
+            return self._store._assigned_ts
+        return self._store._commit(self, keep_writer=True)
 
     def commit(self) -> int:
         """Make the changes durable and visible; returns the commit timestamp."""

@@ -109,6 +109,7 @@ _TCK_ERROR_TYPES: dict[str, tuple[type, ...]] = {
     "SemanticError": (errors.CypherSemanticError, errors.CypherSyntaxError),
     "TypeError": (errors.CypherTypeError,),
     "ArgumentError": (errors.ArgumentError,),
+    "ArithmeticError": (errors.CypherArithmeticError,),
     "ParameterMissing": (errors.ParameterMissing,),
     "EntityNotFound": (errors.EntityNotFound,),
     "ConstraintValidationFailed": (errors.ConstraintValidationFailed,),

@@ -4,8 +4,9 @@ import time
 
 import pytest
 
-from relate.errors import (ConstraintValidationFailed, CypherSyntaxError, EntityNotFound, ParameterMissing,
-                           QueryTimeout, Terminated, TransactionError)
+from relate.errors import (ClientError, ConstraintValidationFailed, CypherArithmeticError, CypherSyntaxError,
+                           EntityNotFound, ParameterMissing, QueryTimeout, Terminated, TransactionError,
+                           error_class_for)
 from relate.server.engine import Database
 from relate.values import Node, Path, Relationship
 
@@ -202,6 +203,20 @@ def test_cancel_from_another_thread_terminates_the_statement(session):
     threading.Timer(0.2, session.cancel).start()
     with pytest.raises(Terminated):
         session.run("MATCH (a:Q), (b:Q), (c:Q) RETURN count(*)").fetch(1)
+
+
+@pytest.mark.parametrize("query", ["RETURN 1 / 0", "RETURN 1 % 0", "RETURN 9223372036854775807 + 1",
+                                   "RETURN -9223372036854775807 - 2", "RETURN 4611686018427387904 * 2",
+                                   "RETURN -(-9223372036854775807 - 1)", "RETURN abs(-9223372036854775807 - 1)",
+                                   "UNWIND [9223372036854775807, 1] AS x RETURN sum(x)",
+                                   "RETURN toInteger(1e19)", "RETURN duration({days: 1}) / 0"])
+def test_integer_division_by_zero_and_overflow_are_arithmetic_errors(session, query):
+    with pytest.raises(CypherArithmeticError) as info:
+        rows(session, query)
+    error = info.value
+    assert isinstance(error, ClientError) and not error.retryable
+    assert (error.code, error.phase) == ("Neo.ClientError.Statement.ArithmeticError", "runtime")
+    assert error_class_for(error.code) is CypherArithmeticError      # what the network driver rebuilds
 
 
 def test_compile_errors_carry_position_and_excerpt(session):

@@ -61,6 +61,14 @@ class Ctx:
         self.tx = tx or DictTx()
         self.params = params or {}
 
+    def check(self):            # ExecContext's cancellation hooks: nothing to cancel here
+        pass
+
+    def charge(self, n):
+        pass
+
+    check_now = check
+
 
 class FakeScope:
     """Compiles a pattern ``(a)-[:T]->(b)`` (a bound) by expanding through the DictTx."""

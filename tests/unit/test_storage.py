@@ -455,3 +455,30 @@ def test_index_range_consistent_under_concurrent_writes(store):
         stop.set()
         t.join()
     assert bad == []
+
+
+def test_commit_and_continue_commits_a_part_and_keeps_the_writer(tmp_path):
+    store = GraphStore.open(str(tmp_path / "db"))
+    seen = []
+    store.add_commit_listener(lambda changes, ts: seen.append((ts, [c[0] for c in changes])))
+    tx = store.begin_write()
+    a = tx.create_node(["A"], {"i": 1})
+    ts = tx.commit_and_continue()
+    assert ts == store.last_commit_ts == 1 and tx.active and tx.ts == 1
+    with store.begin_read() as r:
+        assert r.node_exists(a) and r.count_nodes("A") == 1      # visible to new snapshots at once
+    with pytest.raises(TransientError):
+        store.begin_write(timeout=0.1)                          # the writer lock is still held
+    b = tx.create_node(["A"], {"i": 2})
+    tx.set_node_prop(a, "i", 10)
+    assert tx.count_nodes("A") == 2
+    tx.rollback()                                               # undoes only what came after
+    with store.begin_read() as r:
+        assert r.node_prop(a, "i") == 1 and not r.node_exists(b) and r.count_nodes("A") == 1
+    assert not tx.active
+    assert seen == [(1, ["node+"])]
+    store.close()
+    reopened = GraphStore.open(str(tmp_path / "db"))
+    with reopened.begin_read() as r:
+        assert r.count_nodes("A") == 1 and r.node_prop(a, "i") == 1
+    reopened.close()

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-import resource
 from typing import Any, Callable
 
 from ..workload import Workload
@@ -54,8 +53,9 @@ class System:
         """Before the similar-recall pass: do what a user would to get k hits (e.g. widen post-filters)."""
 
     def peak_rss_kib(self) -> int:
-        """Peak RSS this system added: a server's own peak, or this worker's growth past its baseline."""
-        return max(0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - self.baseline_kib)
+        """Peak RSS this system added: a server's own peak, or this worker's growth past its baseline.
+        (VmHWM, not ru_maxrss: a spawned child's ru_maxrss starts at its forking parent's RSS.)"""
+        return max(0, proc_status_kib(os.getpid(), "VmHWM") - self.baseline_kib)
 
     def close(self) -> None: ...
 

@@ -2,6 +2,7 @@
 for full-text. What a hand-written pipeline costs, without a query language or a database around it."""
 from __future__ import annotations
 
+import math
 import os
 from collections import defaultdict
 
@@ -13,6 +14,7 @@ from .base import System
 
 HNSW_MIN_SIZE = 50_000        # as Relate's vector index: exact below, HNSW (M 32, efConstruction 200) above
 HNSW_M, HNSW_EF_CONSTRUCTION, HNSW_EF_SEARCH = 32, 200, 256
+EXACT_MAX_SCOPE = 20_000      # as Relate: a filter keeping at most this many rows is searched exactly
 
 
 class _Graph:
@@ -42,7 +44,8 @@ class _Graph:
 class FaissTantivyFloor(System):
     name = "floor"
     role = "floor"
-    notes = "FAISS (exact below 50k notes, HNSW M 32 above, as Relate) + tantivy (BM25) + Python dicts"
+    notes = ("FAISS (exact below 50k notes, HNSW M 32 above; filters: exact up to 20k rows, else a bitmap "
+             "selector: Relate's strategy) + tantivy (BM25) + Python dicts")
 
     def start(self, workdir: str) -> None:
         self.workdir = workdir
@@ -89,13 +92,27 @@ class FaissTantivyFloor(System):
 
     # ---- operations --------------------------------------------------------------------------
     def _vector(self, v: np.ndarray, k: int, since_ms: int) -> list[int]:
+        q = v.reshape(1, -1).astype(np.float32)
         if since_ms <= self.wl.all_since_ms:
-            _, rows = self.index.search(v.reshape(1, -1).astype(np.float32), k)
+            _, rows = self.index.search(q, k)
             return [int(r) for r in rows[0] if r >= 0]
-        rows = np.flatnonzero(self.wl.ts >= since_ms)        # a filter: exact over the rows it keeps
-        scores = self.vectors[rows] @ v
-        best = np.argpartition(-scores, min(k, len(rows)) - 1)[:k] if len(rows) > k else np.arange(len(rows))
-        return rows[best[np.lexsort((rows[best], -scores[best]))]].tolist()
+        mask = self.wl.ts >= since_ms
+        scope = int(mask.sum())
+        if scope <= EXACT_MAX_SCOPE:            # a selective filter: exact over the rows it keeps
+            rows = np.flatnonzero(mask)
+            scores = self.vectors[rows] @ v
+            best = np.argpartition(-scores, k - 1)[:k] if len(rows) > k else np.arange(len(rows))
+            return rows[best[np.lexsort((rows[best], -scores[best]))]].tolist()
+        import faiss                            # a wide filter: FAISS with a bitmap selector, as Relate
+        bitmap = np.packbits(mask, bitorder="little")
+        selector = faiss.IDSelectorBitmap(len(mask), faiss.swig_ptr(bitmap))
+        if isinstance(self.index, faiss.IndexHNSWFlat):
+            ef = int(min(4096, self.index.hnsw.efSearch * min(32.0, math.sqrt(len(mask) / scope))))
+            params = faiss.SearchParametersHNSW(sel=selector, efSearch=ef)
+        else:
+            params = faiss.SearchParameters(sel=selector)
+        _, rows = self.index.search(q, k, params=params)
+        return [int(r) for r in rows[0] if r >= 0]
 
     def _fulltext(self, q: str, k: int) -> list[int]:
         searcher = self.tantivy.searcher()

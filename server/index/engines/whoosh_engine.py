@@ -1,7 +1,8 @@
 """Whoosh (whoosh-reloaded) as a full-text engine, scoring with Lucene's BM25 on Relate's statistics.
 
-Whoosh stores field lengths in one byte, rounded up (11 tokens read back as 12), so its scores can
-sit below the exact ones by at most the worst rounding ratio; that ratio is the score bound.
+Whoosh stores field lengths in one byte, rounded up (11 tokens read back as 12). The scorer takes
+the smallest length that encodes to the stored byte, never more than the true length, so Whoosh's
+score is never below the exact one: the score bound is 1.
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from whoosh import collectors, fields, query as wq
 from whoosh.analysis import Token, Tokenizer
 from whoosh.filedb.filestore import FileStorage, RamStorage
 from whoosh.scoring import WeightingModel, WeightLengthScorer
-from whoosh.util.numeric import byte_to_length, length_to_byte
+from whoosh.util.numeric import byte_to_length
 
 from relate.errors import QueryTimeout
 
@@ -49,18 +50,17 @@ class PreAnalyzed(Tokenizer):
             yield token
 
 
-def _worst_length_rounding() -> float:
-    """The largest (stored length / true length) of Whoosh's one-byte field-length encoding."""
-    worst, previous = 1.0, 0
+def _length_floors() -> dict[int, int]:
+    """Whoosh's stored length -> the smallest true length stored as the same byte."""
+    floors, previous = {}, 0
     for code in range(1, 256):
         length = byte_to_length(code)
-        if length > previous + 1:
-            worst = max(worst, byte_to_length(length_to_byte(previous + 1)) / (previous + 1))
+        floors[length] = previous + 1 if code > 1 else length
         previous = length
-    return worst
+    return floors
 
 
-LENGTH_ROUNDING = _worst_length_rounding()
+LENGTH_FLOOR = _length_floors()
 
 
 class _LuceneBM25(WeightingModel):
@@ -85,7 +85,7 @@ class _BM25Scorer(WeightLengthScorer):
         self.setup(searcher, fieldname, text)
 
     def _score(self, weight, length):
-        return bm25_term(self.idf, weight, length, self.avgdl)
+        return bm25_term(self.idf, weight, LENGTH_FLOOR.get(length, length), self.avgdl)
 
 
 class WhooshEngine:
@@ -143,7 +143,7 @@ class WhooshEngine:
             except collectors.TimeLimit:
                 raise QueryTimeout(f"The full-text search did not finish within {remaining:.1f} s") from None
             results = collector.results()
-            return [(int(hit["k"]), hit.score) for hit in results], LENGTH_ROUNDING * (1 + 1e-9)
+            return [(int(hit["k"]), hit.score) for hit in results], 1 + 1e-9
 
     def note_deletes(self, count: int) -> None:
         """Whoosh scores with Relate's statistics, so deleted documents do not skew them."""

@@ -13,6 +13,7 @@ from relate.errors import (ArgumentError, CypherSemanticError, CypherSyntaxError
                            ParameterMissing)
 from relate.values import VECTOR_TYPES, Duration, Vector
 from relate.server.query import ast
+from relate.server.query.context import checked
 from relate.server.query.exec import functions, values_ops
 from relate.server.query.exec.aggregates import is_aggregate
 from relate.server.query.exec.values_ops import equals, temporal_rank, type_name
@@ -769,7 +770,7 @@ class _Compiler:
             items = _as_list(items, "list comprehension")
             inner = dict(row)
             out = []
-            for item in items:
+            for item in checked(items, ctx):
                 inner[var] = item
                 if where is None or where(inner, ctx) is True:
                     out.append(item if projection is None else projection(inner, ctx))
@@ -791,7 +792,7 @@ class _Compiler:
             inner = dict(row)
             trues = 0
             unknown = False
-            for item in items:
+            for item in checked(items, ctx):
                 inner[var] = item
                 r = where(inner, ctx)
                 if r is True:
@@ -837,7 +838,7 @@ class _Compiler:
             items = _as_list(items, "reduce")
             inner = dict(row)
             inner[acc] = init(row, ctx)
-            for item in items:
+            for item in checked(items, ctx):
                 inner[var] = item
                 inner[acc] = step(inner, ctx)
             return inner[acc]

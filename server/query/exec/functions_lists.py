@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from relate.errors import ArgumentError
 from relate.values import Duration, Vector
+from relate.server.query.context import checked
 from relate.server.query.exec.functions_registry import function, type_error
 from relate.server.query.exec.values_ops import equals, temporal_rank
 from relate.server.query.refs import NodeRef, PathRef, RelRef
@@ -53,8 +54,17 @@ def _range_int(v, what):
     return v
 
 
-@function("range", 2, 3)
-def range_(ctx, start, end, step=1):
+# Ranges longer than this are not built at plan time (constant folding): at run time the build
+# can be cancelled and timed out, and the plan cache does not keep the list.
+FOLD_LIMIT = 10_000
+
+
+class _NotFoldable(Exception):
+    """Raised while folding constants (ctx None) to leave an evaluation to run time."""
+
+
+def range_values(start, end, step=1) -> range:
+    """What ``range(start, end[, step])`` yields, as a lazy Python range (arguments checked)."""
     if start is None or end is None or step is None:
         raise ArgumentError("range() does not accept null arguments", detail="InvalidArgumentType",
                             phase="runtime")
@@ -62,7 +72,17 @@ def range_(ctx, start, end, step=1):
     if step == 0:
         raise ArgumentError("Step argument to range() can't be 0", detail="NumberOutOfRange",
                             phase="runtime")
-    return list(range(start, end + (1 if step > 0 else -1), step))
+    return range(start, end + (1 if step > 0 else -1), step)
+
+
+@function("range", 2, 3)
+def range_(ctx, start, end, step=1):
+    values = range_values(start, end, step)
+    if ctx is None and not values[FOLD_LIMIT:]:
+        return list(values)
+    if ctx is None:
+        raise _NotFoldable()
+    return list(checked(values, ctx))
 
 
 @function("reverse", 1)

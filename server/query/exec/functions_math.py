@@ -6,8 +6,9 @@ import random
 from decimal import (ROUND_CEILING, ROUND_DOWN, ROUND_FLOOR, ROUND_HALF_DOWN, ROUND_HALF_EVEN,
                      ROUND_HALF_UP, ROUND_UP, Decimal, InvalidOperation)
 
-from relate.errors import ArgumentError, ClientError
+from relate.errors import ArgumentError
 from relate.server.query.exec.functions_registry import function, type_error
+from relate.server.query.exec.values_ops import arithmetic_error
 
 _INF = math.inf
 
@@ -95,8 +96,7 @@ def abs_(ctx, v):
     v = _num("abs", v)
     r = abs(v)
     if type(r) is int and r >= 2 ** 63:
-        raise ClientError("long overflow", code="Neo.ClientError.Statement.ArithmeticError",
-                          phase="runtime")
+        raise arithmetic_error("long overflow")
     return r
 
 

@@ -3,6 +3,7 @@
 Every operator is stateless (a plan is shared by concurrent runs): ``rows(ctx, arg)`` is a generator
 over dict rows, reading from its source with the same ``arg``. Operators never mutate the rows they
 receive; they yield new dicts (``dict(row)`` then set) or pass the row on unchanged.
+Cancellation: loops over storage or lists count each item (``ctx.check()`` / ``checked``), see context.py.
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any, Callable, Iterator, Optional
 
 from relate.errors import CypherTypeError
 
+from ..context import checked
 from ..refs import NodeRef, PathRef, RelRef
 from .values_ops import group_key, type_name
 
@@ -177,7 +179,9 @@ class NodeIndexSeek(Operator):
                     ids.extend(seek("node", label, key, v))
             else:
                 ids = seek("node", label, key, value)
+            check = ctx.check
             for nid in ids:
+                check()
                 out = dict(row)
                 out[var] = NodeRef(nid)
                 yield out
@@ -210,7 +214,9 @@ class NodeIndexRange(Operator):
                 hi_inc = self.upper[1]
                 if hi is None:
                     continue
+            check = ctx.check
             for nid in ctx.tx.index_range("node", label, key, lo, lo_inc, hi, hi_inc):
+                check()
                 out = dict(row)
                 out[var] = NodeRef(nid)
                 yield out
@@ -232,7 +238,7 @@ class NodeByIdSeek(Operator):
             value = self.ids(row, ctx)
             values = value if self.many and isinstance(value, list) else [value]
             seen = set()
-            for v in values:
+            for v in checked(values, ctx):
                 if type(v) is not int or v in seen or not ctx.tx.node_exists(v):
                     continue
                 seen.add(v)
@@ -326,7 +332,6 @@ class Expand(Operator):
         tx = ctx.tx
         expand = tx.expand
         for row in self.source.rows(ctx, arg):
-            check()
             node = row[start_var]
             if node is None:
                 continue
@@ -340,12 +345,14 @@ class Expand(Operator):
                     continue
                 target_id = target.id
                 for rid, other in expand(node.id, direction, types):
+                    check()
                     if other == target_id and not (used and rid in used):
                         out = dict(row)
                         out[rel_var] = RelRef(rid)
                         yield out
                 continue
             for rid, other in expand(node.id, direction, types):
+                check()
                 if used and rid in used:
                     continue
                 if end_test is not None and not end_test(tx.node_labels(other)):
@@ -364,7 +371,6 @@ class Expand(Operator):
         expand = tx.expand
         n = 0
         for row in self.source.rows(ctx, arg):
-            check()
             node = row[start_var]
             if node is None:
                 continue
@@ -379,6 +385,7 @@ class Expand(Operator):
                     continue
                 target_id = target.id
             for rid, other in expand(node.id, direction, types):
+                check()
                 if used and rid in used:
                     continue
                 if into:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from relate.errors import CypherTypeError
 
+from ..context import checked
 from ..refs import NodeRef, PathRef, RelRef
 from .operators import Operator, label_test, used_rel_ids
 from .values_ops import equals, type_name
@@ -129,7 +130,7 @@ class ShortestPath(Operator):
                 found = self._bfs(ctx, a.id, b.id)
             else:
                 found = self._deepening(ctx, row, a.id, b.id, props)
-            for nodes, rels in found:
+            for nodes, rels in checked(found, ctx):
                 out = dict(row)
                 if self.path:
                     out[self.path] = PathRef(tuple(NodeRef(n) for n in nodes), tuple(RelRef(r) for r in rels))
@@ -151,9 +152,10 @@ class ShortestPath(Operator):
                 return []
             depth += 1
             level: dict[int, list[tuple[int, int]]] = {}
+            check = ctx.check
             for nid in frontier:
-                ctx.check()
                 for rid, other in tx.expand(nid, direction, types):
+                    check()
                     if other in parents:
                         continue
                     level.setdefault(other, []).append((nid, rid))
@@ -165,6 +167,7 @@ class ShortestPath(Operator):
         # Walk parents back from the end; allShortestPaths follows every parent.
         stack = [(end, [end], [])]
         while stack:
+            ctx.check()
             nid, nodes, rels = stack.pop()
             if nid == start:
                 paths.append((nodes[::-1], rels[::-1]))

@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import heapq
+
 from relate.errors import ArgumentError
 
+from ..context import checked
 from .operators import Operator
 from .values_ops import group_key, make_aggregator, order_key, type_name
 
@@ -59,9 +61,7 @@ class Aggregate(Operator):
         arg_fns = [fns for _, _, _, fns in specs]
         groups: dict = {}
         single = len(key_fns) == 1
-        check = ctx.check
         for row in self.source.rows(ctx, arg):
-            check()
             values = [fn(row, ctx) for fn in key_fns]
             key = group_key(values[0]) if single else tuple(group_key(v) for v in values)
             entry = groups.get(key)
@@ -70,7 +70,7 @@ class Aggregate(Operator):
                 groups[key] = entry
             for agg, fns in zip(entry[1], arg_fns):
                 agg.add(*[f(row, ctx) for f in fns])
-        for values, aggs in groups.values():
+        for values, aggs in checked(list(groups.values()), ctx):
             out = dict(zip(key_names, values))
             for (name, _, _, _), agg in zip(specs, aggs):
                 out[name] = agg.result()
@@ -83,17 +83,14 @@ class Aggregate(Operator):
         if self.counting:
             n = self.source.count(ctx, arg)
             return {name: n for name, _, _, _ in specs}
-        check = ctx.check
         rows = self.source.rows(ctx, arg)
         if len(specs) == 1 and len(specs[0][3]) == 1:
             add, fn = aggs[0].add, specs[0][3][0]
             for row in rows:
-                check()
                 add(fn(row, ctx))
         else:
             pairs = [(agg.add, fns) for agg, (_, _, _, fns) in zip(aggs, specs)]
             for row in rows:
-                check()
                 for add, fns in pairs:
                     add(*[f(row, ctx) for f in fns])
         return {name: agg.result() for (name, _, _, _), agg in zip(specs, aggs)}
@@ -169,7 +166,7 @@ class Sort(Operator):
         key_fn = self.key_fn
         decorated = [(key_fn(row, ctx), row) for row in self.source.rows(ctx, arg)]
         decorated.sort(key=_first, reverse=self.reverse)   # stable: ties keep input order
-        for _, row in decorated:
+        for _, row in checked(decorated, ctx):
             yield row
 
 
@@ -180,27 +177,31 @@ def _first(pair):
 class Top(Operator):
     """ORDER BY ... [SKIP s] LIMIT l without sorting everything: a heap of skip + limit rows.
 
-    heapq.nsmallest / nlargest equal ``sorted(...)[:n]`` (ties keep their input order)."""
-    __slots__ = ("keys", "limit", "skip", "key_fn", "reverse")
-    name = "Top"
+    heapq.nsmallest / nlargest equal ``sorted(...)[:n]`` (ties keep their input order).
+    ``exhaustive``: the input writes, so LIMIT 0 still runs it (Neo4j's ExhaustiveLimit)."""
+    __slots__ = ("keys", "limit", "skip", "key_fn", "reverse", "exhaustive")
 
-    def __init__(self, source, keys, limit, skip):
+    def __init__(self, source, keys, limit, skip, exhaustive=False):
         self.source, self.keys, self.limit, self.skip = source, keys, limit, skip
         self.key_fn, self.reverse = sort_key(keys)
+        self.exhaustive = exhaustive
+
+    @property
+    def name(self):
+        return "ExhaustiveTop" if self.exhaustive else "Top"
 
     def rows(self, ctx, arg):
         limit = count_value(self.limit, ctx, arg, "LIMIT")
         skip = count_value(self.skip, ctx, arg, "SKIP") if self.skip is not None else 0
         if limit == 0:
-            # LIMIT 0 still runs the input (for its side effects and errors).
-            for _ in self.source.rows(ctx, arg):
-                pass
+            if self.exhaustive:
+                drain(self.source.rows(ctx, arg))
             return
         key_fn = self.key_fn
         decorated = ((key_fn(row, ctx), row) for row in self.source.rows(ctx, arg))
         pick = heapq.nlargest if self.reverse else heapq.nsmallest
         best = pick(skip + limit, decorated, key=_first)
-        for _, row in best[skip:]:
+        for _, row in checked(best[skip:], ctx):
             yield row
 
 
@@ -233,24 +234,37 @@ class Skip(Operator):
 
 
 class Limit(Operator):
-    __slots__ = ("count",)
-    name = "Limit"
+    """The first n rows; it stops pulling its input once they came (LIMIT 0 never starts it).
+    ``exhaustive``: the input writes, so it runs to the end anyway (Neo4j's ExhaustiveLimit)."""
+    __slots__ = ("count", "exhaustive")
 
-    def __init__(self, source, count):
-        self.source, self.count = source, count
+    def __init__(self, source, count, exhaustive=False):
+        self.source, self.count, self.exhaustive = source, count, exhaustive
+
+    @property
+    def name(self):
+        return "ExhaustiveLimit" if self.exhaustive else "Limit"
 
     def rows(self, ctx, arg):
         n = count_value(self.count, ctx, arg, "LIMIT")
         if n == 0:
-            # Like Top: the input still runs (an Eager below holds writes that must happen).
-            for _ in self.source.rows(ctx, arg):
-                pass
+            if self.exhaustive:
+                drain(self.source.rows(ctx, arg))
             return
-        for row in self.source.rows(ctx, arg):
+        rows = self.source.rows(ctx, arg)
+        for row in rows:
             yield row
             n -= 1
             if n == 0:
+                if self.exhaustive:
+                    drain(rows)
                 return
+
+
+def drain(rows) -> None:
+    """Run ``rows`` to the end for their effects."""
+    for _ in rows:
+        pass
 
 
 class Select(Operator):
@@ -277,15 +291,15 @@ class Unwind(Operator):
         return self.var
 
     def rows(self, ctx, arg):
-        expr, var, check = self.expr, self.var, ctx.check
+        expr, var = self.expr, self.var
         for row in self.source.rows(ctx, arg):
             value = expr(row, ctx)
             if value is None:
                 continue
-            if type(value) is not list:
+            kind = type(value)
+            if kind is not list and kind is not range:      # range: a lazy UNWIND range(...)
                 value = value.tolist() if hasattr(value, "to_numpy") else [value]
-            for item in value:
-                check()
+            for item in checked(value, ctx):
                 out = dict(row)
                 out[var] = item
                 yield out
@@ -344,8 +358,7 @@ class EmptyResult(Operator):
         self.source = source
 
     def rows(self, ctx, arg):
-        for _ in self.source.rows(ctx, arg):
-            pass
+        drain(self.source.rows(ctx, arg))
         return
         yield
 

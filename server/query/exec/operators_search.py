@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from relate.errors import ArgumentError, CypherTypeError
 
+from ..context import checked
 from ..refs import NodeRef, RelRef
 from .operators import Operator
 from .values_ops import type_name
@@ -101,7 +102,7 @@ class Search(Operator):
         for row in self.source.rows(ctx, arg):
             tx = ctx.tx
             visible = tx.node_exists if is_node else tx.rel_exists
-            for eid, score in spec.hits(ctx, row, visible):
+            for eid, score in checked(spec.hits(ctx, row, visible), ctx):
                 out = dict(row)
                 out[var] = make(eid)
                 if score_var is not None:

@@ -1,8 +1,9 @@
 """Operators that run other plans: OPTIONAL MATCH, CALL subqueries, UNION, FOREACH, procedures, Eager."""
 from __future__ import annotations
 
-from relate.errors import CypherTypeError, ParameterMissing, ProcedureCallFailed, RelateError
+from relate.errors import ArgumentError, CypherTypeError, ParameterMissing, ProcedureCallFailed, RelateError
 
+from ..context import checked
 from ..procedures import MISSING, coerce, type_accepts
 from .operators import Operator
 from .values_ops import group_key, type_name
@@ -52,26 +53,72 @@ class Apply(Operator):
         return ", ".join(self.columns)
 
     def rows(self, ctx, arg):
-        inner, imports, columns = self.inner, self.imports, self.columns
         for row in self.source.rows(ctx, arg):
-            inner_arg = row if imports is None else {name: row[name] for name in imports}
-            if self.unit:
-                for _ in inner.rows(ctx, inner_arg):
-                    pass
-                yield row
-                continue
-            found = False
-            for result in inner.rows(ctx, inner_arg):
-                found = True
-                out = dict(row)
-                for name in columns:
-                    out[name] = result[name]
-                yield out
-            if not found and self.optional:
-                out = dict(row)
-                for name in columns:
-                    out[name] = None
-                yield out
+            yield from self.apply(ctx, row)
+
+    def apply(self, ctx, row):
+        """The output rows for one input row."""
+        inner, imports, columns = self.inner, self.imports, self.columns
+        inner_arg = row if imports is None else {name: row[name] for name in imports}
+        if self.unit:
+            for _ in inner.rows(ctx, inner_arg):
+                pass
+            yield row
+            return
+        found = False
+        for result in inner.rows(ctx, inner_arg):
+            found = True
+            out = dict(row)
+            for name in columns:
+                out[name] = result[name]
+            yield out
+        if not found and self.optional:
+            out = dict(row)
+            for name in columns:
+                out[name] = None
+            yield out
+
+
+DEFAULT_BATCH_ROWS = 1000       # Neo4j's default for IN TRANSACTIONS without OF n ROWS
+
+
+class TransactionApply(Apply):
+    """CALL { ... } IN TRANSACTIONS [OF n ROWS]: commits after every n input rows, once their output
+    rows went downstream (writes made for them there commit with the batch); the last batch commits
+    with the statement. A failure rolls back only the batch it happens in."""
+    __slots__ = ("batch",)
+    name = "TransactionApply"
+
+    def __init__(self, source, inner, imports, columns, unit, optional, batch):
+        super().__init__(source, inner, imports, columns, unit, optional)
+        self.batch = batch
+
+    def details(self):
+        return ", ".join(self.columns)
+
+    def rows(self, ctx, arg):
+        size = batch_rows(self.batch, ctx, arg)
+        commit = ctx.commit_batch            # None: not an auto-commit write, nothing to commit apart
+        pending = 0
+        for row in self.source.rows(ctx, arg):
+            yield from self.apply(ctx, row)
+            pending += 1
+            if pending == size:
+                pending = 0
+                if commit is not None:
+                    commit()
+
+
+def batch_rows(fn, ctx, arg) -> int:
+    """The n of ``OF n ROWS``: a positive integer."""
+    if fn is None:
+        return DEFAULT_BATCH_ROWS
+    value = fn(arg, ctx)
+    if type(value) is not int or value < 1:
+        raise ArgumentError(f"OF ... ROWS: {value!r} is not a valid value, it must be a positive integer",
+                            detail="InvalidArgumentType" if type(value) is not int else "NumberOutOfRange",
+                            phase="runtime")
+    return value
 
 
 class Union(Operator):
@@ -112,7 +159,7 @@ class Eager(Operator):
 
     def rows(self, ctx, arg):
         buffered = list(self.source.rows(ctx, arg))
-        yield from buffered
+        yield from checked(buffered, ctx)
 
 
 class Foreach(Operator):
@@ -135,10 +182,11 @@ class Foreach(Operator):
             if items is None:
                 yield row
                 continue
-            if type(items) is not list:
+            kind = type(items)
+            if kind is not list and kind is not range:     # range: a lazy FOREACH over range(...)
                 raise CypherTypeError(f"FOREACH expected a list, got {type_name(items)}",
                                       detail="InvalidArgumentType", phase="runtime")
-            for item in items:
+            for item in checked(items, ctx):
                 inner_arg = dict(row)
                 inner_arg[var] = item
                 for _ in inner.rows(ctx, inner_arg):
@@ -165,9 +213,11 @@ class ProcedureCall(Operator):
         for row in self.source.rows(ctx, arg):
             values = self._arguments(row, ctx)
             found = False
+            check = ctx.check
             try:
                 results = proc.fn(ctx, *values)
                 for result in results:
+                    check()
                     found = True
                     out = dict(row)
                     if isinstance(result, dict):

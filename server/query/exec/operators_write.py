@@ -6,6 +6,7 @@ from typing import Any
 from relate.errors import CypherSemanticError, CypherTypeError
 from relate.values import Vector
 
+from ..context import checked
 from ..refs import NodeRef, PathRef, RelRef
 from .operators import Operator
 from .operators_paths import build_path
@@ -346,7 +347,7 @@ def delete_value(ctx, value, detach: bool) -> None:
         for node in value.nodes:
             _delete_node(ctx, node.id, detach)
     elif t is list:
-        for item in value:
+        for item in checked(value, ctx):
             delete_value(ctx, item, detach)
     else:
         raise CypherTypeError(f"DELETE expected a node, relationship or path, got {type_name(value)}",
@@ -369,7 +370,7 @@ def _delete_node(ctx, nid: int, detach: bool) -> None:
         return
     rels = list(dict.fromkeys(rid for rid, _ in tx.expand(nid, "both", None)))
     if detach:
-        for rid in rels:
+        for rid in checked(rels, ctx):
             _delete_rel(ctx, rid)
     elif rels:
         ctx.pending_deletes[nid] = rels      # fine if the same statement deletes them too

@@ -10,7 +10,7 @@ import calendar
 import datetime as _dt
 from typing import Any
 
-from relate.errors import ArgumentError, ClientError, CypherTypeError
+from relate.errors import ArgumentError, CypherArithmeticError, CypherTypeError
 from relate.temporal import (NANOS_PER_SECOND, Date, DateTime, LocalDateTime, LocalTime,
                              Time)
 from relate.temporal_zones import offset_zone
@@ -30,8 +30,8 @@ def _type_error(op: str, a: Any, b: Any) -> CypherTypeError:
                            detail="InvalidArgumentType", phase="runtime")
 
 
-def _arithmetic_error(message: str) -> ClientError:
-    return ClientError(message, code="Neo.ClientError.Statement.ArithmeticError", phase="runtime")
+def _arithmetic_error(message: str) -> CypherArithmeticError:
+    return CypherArithmeticError(message, phase="runtime")
 
 
 # --------------------------------------------------------------------------------------------

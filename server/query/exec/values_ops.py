@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from relate.errors import ClientError, CypherTypeError
+from relate.errors import CypherArithmeticError, CypherTypeError
 from relate.values import Duration, Vector
 from relate.server.query.refs import NodeRef, PathRef, RelRef
 
@@ -349,8 +349,8 @@ def make_aggregator(name: str, distinct: bool = False):
 _INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
 
 
-def arithmetic_error(message: str):
-    return ClientError(message, code="Neo.ClientError.Statement.ArithmeticError", phase="runtime")
+def arithmetic_error(message: str) -> CypherArithmeticError:
+    return CypherArithmeticError(message, phase="runtime")
 
 
 def _operand_error(op: str, a: Any, b: Any):

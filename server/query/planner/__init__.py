@@ -21,6 +21,7 @@ class Plan:
     columns: list[str]
     updating: bool
     logical: logical.LogicalOp
+    batched: bool = False          # CALL { ... } IN TRANSACTIONS: auto-commit statements only
 
 
 def plan_query(query: ast.Query, catalog, procedures=None, *, profile: bool = False,
@@ -30,7 +31,7 @@ def plan_query(query: ast.Query, catalog, procedures=None, *, profile: bool = Fa
     root, columns = builder.plan_query(query, (), role="top")
     root = optimize(root, catalog, optimize_plans)
     physical = PhysicalBuilder(procedures, profile=profile, optimize_plans=optimize_plans)
-    return Plan(physical.build(root), list(columns), logical.is_updating(root), root)
+    return Plan(physical.build(root), list(columns), logical.is_updating(root), root, logical.is_batched(root))
 
 
 __all__ = ["Plan", "plan_query", "Builder", "PhysicalBuilder", "CompileScope", "RULES", "optimize"]

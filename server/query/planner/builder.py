@@ -138,7 +138,8 @@ class Builder:
             arg = imports
         inner, columns = self.plan_query(clause.query, arg, role="call")
         unit = not columns
-        state.op = L.Apply(state.op, inner, imports, tuple(columns), unit, clause.optional)
+        state.op = L.Apply(state.op, inner, imports, tuple(columns), unit, clause.optional,
+                           clause.in_transactions, clause.batch_size)
         state.bind(columns)
 
     def _callprocedure(self, clause: ast.CallProcedure, state: "_State"):

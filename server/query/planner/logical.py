@@ -149,13 +149,16 @@ class Optional_(LogicalOp):
 
 @dataclass(eq=False)
 class Apply(LogicalOp):
-    """CALL subquery: ``inner`` per input row; ``imports`` None passes the whole row."""
+    """CALL subquery: ``inner`` per input row; ``imports`` None passes the whole row.
+    ``in_transactions``: commit every ``batch`` input rows (None = 1000), CALL { ... } IN TRANSACTIONS."""
     source: LogicalOp
     inner: LogicalOp
     imports: Optional[tuple[str, ...]]
     columns: tuple[str, ...]
     unit: bool = False             # no RETURN: yield each input row once
     optional: bool = False
+    in_transactions: bool = False
+    batch: Optional[ast.Expr] = None
 
     def nested(self):
         return [self.inner]
@@ -217,6 +220,7 @@ class Top(LogicalOp):
     keys: list[tuple[ast.Expr, bool]]
     limit: ast.Expr
     skip: Optional[ast.Expr] = None
+    exhaustive: bool = False                   # the input writes: LIMIT 0 must still run it
 
 
 @dataclass(eq=False)
@@ -227,8 +231,10 @@ class Skip(LogicalOp):
 
 @dataclass(eq=False)
 class Limit(LogicalOp):
+    """The first ``count`` rows; ``exhaustive`` runs a writing input to its end all the same."""
     source: LogicalOp
     count: ast.Expr
+    exhaustive: bool = False
 
 
 @dataclass(eq=False)
@@ -343,6 +349,11 @@ def walk(op: LogicalOp):
 
 def is_updating(op: LogicalOp) -> bool:
     return any(isinstance(o, WRITE_OPS) for o in walk(op))
+
+
+def is_batched(op: LogicalOp) -> bool:
+    """The plan commits in batches (CALL { ... } IN TRANSACTIONS)."""
+    return any(isinstance(o, Apply) and o.in_transactions for o in walk(op))
 
 
 @dataclass

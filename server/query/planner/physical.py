@@ -16,6 +16,7 @@ from ..exec import operators_search as PS
 from ..exec import operators_subplans as PU
 from ..exec import operators_write as PW
 from ..exec.expressions import compile_expression
+from ..exec.functions_lists import range_values
 from ..semantic.walk import and_terms, query_free_variables
 from . import logical as L
 from .bound import introduced
@@ -74,6 +75,17 @@ class PhysicalBuilder:
 
     def compile(self, expr: ast.Expr):
         return compile_expression(expr, self.scope)
+
+    def compile_items(self, expr: ast.Expr):
+        """What UNWIND / FOREACH walk: ``range(...)`` gives a lazy Python range, never a built list."""
+        compiled = self.compile(expr)            # compile-time errors; small constant ranges fold
+        if not (isinstance(expr, ast.FunctionCall) and expr.name.lower() == "range") or _is_constant(compiled):
+            return compiled
+        args = [self.compile(a) for a in expr.args]
+
+        def lazy_range(row, ctx):
+            return range_values(*[a(row, ctx) for a in args])
+        return lazy_range
 
     # ------------------------------------------------------------ nested plans
     def plan_subquery(self, query: ast.Query, bound: frozenset, ctx) -> P.Operator:
@@ -143,7 +155,11 @@ class PhysicalBuilder:
         return PU.Optional(self.build(op.source), self.build(op.inner), op.new_vars)
 
     def _Apply(self, op):
-        return PU.Apply(self.build(op.source), self.build(op.inner), op.imports, op.columns, op.unit, op.optional)
+        source, inner = self.build(op.source), self.build(op.inner)
+        if op.in_transactions:
+            batch = self.compile(op.batch) if op.batch is not None else None
+            return PU.TransactionApply(source, inner, op.imports, op.columns, op.unit, op.optional, batch)
+        return PU.Apply(source, inner, op.imports, op.columns, op.unit, op.optional)
 
     def _Search(self, op):
         return PS.Search(self.build(op.source), op.var, op.entity, self._search_spec(op.spec, op.var), op.score,
@@ -166,7 +182,7 @@ class PhysicalBuilder:
                               opt(spec.limit), opt(spec.weight))
 
     def _Unwind(self, op):
-        return PR.Unwind(self.build(op.source), self.compile(op.expr), op.var)
+        return PR.Unwind(self.build(op.source), self.compile_items(op.expr), op.var)
 
     def _Project(self, op):
         return PR.Project(self.build(op.source), [(n, self.compile(e)) for n, e in op.items], op.keep)
@@ -193,13 +209,13 @@ class PhysicalBuilder:
 
     def _Top(self, op):
         skip = self.compile(op.skip) if op.skip is not None else None
-        return PR.Top(self.build(op.source), self._keys(op.keys), self.compile(op.limit), skip)
+        return PR.Top(self.build(op.source), self._keys(op.keys), self.compile(op.limit), skip, op.exhaustive)
 
     def _Skip(self, op):
         return PR.Skip(self.build(op.source), self.compile(op.count))
 
     def _Limit(self, op):
-        return PR.Limit(self.build(op.source), self.compile(op.count))
+        return PR.Limit(self.build(op.source), self.compile(op.count), op.exhaustive)
 
     def _Select(self, op):
         return PR.Select(self.build(op.source), op.columns)
@@ -273,7 +289,11 @@ class PhysicalBuilder:
         return PW.Delete(self.build(op.source), [self.compile(e) for e in op.exprs], op.detach)
 
     def _Foreach(self, op):
-        return PU.Foreach(self.build(op.source), op.var, self.compile(op.list_expr), self.build(op.inner))
+        return PU.Foreach(self.build(op.source), op.var, self.compile_items(op.list_expr), self.build(op.inner))
+
+
+def _is_constant(compiled) -> bool:
+    return hasattr(compiled, "constant_value")      # folded by the expression compiler
 
 
 def _counts_rows(call, source: L.LogicalOp) -> bool:

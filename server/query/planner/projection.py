@@ -59,14 +59,16 @@ def plan_projection(op: L.LogicalOp, bound: list[str], projection: ast.Projectio
 
 
 def _order_skip_limit(op, shape: ProjectionShape, projection: ast.Projection):
+    # A LIMIT stops pulling its input early (LIMIT 0 never starts it) unless that input writes.
+    exhaustive = projection.limit is not None and L.is_updating(op)
     if shape.order_by and projection.limit is not None:
-        return L.Top(op, shape.order_by, projection.limit, projection.skip)
+        return L.Top(op, shape.order_by, projection.limit, projection.skip, exhaustive)
     if shape.order_by:
         op = L.Sort(op, shape.order_by)
     if projection.skip is not None:
         op = L.Skip(op, projection.skip)
     if projection.limit is not None:
-        op = L.Limit(op, projection.limit)
+        op = L.Limit(op, projection.limit, exhaustive)
     return op
 
 

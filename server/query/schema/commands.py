@@ -223,15 +223,10 @@ def _drop_user(db, tx, cmd: ast.DropUser, params, catalog) -> CommandResult:
 
 
 def _evaluate(expr, params):
+    """A command's constant expression (parameters allowed), outside any transaction."""
+    from ..context import ExecContext
     from ..exec.expressions import compile_expression
-    return compile_expression(expr, None)({}, _ParamsOnly(params))
-
-
-class _ParamsOnly:
-    """The context a constant expression needs: parameters (and nothing else)."""
-
-    def __init__(self, params):
-        self.params = params
+    return compile_expression(expr, None)({}, ExecContext(None, params, None))
 
 
 # ---------------------------------------------------------------- SHOW

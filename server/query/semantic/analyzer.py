@@ -27,6 +27,27 @@ def error(message: str, detail: str, node=None) -> CypherSyntaxError:
     return CypherSyntaxError(message, detail=detail, phase="compile time", line=line, column=column)
 
 
+def _in_transactions(clause) -> bool:
+    return isinstance(clause, ast.CallSubquery) and clause.in_transactions
+
+
+def _writes(clause) -> bool:
+    """An updating clause, or a subquery call with one inside."""
+    if isinstance(clause, UPDATING):
+        return True
+    return isinstance(clause, ast.CallSubquery) and any(
+        _writes(c) for part in clause.query.parts for c in part.clauses)
+
+
+def _check_in_transactions(clause: ast.CallSubquery, role: str, wrote: bool) -> None:
+    """Neo4j's rules: only in the outermost query, and not after a write that it would commit."""
+    if role != "top":
+        raise error("Nested CALL { ... } IN TRANSACTIONS is not supported", "InvalidClauseComposition", clause)
+    if wrote:
+        raise error("CALL { ... } IN TRANSACTIONS after a write clause is not supported",
+                    "InvalidClauseComposition", clause)
+
+
 class Analyzer:
     """Checks one statement. ``functions``: name -> known; ``procedures``: a ProcedureRegistry;
     ``search_index``: name -> index description dict (kind, entity, filter properties) or None."""
@@ -49,6 +70,12 @@ class Analyzer:
         if len(set(query.union_all)) > 1:
             raise error("Invalid combination of UNION and UNION ALL", "InvalidClauseComposition", query)
         columns = None
+        if len(query.parts) > 1:
+            for part in query.parts:
+                batched = next((c for c in part.clauses if _in_transactions(c)), None)
+                if batched is not None:
+                    raise error("CALL { ... } IN TRANSACTIONS in a UNION is not supported",
+                                "InvalidClauseComposition", batched)
         for part in query.parts:
             cols = self.single(part, scope.copy(), role)
             if columns is None:
@@ -61,7 +88,12 @@ class Analyzer:
     def single(self, query: ast.SingleQuery, scope: Scope, role: str) -> list[str]:
         clauses = query.clauses
         columns: list[str] = []
+        wrote = False
         for i, clause in enumerate(clauses):
+            if _in_transactions(clause):
+                _check_in_transactions(clause, role, wrote)
+            else:
+                wrote = wrote or _writes(clause)
             last = i == len(clauses) - 1
             if isinstance(clause, ast.Return) and not last:
                 raise error("RETURN can only be used at the end of the query", "InvalidClauseComposition", clause)
