@@ -72,6 +72,7 @@ class Database:
 
     @classmethod
     def open(cls, path: Optional[str] = None, **options) -> "Database":
+        _quiet_embedded_logs()
         if options.pop("tune_gc", True):
             _tune_gc()
         store_options = {k: options.pop(k) for k in _OPEN_OPTIONS if k in options}
@@ -443,3 +444,18 @@ def _describe_search_index(index) -> dict:
     return {"kind": definition.type.upper(), "entity": definition.entity,
             "filter_properties": list(definition.filter_properties)}
 
+
+def _quiet_embedded_logs() -> None:
+    """Embedded in an application, the engine logs only warnings, to stderr, unless structlog was
+    configured already (the server configures it before opening the database)."""
+    import logging
+    import sys
+
+    import structlog
+    if not structlog.is_configured():
+        structlog.configure(
+            processors=[structlog.processors.add_log_level, structlog.processors.TimeStamper(fmt="iso"),
+                        structlog.dev.ConsoleRenderer(colors=False)],
+            wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING),
+            logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+        )
