@@ -40,10 +40,19 @@ test: install
 tck: install
 	$(PY) -m tests.tck.run --report tck-report.json --update-ratchet
 
+# Quick benchmarks (minutes; the first run also builds bench/peers/.venv with FalkorDB and Kuzu,
+# which compiles redis-server once, ~10 min). Results land in bench/results/.
 bench: install
 	$(PY) bench/engine.py --quick
 	$(PY) bench/search.py --n 10000
 	$(PY) bench/wire.py --quick
+	bash bench/peers/setup_env.sh
+	bench/peers/.venv/bin/python bench/peers/run.py --quick
+
+# The peer comparison at N = 100,000 notes (about 30 minutes after the setup).
+bench-full: install
+	bash bench/peers/setup_env.sh
+	bench/peers/.venv/bin/python bench/peers/run.py --n 100000
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache
+	rm -rf $(VENV) bench/peers/.venv build *.egg-info .pytest_cache

@@ -41,7 +41,7 @@ def _ms(x: float) -> str:
     return f"{x:.3f}" if x < 1 else f"{x:.2f}" if x < 100 else f"{x:.0f}"
 
 
-def _cell(stats: dict | None, quality: dict | None = None, kind: str = "") -> str:
+def _cell(stats: dict | None) -> str:
     if not stats:
         return "—"
     if not stats.get("reps"):

@@ -141,8 +141,9 @@ def _measure_all(workers, op_list, plan, checker, disagreements) -> dict:
             quality = checker.score(op, cell.results) if cell.results else None
             row[name] = {"stats": cell.stats(), "quality": quality}
             exact_op = op.kind in ("count", "lookup", "trivial")
-            if disagreements is not None and quality and quality["agree"] != 1.0 and exact_op:
-                r, got, want = first_mismatch(checker, op, cell.results)
+            mismatch = exact_op and quality and quality["agree"] != 1.0 and first_mismatch(checker, op, cell.results)
+            if disagreements is not None and mismatch:
+                r, got, want = mismatch
                 disagreements.append(f"{name} {op.name}: repetition {r} returned {got!r}, exact {want!r}")
         out[op.name] = row
     return out

@@ -7,7 +7,7 @@ VENV=bench/peers/.venv
 STAMP=$VENV/.installed
 BASE=$(.venv/bin/python -c 'import sys; print(sys._base_executable)')
 # Reinstall only when the pins changed.
-WANT=$(cat pyproject.toml bench/peers/requirements.txt | sha256sum | cut -d' ' -f1)
+WANT=$(cat pyproject.toml setup.py bench/peers/requirements.txt | sha256sum | cut -d' ' -f1)
 if [[ -f $STAMP && $(cat "$STAMP") == "$WANT" ]]; then exit 0; fi
 test -x $VENV/bin/python || "$BASE" -m venv $VENV
 $VENV/bin/python -m pip install -q --upgrade pip

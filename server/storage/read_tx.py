@@ -25,6 +25,10 @@ class ReadTx:
 
     __slots__ = ("_store", "_ts", "_nodes_get", "_rels_get", "_token", "_closed", "__weakref__")
 
+    #: True when nothing read through this transaction can change while it is open (a snapshot that
+    #: never writes), so callers may memoize what they read. WriteTx sets it False (it sees its writes).
+    fixed = True
+
     def __init__(self, store, ts: int, token):
         self._store = store
         self._ts = ts

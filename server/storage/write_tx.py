@@ -21,6 +21,7 @@ ENTITY_KINDS = ("node", "relationship")
 class WriteTx(ReadTx):
     """Reads see the newest state including this transaction's own writes."""
 
+    fixed = False                              # sees its own writes: never memoize its reads
     __slots__ = ("_begin_ts", "_active", "_changes", "_undo", "_gc", "_touched_nodes",
                  "_touched_rels", "_node_delta", "_rel_delta", "_schema_entries", "_new_indexes",
                  "_deleted_nodes", "_has_index_changes", "_has_deletes")

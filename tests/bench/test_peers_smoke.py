@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "bench"))
+sys.path.append(str(ROOT / "bench"))   # appended: bench/ must not shadow other top-level modules
 
 from peers import run as peers_run  # noqa: E402
 from peers import systems  # noqa: E402
