@@ -45,7 +45,7 @@ class RelateServer:
         config = self.config
         if self.database is None:
             from relate.server.engine import Database   # the engine loads only in the server process
-            self.database = await asyncio.to_thread(Database.open, config.data)
+            self.database = await asyncio.to_thread(Database.open, config.data, fulltext_engine=config.fulltext_engine)
         users = user_store_for(self.database)
         if config.auth:
             if users is None:

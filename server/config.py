@@ -22,6 +22,7 @@ class Config:
     log_format: str = "console"             # console | json
     log_level: str = "info"
     query_timeout: float | None = None      # seconds; None = no limit
+    fulltext_engine: str = "tantivy"        # default engine of new full-text indexes: tantivy | whoosh
     auth: bool = True
     init_password: str | None = field(default=None, repr=False)   # creates user neo4j on first start
     tls_cert: str | None = None
@@ -72,6 +73,8 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("--log-format", choices=["console", "json"])
     parser.add_argument("--log-level", choices=["debug", "info", "warning", "error"])
     parser.add_argument("--query-timeout", type=float, help="seconds before a query is terminated")
+    parser.add_argument("--fulltext-engine", choices=["tantivy", "whoosh"],
+                        help="engine of full-text indexes created without fulltext.engine (default tantivy)")
     parser.add_argument("--no-auth", dest="auth", action="store_const", const=False,
                         help="accept every client without credentials")
     parser.add_argument("--init-password", help="password for user neo4j, created if no user exists "

@@ -33,6 +33,8 @@ from .query.planner.explain import describe_plan
 from .query.procedures import ProcedureRegistry, register_builtins
 from .query.schema import Catalog, check_deletes, check_statement, run_command
 from .query.semantic import analyze
+from .index import DEFAULT_FULLTEXT_ENGINE, IndexManager
+from .index import procedures as index_procedures
 from .storage import GraphStore
 
 _OPEN_OPTIONS = ("sync", "checkpoint_every")
@@ -55,14 +57,14 @@ class Database:
     """An open database: ``Database.open(path | None)``; sessions run statements against it."""
 
     def __init__(self, store: GraphStore, directory: Optional[str], *, plan_cache_size: int = 1000,
-                 query_timeout: Optional[float] = None):
+                 query_timeout: Optional[float] = None, fulltext_engine: str = DEFAULT_FULLTEXT_ENGINE):
         self.store = store
         self.directory = directory
         self.query_timeout = query_timeout
         self.plan_cache = PlanCache(plan_cache_size)
         self.procedures = ProcedureRegistry()
         register_builtins(self.procedures)
-        self.index_manager = _open_index_manager(store, directory, self.procedures)
+        self.index_manager = _open_index_manager(store, directory, self.procedures, fulltext_engine)
         from .auth import UserStore
         self.users = UserStore(store)
         self._catalog: Optional[Catalog] = None
@@ -76,7 +78,7 @@ class Database:
         if options.pop("tune_gc", True):
             _tune_gc()
         store_options = {k: options.pop(k) for k in _OPEN_OPTIONS if k in options}
-        unknown = set(options) - {"plan_cache_size", "query_timeout"}
+        unknown = set(options) - {"plan_cache_size", "query_timeout", "fulltext_engine"}
         if unknown:
             raise TypeError(f"unknown option(s) for Database.open: {sorted(unknown)}")
         store = GraphStore.open(path, **store_options)
@@ -423,18 +425,11 @@ def _add_excerpt(exc: RelateError, text: str) -> None:
         exc.excerpt = f"{lines[exc.line - 1]}\n{' ' * (column - 1)}^"
 
 
-def _open_index_manager(store, directory, procedures):
-    """The search engineer's IndexManager (vector and full-text), when that part is installed."""
-    try:
-        from .index import IndexManager
-    except ImportError:
-        return None
-    manager = IndexManager(store, os.path.join(directory, "search") if directory else None)
-    try:
-        from .index import procedures as index_procedures
-        index_procedures.register(procedures)
-    except ImportError:
-        pass
+def _open_index_manager(store, directory, procedures, fulltext_engine: str) -> IndexManager:
+    """The vector and full-text index manager, with the search procedures registered."""
+    manager = IndexManager(store, os.path.join(directory, "search") if directory else None,
+                           default_fulltext_engine=fulltext_engine)
+    index_procedures.register(procedures)
     return manager
 
 

@@ -21,6 +21,7 @@ from .filters import FilterColumns
 # Defaults chosen from bench/search.py (hash-384 notes, see docs/architecture.md "Search indexes").
 HNSW_MIN_SIZE = 50_000        # rows from which an index switches from exact search to HNSW
 EXACT_MAX_SCOPE = 15_000      # a filtered search over at most this many rows runs exactly
+GATHER_MAX_SCOPE = 20_000     # an exact filtered search over at most this many rows gathers them into numpy
 DEFAULT_M = 32
 DEFAULT_EF_CONSTRUCTION = 200
 DEFAULT_EF_SEARCH = 256
@@ -235,7 +236,10 @@ class VectorIndex:
         n = self._n
         if filters:
             allowed = self.columns.mask(filters, n) & self._alive[:n]
-            scope = int(allowed.sum())
+            scope = int(np.count_nonzero(allowed))
+            if scope == len(self):
+                # the filter keeps every live row: search as if unfiltered (no selector)
+                allowed = self._alive[:n] if self._dead else None
         else:
             allowed = self._alive[:n] if self._dead else None
             scope = len(self)
@@ -247,7 +251,7 @@ class VectorIndex:
             if len(hits) >= k:
                 return hits
             # HNSW with a selective filter can come back short: retry exactly
-        return self._exact_search(q, k, allowed)
+        return self._exact_search(q, k, allowed, scope)
 
     def _scores(self, raw: np.ndarray) -> np.ndarray:
         raw = raw.astype(np.float64)
@@ -271,14 +275,33 @@ class VectorIndex:
         bits = np.packbits(allowed, bitorder="little")
         return faiss.IDSelectorBitmap(len(allowed), faiss.swig_ptr(bits)), bits
 
-    def _exact_search(self, q: np.ndarray, k: int, allowed) -> list[tuple[int, float]]:
+    def _exact_search(self, q: np.ndarray, k: int, allowed, scope: int | None = None) -> list[tuple[int, float]]:
         """Exact k best among the allowed rows; FAISS computes only the selected rows' distances."""
+        if allowed is not None and scope is not None and scope <= GATHER_MAX_SCOPE:
+            return self._gather_search(q, k, np.flatnonzero(allowed))
         selector, _bits = self._selector(allowed)
         params = faiss.SearchParameters(sel=selector) if selector is not None else None
         # a few extra rows so that ties at the k-th score resolve by entity id
         raw, rows = self._flat().search(q[None, :], min(k + 8, self._n), params=params)
         found = rows[0] >= 0
         return self._ranked(rows[0][found], self._scores(raw[0][found]), k)
+
+    def _gather_search(self, q: np.ndarray, k: int, rows: np.ndarray) -> list[tuple[int, float]]:
+        """Exact k best among a few allowed rows: gather their vectors and score them in one numpy pass
+        (cheaper than a FAISS flat scan over every row with a selector when the rows are few)."""
+        block = self._vectors[rows]
+        if self.cosine:
+            raw = block @ q
+        else:
+            diff = block - q
+            raw = np.einsum("ij,ij->i", diff, diff)
+        scores = self._scores(raw)
+        if len(rows) > k:
+            # keep every row tied with the k-th score so that ties resolve by entity id
+            kth = scores[np.argpartition(scores, len(scores) - k)[len(scores) - k:]].min()
+            keep = np.flatnonzero(scores >= kth)
+            rows, scores = rows[keep], scores[keep]
+        return self._ranked(rows, scores, k)
 
     def _hnsw_search(self, q: np.ndarray, k: int, allowed, scope: int) -> list[tuple[int, float]]:
         selector, _bits = self._selector(allowed)

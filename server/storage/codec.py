@@ -95,6 +95,9 @@ def new_unpacker(file) -> msgpack.Unpacker:
                             max_buffer_size=1 << 31)
 
 
+_PLAIN_ITEMS = frozenset((str, float, bool, Vector, bytes, type(None)))    # list items valid as they are
+
+
 def check_value(value) -> None:
     """Raise CypherTypeError unless ``value`` can be stored as a property value."""
     cls = type(value)
@@ -105,6 +108,9 @@ def check_value(value) -> None:
             return
         raise CypherTypeError(f"integer {value} does not fit in 64 bits", detail="InvalidPropertyType")
     if cls is list:
+        # Fast path: one C-level pass over the item types; ints still need their range check below.
+        if _PLAIN_ITEMS.issuperset(map(type, value)):
+            return
         for item in value:
             if item is not None:
                 check_value(item)

@@ -13,6 +13,7 @@ from .operators_paths import build_path
 from .values_ops import type_name
 
 _STORABLE = (str, int, float, bool, Vector)
+_STORABLE_ITEMS = frozenset(_STORABLE + (type(None),))     # list items accepted without a closer look
 
 
 def check_property(key: str, value: Any) -> None:
@@ -21,6 +22,9 @@ def check_property(key: str, value: Any) -> None:
     if t in _STORABLE:
         return
     if t is list:
+        # Fast path: one C-level pass over the item types (a 384-float embedding costs ~2 us, not ~30).
+        if _STORABLE_ITEMS.issuperset(map(type, value)):
+            return
         for item in value:
             if item is not None and (type(item) is list or type(item) is dict or not _scalar(item)):
                 raise CypherTypeError(f"Property `{key}`: collections of {type_name(item)} cannot be stored",
