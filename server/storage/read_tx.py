@@ -207,12 +207,33 @@ class ReadTx:
         """(rid, other node id) for each visible relationship of ``nid`` in ``direction``."""
         store = self._store
         if direction == "out":
+            if self.fixed and types is not None and len(types) == 1:
+                return self._expand_fixed(store._out, nid, types[0])
             return self._expand(store._out, nid, types, False)
         if direction == "in":
+            if self.fixed and types is not None and len(types) == 1:
+                return self._expand_fixed(store._in, nid, types[0])
             return self._expand(store._in, nid, types, False)
         if direction == "both":
             return self._expand_both(nid, types)
         raise TransactionError(f"unknown direction {direction!r}")
+
+    def _expand_fixed(self, adjacency, nid, rel_type):
+        """``_expand`` for one type on a fixed snapshot, built at once with a comprehension.
+
+        On a snapshot what is visible cannot change (vacuum never removes what a live reader sees),
+        so filtering now rather than when first advanced yields the same pairs, without a generator
+        step per relationship (the hot path of 2-hop patterns: ~2x faster per relationship).
+        """
+        by_type = adjacency.get(nid)
+        group = by_type.get(rel_type) if by_type else None
+        if not group:
+            return iter(())
+        get, ts = self._rels_get, self._ts
+        # Most versions are older than the snapshot and live (props not None); newer ones are walked.
+        return iter([(rid, other) for rid, other in list(group.items())
+                     if (rec := get(rid)) is not None
+                     and ((rec.props is not None) if rec.ts <= ts else _live_at(rec.prev, ts))])
 
     def _expand_both(self, nid, types):
         yield from self._expand(self._store._out, nid, types, False)
@@ -349,6 +370,12 @@ class ReadTx:
                 found = self._indexed_value(entity, label, key, eid)
                 if found is not _MISS and order_key(found) == k:
                     yield eid
+
+
+def _live_at(prev, ts) -> bool:
+    """Whether the version chain ``prev`` holds a live version visible at ``ts``."""
+    rec = visible(prev, ts)
+    return rec is not None and rec.props is not None
 
 
 class _Miss:

@@ -188,3 +188,61 @@ def test_save_and_load(tmp_path, hnsw_min_size):
     loaded.upsert(N, vectors[1].tolist(), {"g": 1, "h": 1})
     loaded.sync()
     assert loaded.search(vectors[1].tolist(), 2)[0][1] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("metric", ["cosine", "euclidean"])
+def test_gathered_and_faiss_exact_paths_agree(metric, monkeypatch):
+    """Few allowed rows are scored by a numpy gather, many by FAISS with a selector: same ids and scores."""
+    import relate.server.index.vector as vector_module
+    index, vectors = random_index(metric, seed=4)
+    for key in range(0, N, 7):           # tombstones inside the filters
+        index.delete(key)
+    keys = np.arange(N)
+    alive = keys % 7 != 0
+    rng = np.random.default_rng(5)
+    for name, filters, mask in FILTERS + [("all", [("g", ">=", 0)], lambda keys: np.ones(len(keys), bool))]:
+        keep = mask(keys) & alive
+        for _ in range(5):
+            q = rng.normal(size=DIMS)
+            monkeypatch.setattr(vector_module, "GATHER_FRACTION", 1)
+            monkeypatch.setattr(vector_module, "GATHER_MAX_VALUES", N * DIMS)
+            gathered = index.search(q.tolist(), 10, filters)
+            monkeypatch.setattr(vector_module, "GATHER_FRACTION", 2 * N)
+            scanned = index.search(q.tolist(), 10, filters)
+            expected = brute_force(vectors[keep], keys[keep], q, metric, 10)
+            assert [k for k, _ in gathered] == [k for k, _ in scanned] == [k for k, _ in expected], name
+            assert [s for _, s in gathered] == [s for _, s in scanned]      # bit-identical
+            assert [s for _, s in gathered] == pytest.approx([s for _, s in expected], abs=2e-6)
+
+
+def test_gathered_search_resolves_ties_by_id(monkeypatch):
+    import relate.server.index.vector as vector_module
+    monkeypatch.setattr(vector_module, "GATHER_FRACTION", 1)
+    index = VectorIndex(VectorConfig(2, "cosine"), ["g"])
+    for key in range(40, 0, -1):        # 40 identical vectors, inserted in reverse key order
+        index.upsert(key, [1.0, 1.0], {"g": 1})
+    index.upsert(100, [1.0, 0.0], {"g": 1})
+    index.upsert(0, [1.0, 1.0], {"g": 2})     # outside the filter, so the gathered path runs
+    index.sync()
+    assert [k for k, _ in index.search([1.0, 1.0], 3, [("g", "=", 1)])] == [1, 2, 3]
+    assert [k for k, _ in index.search([1.0, 0.0], 2, [("g", "=", 1)])] == [100, 1]
+
+
+@pytest.mark.parametrize("hnsw_min_size", [0, 10**9])
+def test_a_filter_keeping_every_row_searches_without_a_selector(hnsw_min_size, monkeypatch):
+    index, _ = random_index("cosine", seed=6, hnsw_min_size=hnsw_min_size, exact_max_scope=0,
+                            m=16, ef_construction=100, ef_search=64)
+    index.delete(3)
+    selectors = []
+    original = VectorIndex._selector
+    monkeypatch.setattr(VectorIndex, "_selector", lambda self, allowed: selectors.append(allowed) or
+                        original(self, allowed))
+    rng = np.random.default_rng(7)
+    for _ in range(5):
+        q = rng.normal(size=DIMS).tolist()
+        selectors.clear()
+        unfiltered = index.search(q, 10)
+        plain = list(selectors)
+        selectors.clear()
+        assert index.search(q, 10, [("g", ">=", 0), ("h", "<", 1000)]) == unfiltered
+        assert [a is None for a in selectors] == [a is None for a in plain]
