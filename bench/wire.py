@@ -1,5 +1,6 @@
-"""Wire benchmarks: RETURN 1 round trips, rows/s streamed, the cookbook's RECALL over the wire vs
-embedded, and throughput with 16 concurrent clients. Starts its own relate-server on a free port.
+"""Wire benchmarks: RETURN 1 round trips, point lookups, rows/s streamed, the cookbook's RECALL over
+the wire vs embedded, and throughput with 16 concurrent clients. Starts its own relate-server on a
+free port.
 
     python bench/wire.py [--quick] [--loop uvloop|asyncio] [--json out.json]
 """
@@ -84,6 +85,20 @@ def round_trips_beside_a_long_query(url: str, conn, n: int) -> list[float]:
     return samples
 
 
+def point_lookups(conn, n: int) -> list[float]:
+    """A point lookup by a uniquely constrained id (the peer benchmark's), ``n`` times."""
+    conn.execute("CREATE CONSTRAINT wire_bench_id IF NOT EXISTS FOR (p:WireBench) REQUIRE p.id IS UNIQUE").consume()
+    conn.execute("UNWIND range(0, 999) AS i MERGE (p:WireBench {id: 'p' + toString(i)}) "
+                 "SET p.text = 'text ' + toString(i)").consume()
+    samples = []
+    for i in range(n):
+        started = time.perf_counter()
+        rows = conn.execute("MATCH (p:WireBench {id: $id}) RETURN p.text AS text", id=f"p{i % 1000}").fetchall()
+        samples.append(time.perf_counter() - started)
+    assert len(rows) == 1
+    return samples
+
+
 def stream_rate(conn, n: int) -> float:
     started = time.perf_counter()
     count = sum(1 for _ in conn.execute(STREAM, n=n))
@@ -163,6 +178,10 @@ def main(argv: list[str] | None = None) -> int:
                     round_trips_beside_a_long_query(url, remote, trips))
                 round_trips(local, 100)
                 figures["return1_embedded_median_us"] = median_us(round_trips(local, trips))
+                point_lookups(remote, 100)
+                figures["point_lookup_remote_median_us"] = median_us(point_lookups(remote, trips))
+                point_lookups(local, 100)
+                figures["point_lookup_embedded_median_us"] = median_us(point_lookups(local, trips))
                 figures["stream_remote_rows_per_s"] = stream_rate(remote, rows)
                 figures["stream_embedded_rows_per_s"] = stream_rate(local, rows)
                 remote_recall, local_recall = recall_times(remote, recalls), recall_times(local, recalls)

@@ -25,6 +25,8 @@ DATE_TIME = 8
 LOCAL_DATE_TIME = 9
 DURATION = 10
 
+_FEW_ROWS = 4
+
 
 class Structure:
     """An ext-typed value before hydration: its code and its list of fields.
@@ -92,6 +94,14 @@ class Codec:
 
     def unpack_rows(self, bodies: list) -> list[tuple]:
         """Several msgpack arrays (RECORD bodies) decoded in one pass, as tuples."""
+        if len(bodies) <= _FEW_ROWS:          # an Unpacker costs ~3 us to set up: not worth it for a few
+            try:
+                return [tuple(msgpack.unpackb(body, ext_hook=self._ext_hook, raw=False, strict_map_key=False))
+                        for body in bodies]
+            except CodecError:
+                raise
+            except Exception as exc:  # msgpack raises several unrelated classes for garbage input
+                raise CodecError(f"malformed record: {type(exc).__name__}: {exc}") from None
         unpacker = msgpack.Unpacker(ext_hook=self._ext_hook, raw=False, strict_map_key=False,
                                     max_buffer_size=2 ** 31 - 1)
         try:

@@ -129,17 +129,37 @@ def measure(workers: list[Worker], op: O.Op, plan: Plan) -> dict[str, Cell]:
 
 
 def calibrate(w: Worker, checker, target: float, questions: int, log=print) -> dict:
-    """Walk w's recall knob from its default until recall@10 of unfiltered vector search reaches target
-    (over ``questions`` questions); returns the ladder walked and the level kept."""
+    """Find w's cheapest recall setting that reaches recall@10 ≥ target on unfiltered vector search (over
+    ``questions`` questions). ``levels`` is [default, then every candidate from cheapest to dearest, the
+    default among them]: the default's recall is measured first (no change), then the candidates are walked
+    upward from the cheapest, settings below the default included, and the first to reach the target is
+    kept (the dearest when none does). Returns the ladder walked, in walking order, and the level kept."""
     vector = O.OPS_BY_NAME["vector"]
-    ladder, chosen = [], None
-    for i, level in enumerate(w.info.get("levels") or []):
-        rebuild_s = 0.0 if i == 0 else w.call("level", level)
+    levels = w.info.get("levels") or []
+    if not levels:
+        return {"ladder": [], "level": None}
+    default, candidates = levels[0], list(levels[1:]) or [levels[0]]
+
+    def recall_now() -> float:
         answers = [result for _, result in w.call("run", "vector", 0, questions)]
-        recall = checker.score(vector, answers)["recall"]
-        ladder.append({"level": level, "recall": recall, "set_s": rebuild_s})
-        log(f"  calibrate {w.name:12s} {level} recall@10 {recall:.3f}" + (f" (set in {rebuild_s:.1f} s)" if i else ""))
+        return checker.score(vector, answers)["recall"]
+
+    known = {repr(default): recall_now()}
+    log(f"  calibrate {w.name:12s} {default} recall@10 {known[repr(default)]:.3f} (default)")
+    ladder, chosen, current = [], None, default
+    for level in candidates:
+        set_s = 0.0
+        if repr(level) in known:
+            recall = known[repr(level)]
+        else:
+            set_s = w.call("level", level)
+            current = level
+            recall = known[repr(level)] = recall_now()
+            log(f"  calibrate {w.name:12s} {level} recall@10 {recall:.3f} (set in {set_s:.1f} s)")
+        ladder.append({"level": level, "recall": recall, "set_s": set_s, "default": level == default})
         chosen = level
         if recall >= target:
             break
-    return {"ladder": ladder, "level": chosen}
+    if chosen != current:
+        w.call("level", chosen)
+    return {"ladder": ladder, "level": chosen, "default": default}

@@ -21,6 +21,9 @@ _VECTOR_KEYS = {
     # short spellings
     "m": "m", "efconstruction": "ef_construction", "efsearch": "ef_search",
 }
+# Settings that only steer searches (not the FAISS graph or the rows): db.index.vector.setSearchOptions
+# changes them on a live index, without a rebuild.
+SEARCH_KEYS = ("vector.hnsw.ef_search", "vector.exact.max_scope")
 _FULLTEXT_KEYS = {"fulltext.analyzer": "analyzer", "fulltext.eventually_consistent": None,
                   "fulltext.engine": "engine"}
 
@@ -60,6 +63,37 @@ class IndexDefinition:
     def from_catalog(cls, name: str, entry: dict) -> "IndexDefinition":
         return cls(name, entry["type"], entry["entity"], list(entry["tokens"]), list(entry["properties"]),
                    list(entry.get("filter_properties", [])), dict(entry.get("config", {})))
+
+    def structure(self) -> dict:
+        """The catalog entry less the search-time settings: equal structures share the same index files."""
+        entry = self.to_catalog()
+        entry["config"] = {k: v for k, v in entry["config"].items() if k not in SEARCH_KEYS}
+        return entry
+
+    def with_search_options(self, options) -> "IndexDefinition":
+        """A copy with search-time settings changed (``vector.hnsw.ef_search``, ``vector.exact.max_scope``,
+        or their short spellings); an ArgumentError for anything else or a bad value."""
+        if self.type != VECTOR:
+            raise ArgumentError(f"Index `{self.name}` is a {self.type.lower()} index; search options "
+                                f"apply to vector indexes")
+        if not isinstance(options, dict) or not options:
+            raise ArgumentError("The search options must be a non-empty map, e.g. {`vector.hnsw.ef_search`: 128}")
+        config = dict(self.config)
+        for key, value in options.items():
+            spelled = key if key in _VECTOR_KEYS else str(key).lower()
+            target = _VECTOR_KEYS.get(spelled)
+            full = {"ef_search": "vector.hnsw.ef_search", "exact_max_scope": "vector.exact.max_scope"}.get(target)
+            if full is None:
+                hint = " (it shapes the index: drop and recreate the index to change it)" \
+                    if spelled in _VECTOR_KEYS else ""
+                raise ArgumentError(f"`{key}` is not a search option{hint}; search options: "
+                                    f"{', '.join(SEARCH_KEYS)}")
+            value = _positive_int(full, value, allow_zero=target == "exact_max_scope")
+            if target == "ef_search" and value > vector_defaults.EF_MAX:
+                raise ArgumentError(f"`vector.hnsw.ef_search` must be at most {vector_defaults.EF_MAX}, got {value}")
+            config[full] = value
+        return IndexDefinition(self.name, self.type, self.entity, list(self.tokens), list(self.properties),
+                               list(self.filter_properties), config)
 
     def same_rule(self, other: "IndexDefinition") -> bool:
         """Equivalent schema rule: same kind, scope, properties and configuration, whatever the name.

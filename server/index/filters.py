@@ -15,6 +15,7 @@ from relate.errors import ArgumentError
 
 OPERATORS = {"=": operator.eq, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 _EXACT_FLOAT_INT = 2 ** 53
+_ABSENT = object()
 
 
 def _is_number(value) -> bool:
@@ -68,36 +69,69 @@ class Column:
         out.other = {new_row[r]: v for r, v in self.other.items() if r in new_row}
         return out
 
-    def mask(self, op: str, value, n: int) -> np.ndarray:
-        """Rows [0, n) where ``column op value`` is true."""
+    def mask(self, op: str, value, n: int, rows: np.ndarray | None = None) -> np.ndarray:
+        """Rows [0, n) where ``column op value`` is true; with ``rows``, the answer for those rows only."""
+        size = n if rows is None else len(rows)
         if value is None:
-            return np.zeros(n, dtype=bool)
+            return np.zeros(size, dtype=bool)
         if op == "IN":
             if not isinstance(value, (list, tuple)):
                 raise ArgumentError(f"IN needs a list, got {type(value).__name__}")
-            out = np.zeros(n, dtype=bool)
+            out = np.zeros(size, dtype=bool)
             for item in value:
-                out |= self.mask("=", item, n)
+                out |= self.mask("=", item, n, rows)
             return out
         compare = OPERATORS.get(op)
         if compare is None:
             raise ArgumentError(f"Unsupported operator {op!r} in a vector search filter")
-        out = np.zeros(n, dtype=bool)
         if _is_number(value):
             with np.errstate(invalid="ignore"):
-                out |= compare(self.num[:n], value)
-        elif type(value) in (str, bool):
-            if op == "=":
-                code = self.codes.get(_code_key(value))
-                if code is not None:
-                    out |= self.code[:n] == code
-            elif self.values:
-                table = np.array([type(v) is type(value) and compare(v, value) for v in self.values] + [False])
-                out |= table[self.code[:n]]        # code -1 picks the trailing False
-        for row, stored in self.other.items():
-            if row < n and _cypher_compare(op, stored, value):
-                out[row] = True
+                out = compare(self.num[:n] if rows is None else self.num[rows], value)
+        else:
+            out = np.zeros(size, dtype=bool)
+            if type(value) in (str, bool):
+                codes = self.code[:n] if rows is None else self.code[rows]
+                if op == "=":
+                    code = self.codes.get(_code_key(value))
+                    if code is not None:
+                        out |= codes == code
+                elif self.values:
+                    table = np.array([type(v) is type(value) and compare(v, value) for v in self.values] + [False])
+                    out |= table[codes]            # code -1 picks the trailing False
+        if self.other:
+            if rows is None:
+                for row, stored in self.other.items():
+                    if row < n and _cypher_compare(op, stored, value):
+                        out[row] = True
+            else:
+                for i, row in enumerate(rows.tolist()):
+                    stored = self.other.get(row, _ABSENT)
+                    if stored is not _ABSENT and _cypher_compare(op, stored, value):
+                        out[i] = True
         return out
+
+    def sorted_rows(self, alive: np.ndarray, n: int):
+        """(values, rows): the live rows [0, n) holding a number, ordered by that number (for range scopes)."""
+        rows = np.flatnonzero(alive[:n] & ~np.isnan(self.num[:n]))
+        values = self.num[rows]
+        order = np.argsort(values, kind="stable")
+        return values[order], rows[order]
+
+    def range_rows(self, op: str, value, index) -> np.ndarray | None:
+        """The rows matching ``column op number`` from ``sorted_rows``' index; None where that does not
+        apply (not a number, not a comparison, or values only Cypher's own rules can compare)."""
+        if self.other or not _is_number(value) or op not in OPERATORS:
+            return None
+        values, rows = index
+        if value != value:                  # NaN matches nothing
+            return rows[:0]
+        if op == "=":
+            lo, hi = np.searchsorted(values, value, "left"), np.searchsorted(values, value, "right")
+        elif op in (">", ">="):
+            lo, hi = np.searchsorted(values, value, "right" if op == ">" else "left"), len(values)
+        else:
+            lo, hi = 0, np.searchsorted(values, value, "left" if op == "<" else "right")
+        return rows[lo:hi]
 
 
 def _cypher_compare(op: str, a, b) -> bool:
@@ -131,14 +165,20 @@ class FilterColumns:
         out.columns = {p: c.take(rows, capacity) for p, c in self.columns.items()}
         return out
 
-    def mask(self, filters, n: int) -> np.ndarray:
-        """Rows [0, n) passing every (prop, op, value) filter (ANDed)."""
-        out = np.ones(n, dtype=bool)
+    def column(self, prop) -> Column:
+        column = self.columns.get(prop)
+        if column is None:
+            raise ArgumentError(
+                f"Property {prop!r} is not declared in the index's WITH [...] list; "
+                f"filterable properties are {self.props}")
+        return column
+
+    def mask(self, filters, n: int, rows: np.ndarray | None = None) -> np.ndarray:
+        """Rows [0, n) passing every (prop, op, value) filter (ANDed); with ``rows``, those rows' answers."""
+        out = None
         for prop, op, value in filters:
-            column = self.columns.get(prop)
-            if column is None:
-                raise ArgumentError(
-                    f"Property {prop!r} is not declared in the index's WITH [...] list; "
-                    f"filterable properties are {self.props}")
-            out &= column.mask(op.upper() if isinstance(op, str) else op, value, n)
+            part = self.column(prop).mask(op.upper() if isinstance(op, str) else op, value, n, rows)
+            out = part if out is None else out & part
+        if out is None:
+            return np.ones(n if rows is None else len(rows), dtype=bool)
         return out

@@ -95,7 +95,14 @@ class ManagedIndex:
         try:
             with open(os.path.join(self.directory, META)) as fh:
                 meta = json.load(fh)
-            if meta["covered_ts"] != seen_ts or meta["definition"] != self.definition.to_catalog():
+            saved = meta["definition"]
+            if isinstance(saved, dict) and saved.get("type") == VECTOR:
+                # search-time settings may have changed since the save: they do not touch the files
+                saved = IndexDefinition.from_catalog(self.definition.name, saved).structure()
+                same = saved == self.definition.structure()
+            else:
+                same = saved == self.definition.to_catalog()
+            if meta["covered_ts"] != seen_ts or not same:
                 log.info("index.stale", index=self.definition.name, saved_ts=meta["covered_ts"], store_ts=seen_ts)
                 return False
             impl = self._new_impl(create=False)
@@ -111,6 +118,15 @@ class ManagedIndex:
         self._covered_ts = seen_ts
         self._go_online()
         return True
+
+    def retune(self, definition: IndexDefinition) -> None:
+        """Adopt a definition that differs only in search-time settings (db.index.vector.setSearchOptions)."""
+        self.definition = definition
+        impl = self.impl
+        if impl is not None and definition.type == VECTOR:
+            config = vector_config(definition)
+            impl.config.ef_search = config.ef_search
+            impl.config.exact_max_scope = config.exact_max_scope
 
     def _go_online(self) -> None:
         self.state, self.progress = "ONLINE", 100.0

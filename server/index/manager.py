@@ -107,6 +107,17 @@ class IndexManager:
         self._write(tx, lambda wtx: wtx.drop_schema(name))
         return True
 
+    def set_search_options(self, name: str, options: dict, tx=None) -> IndexDefinition:
+        """Change a vector index's search-time settings (``vector.hnsw.ef_search``, ``vector.exact.max_scope``):
+        a catalog update, durable and transactional like DDL, applied to the live index in place (no
+        rebuild) when it commits. Returns the updated definition."""
+        entry = self._catalog(tx).get(name)
+        if not isinstance(entry, dict) or entry.get("kind") != CATALOG_KIND:
+            raise IndexNotFound(f"There is no index called `{name}`", detail="IndexNotFound")
+        definition = IndexDefinition.from_catalog(name, entry).with_search_options(options)
+        self._write(tx, lambda wtx: wtx.put_schema(name, definition.to_catalog()))
+        return definition
+
     def _catalog(self, tx) -> dict:
         if tx is not None:
             return tx.schema()
@@ -218,6 +229,10 @@ class IndexManager:
             index.offer(changes, commit_ts)
 
     def _replace(self, name: str, definition: IndexDefinition, commit_ts: int) -> None:
+        current = self._indexes.get(name)
+        if current is not None and current.definition.structure() == definition.structure():
+            current.retune(definition)    # only search-time settings changed: same rows, same graph
+            return
         old = self._indexes.pop(name, None)
         if old is not None:
             old.destroy()

@@ -25,6 +25,8 @@ def register(registry) -> None:
                       [("analyzer", "STRING?"), ("description", "STRING?"), ("stopwords", "LIST? OF STRING?")],
                       lambda ctx: ({"analyzer": a.name, "description": a.description,
                                     "stopwords": sorted(a.stopwords)} for a in ANALYZERS.values()))
+    registry.register("db.index.vector.setSearchOptions", [("indexName", "STRING?"), ("options", "MAP?")],
+                      [("name", "STRING?"), ("indexConfig", "MAP?")], _set_search_options, mode="SCHEMA")
     registry.register("db.awaitIndexes", [("timeOutSeconds", "INTEGER?", 300)], [], _await_indexes)
 
 
@@ -54,6 +56,26 @@ def _fulltext(ctx, entity: str, name, query, options):
     skip, limit = options.get("skip") or 0, options.get("limit")
     hits = ctx.db.index_manager.fulltext_search(name, query, skip, limit, entity=entity)
     return _rows(ctx, entity, hits)
+
+
+def _set_search_options(ctx, name, options):
+    """Change a vector index's search-time settings without a rebuild; in a writing transaction the change
+    commits with it, otherwise in a transaction of its own (waiting at most 30 s for the writer)."""
+    if name is None:
+        raise ArgumentError("db.index.vector.setSearchOptions needs an index name")
+    tx = ctx.tx if hasattr(ctx.tx, "put_schema") else None
+    manager = ctx.db.index_manager
+    if tx is None:
+        wtx = manager.store.begin_write(timeout=30.0)
+        try:
+            definition = manager.set_search_options(name, options, tx=wtx)
+            wtx.commit()
+        except BaseException:
+            wtx.rollback()
+            raise
+    else:
+        definition = manager.set_search_options(name, options, tx=tx)
+    return [{"name": definition.name, "indexConfig": dict(definition.config)}]
 
 
 def _await_indexes(ctx, timeout=300):

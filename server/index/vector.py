@@ -34,6 +34,18 @@ DEFAULT_EF_SEARCH = 256
 EF_MAX = 4096
 DEAD_FRACTION = 0.25          # rebuild when this share of rows are tombstones
 DEAD_MIN = 256
+# A permissive filter (keeping at least POSTFILTER_MIN_SHARE of the rows) on an HNSW index searches without
+# a selector for k' = POSTFILTER_MARGIN * k / share + POSTFILTER_EXTRA neighbours (efSearch at least k') and
+# keeps the first k that pass; FAISS HNSW with a selector explores far more of the graph. Fewer than k
+# passing falls back to the selector search (tombstones alone take the same path). Measured, hash-384 N 100k,
+# ts filter keeping 30%, k 10, CPU ms per VectorIndex.search on a loaded 2-core machine: selector (efSearch
+# 467) 3.7 ms, recall 0.996; post-filter (efSearch 256, k' 75) 1.8 ms, recall 0.989 (efSearch 384: 0.993).
+POSTFILTER_MIN_SHARE = 0.1
+POSTFILTER_MARGIN = 2.0
+POSTFILTER_EXTRA = 8
+# A one-property numeric range filter finds its rows by binary search in a sorted copy of the column
+# (no mask over every row) once the rows have stayed unchanged for this many searches.
+RANGE_INDEX_AFTER = 32
 
 
 class VectorConfig:
@@ -87,6 +99,10 @@ class VectorIndex:
         self._faiss_rows = 0          # rows already added to FAISS
         self.hnsw = False
         self.skipped: dict[int, str] = {}   # entity id -> why its value was not indexed
+        self._version = 0             # bumped by every change to the rows or their filter values
+        self._ranges: dict = {}       # prop -> (version, sorted (values, rows)) for range filters
+        self._range_wait: dict = {}   # prop -> (version, searches seen at that version)
+        self._params: dict = {}       # efSearch -> selector-less SearchParametersHNSW
 
     # ---- size -----------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -143,6 +159,7 @@ class VectorIndex:
             self._row_of[keys[i]] = start + offset
             self.columns.set_row(start + offset, props[i])
         self._n = end
+        self._version += 1
         return len(good)
 
     def delete(self, key: int) -> bool:
@@ -152,12 +169,14 @@ class VectorIndex:
             return False
         self._alive[row] = False
         self._dead += 1
+        self._version += 1
         return True
 
     def set_filter_values(self, key: int, filter_props: dict) -> None:
         row = self._row_of.get(key)
         if row is not None:
             self.columns.set_row(row, filter_props)
+            self._version += 1
 
     def _set_dims(self, dims: int) -> None:
         self.dims = dims
@@ -214,6 +233,7 @@ class VectorIndex:
         self._n, self._dead = len(keep), 0
         self._row_of = {int(k): row for row, k in enumerate(keys[:len(keep)])}
         self._faiss = None
+        self._version += 1
 
     # ---- search ---------------------------------------------------------------------------
     def query_vector(self, vector) -> np.ndarray:
@@ -239,25 +259,76 @@ class VectorIndex:
         if k == 0 or self.dims is None or not len(self):
             return []
         faiss.omp_set_num_threads(1)    # per-request searches are faster on one thread
-        n = self._n
+        n, live = self._n, len(self)
+        allowed = rows = None           # the rows in scope: a mask over [0, n), or row numbers
         if filters:
-            allowed = self.columns.mask(filters, n) & self._alive[:n]
-            scope = int(np.count_nonzero(allowed))
-            if scope == len(self):
+            rows = self._range_rows(filters, n)
+            if rows is None:
+                allowed = self.columns.mask(filters, n)
+                if self._dead:
+                    allowed &= self._alive[:n]
+                scope = int(np.count_nonzero(allowed))
+            else:
+                scope = len(rows)
+            if scope == live:
                 # the filter keeps every live row: search as if unfiltered (no selector)
-                allowed = self._alive[:n] if self._dead else None
+                filters, allowed, rows = (), None, None
         else:
-            allowed = self._alive[:n] if self._dead else None
-            scope = len(self)
+            scope = live
+        if not filters and self._dead:
+            allowed = self._alive[:n]
         if scope == 0:
             return []
         k = min(k, scope)
         if self.hnsw and scope > self.config.exact_max_scope:
+            if (filters or allowed is not None) and scope >= POSTFILTER_MIN_SHARE * n:
+                # a permissive filter, or tombstones only
+                hits = self._postfilter_search(q, k, filters, allowed, scope)
+                if hits is not None:
+                    return hits
+            if allowed is None and rows is not None:
+                allowed = self._mask_of(rows, n)
             hits = self._hnsw_search(q, k, allowed, scope)
             if len(hits) >= k:
                 return hits
             # HNSW with a selective filter can come back short: retry exactly
+        if rows is not None and self._gathers(scope):
+            return self._gather_search(q, k, np.sort(rows))
+        if allowed is None and rows is not None:
+            allowed = self._mask_of(rows, n)
         return self._exact_search(q, k, allowed, scope)
+
+    @staticmethod
+    def _mask_of(rows: np.ndarray, n: int) -> np.ndarray:
+        mask = np.zeros(n, dtype=bool)
+        mask[rows] = True
+        return mask
+
+    def _range_rows(self, filters, n: int) -> np.ndarray | None:
+        """The live rows passing a single numeric range/equality filter, by binary search in a sorted copy
+        of its column (built once the rows have been stable for RANGE_INDEX_AFTER searches); None when the
+        filter is anything else or the copy is not there yet."""
+        if len(filters) != 1:
+            return None
+        prop, op, value = filters[0]
+        column = self.columns.column(prop)
+        op = op.upper() if isinstance(op, str) else op
+        if column.other or type(value) not in (int, float):
+            return None
+        version = self._version
+        cached = self._ranges.get(prop)
+        if cached is None or cached[0] != version:
+            seen_version, seen = self._range_wait.get(prop, (None, 0))
+            seen = seen + 1 if seen_version == version else 1
+            self._range_wait[prop] = (version, seen)
+            if seen < RANGE_INDEX_AFTER:
+                return None
+            cached = (version, column.sorted_rows(self._alive, n))
+            self._ranges[prop] = cached      # one assignment: concurrent readers see the old or the new
+        return column.range_rows(op, value, cached[1])
+
+    def _gathers(self, scope: int) -> bool:
+        return scope * GATHER_FRACTION <= self._n and scope * self.dims <= GATHER_MAX_VALUES
 
     def _scores(self, raw: np.ndarray) -> np.ndarray:
         raw = raw.astype(np.float64)
@@ -283,8 +354,7 @@ class VectorIndex:
 
     def _exact_search(self, q: np.ndarray, k: int, allowed, scope: int | None = None) -> list[tuple[int, float]]:
         """Exact k best among the allowed rows; FAISS computes only the selected rows' distances."""
-        if (allowed is not None and scope is not None and scope * GATHER_FRACTION <= self._n
-                and scope * self.dims <= GATHER_MAX_VALUES):
+        if allowed is not None and scope is not None and self._gathers(scope):
             return self._gather_search(q, k, np.flatnonzero(allowed))
         selector, _bits = self._selector(allowed)
         params = faiss.SearchParameters(sel=selector) if selector is not None else None
@@ -309,12 +379,47 @@ class VectorIndex:
             rows, scores = rows[keep], scores[keep]
         return self._ranked(rows, scores, k)
 
+    def _postfilter_search(self, q: np.ndarray, k: int, filters, allowed, scope: int):
+        """A permissive filter on HNSW: the k' nearest without a selector, then the first k that pass; None
+        when fewer than k pass (the caller falls back to the selector search)."""
+        n = self._n                    # FAISS rows, tombstones included
+        wanted = min(n, int(math.ceil(POSTFILTER_MARGIN * k * n / scope)) + POSTFILTER_EXTRA)
+        if wanted > EF_MAX:
+            return None
+        params = self._plain_params(max(self.config.ef_search, wanted))
+        raw, rows = self._faiss.search(q[None, :], wanted, params=params)
+        found = rows[0] >= 0
+        rows, raw = rows[0][found], raw[0][found]
+        if allowed is not None:
+            ok = allowed[rows]
+        else:
+            ok = self.columns.mask(filters, self._n, rows)
+            if self._dead:
+                ok &= self._alive[rows]
+        if np.count_nonzero(ok) < k:
+            return None
+        return self._ranked(rows[ok], self._scores(raw[ok]), k)
+
+    def _plain_params(self, ef: int):
+        """Selector-less HNSW search parameters for ``ef``, made once (FAISS only reads them: shareable)."""
+        params = self._params.get(ef)
+        if params is None:
+            if len(self._params) > 64:
+                self._params = {}
+            params = faiss.SearchParametersHNSW()
+            params.efSearch = ef
+            self._params = {**self._params, ef: params}
+        return params
+
     def _hnsw_search(self, q: np.ndarray, k: int, allowed, scope: int) -> list[tuple[int, float]]:
-        selector, _bits = self._selector(allowed)
-        params = faiss.SearchParametersHNSW()
         base = max(self.config.ef_search, 2 * k)
-        params.efSearch = int(min(EF_MAX, base * min(32.0, math.sqrt(len(self) / scope))))
-        if selector is not None:
+        ef = int(min(EF_MAX, base * min(32.0, math.sqrt(len(self) / scope))))
+        selector, _bits = self._selector(allowed)
+        if selector is None:
+            params = self._plain_params(ef)
+        else:
+            params = faiss.SearchParametersHNSW()
+            params.efSearch = ef
             params.sel = selector
         raw, rows = self._faiss.search(q[None, :], k, params=params)
         found = rows[0] >= 0
@@ -348,6 +453,7 @@ class VectorIndex:
         self._n, self._dead = n, state["dead"]
         self._row_of = {int(self._keys[r]): r for r in range(n) if self._alive[r]}
         self.skipped = state["skipped"]
+        self._version += 1
         path = os.path.join(directory, "hnsw.faiss")
         if state["hnsw"] and os.path.exists(path):
             self._faiss = faiss.read_index(path)

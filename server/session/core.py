@@ -7,6 +7,7 @@ stops running work on RESET, on a dropped connection or at the query deadline.
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from typing import Any, Protocol
 
@@ -18,10 +19,22 @@ from relate.protocol import ProtocolViolation
 from relate.protocol import messages as m
 from relate.protocol.states import IGNORING_STATES, State, server_transition
 
-from .worker import SessionWorker
+from .worker import WATCHDOG, SessionWorker
 
 SERVER_AGENT = "Relate/0.1.0"
 SLOW_QUERY_S = 1.0
+# Inline statements: an auto-commit read that ran to its summary in under INLINE_MAX_S of CPU runs on
+# the event loop thread from then on, instead of hopping to the session thread and back (a hop costs
+# ~50-100 us, more than the statement), until a run takes INLINE_DEMOTE_S of CPU or more (CPU time,
+# and the gap, keep a busy machine's preemptions from flapping it). A run still going after
+# INLINE_BUDGET_S (wall clock) is cancelled by the watchdog and runs again on the session thread.
+# Procedures and index searches never run inline: they may wait on other threads (index
+# population) where cancellation cannot reach.
+INLINE_MAX_S = 0.001
+INLINE_DEMOTE_S = 0.002
+INLINE_BUDGET_S = 0.005
+INLINE_MEMO_SIZE = 512
+_NOT_INLINE = re.compile(r"\b(CALL|SEARCH|LOAD|PROFILE|EXPLAIN|USE)\b", re.IGNORECASE)
 _log = structlog.get_logger("relate.session")
 
 
@@ -71,6 +84,13 @@ def _run_prefetch(session, query: str, params: dict, n: int):
     return result, (rows, summary, None)
 
 
+def _timed_prefetch(session, query: str, params: dict, n: int):
+    """``_run_prefetch`` on the session thread, with the seconds it took (to learn cheap statements)."""
+    started, cpu = time.perf_counter(), time.thread_time()
+    result, prefetched = _run_prefetch(session, query, params, n)
+    return result, prefetched, time.perf_counter() - started, time.thread_time() - cpu
+
+
 def _skip(result, n: int) -> Any:
     """Drop up to n rows; the summary when that exhausts the result."""
     if n == m.ALL:
@@ -98,6 +118,7 @@ class SessionCore:
         self._pending_resets = 0
         self._protocol_failure = False         # FAILED by a violation: ACK_FAILURE is not enough
         self._running = False                  # an engine call is in flight on the worker
+        self._cheap: dict[str, bool] = {}      # query text -> its last run was a cheap complete read
         self._timed_out = False
         self._closed = False
         self.user: str | None = None
@@ -175,12 +196,14 @@ class SessionCore:
         self._closed = True
         self._state = State.DEFUNCT
         self._cancel_running()
-        if self._engine is not None:
-            try:
-                await self._worker.call(self._close_engine)
-            except Exception:
-                self._log.exception("closing the engine session failed")
-        self._worker.close()
+        try:
+            if self._engine is not None:
+                try:
+                    await self._worker.call(self._close_engine)
+                except Exception:
+                    self._log.exception("closing the engine session failed")
+        finally:
+            self._worker.close()            # even when cancelled: the thread must not outlive us
 
     # -- engine calls ---------------------------------------------------------------------------
 
@@ -288,8 +311,16 @@ class SessionCore:
         prefetched = None
         if isinstance(next_request, m.Pull) and next_request.qid == m.LAST_QUERY:
             want = self._batch if next_request.n == m.ALL else min(next_request.n, self._batch)
-            result, prefetched = await self._call(_run_prefetch, self._engine, message.query, message.params,
-                                                  want, deadline=deadline)
+            inline = None
+            if message.query in self._cheap and not self._results and not self._pending_resets \
+                    and not self._in_tx():
+                inline = self._run_inline(message.query, message.params, want, deadline)
+            if inline is not None:
+                result, prefetched = inline
+            else:
+                result, prefetched, wall, cpu = await self._call(_timed_prefetch, self._engine, message.query,
+                                                                 message.params, want, deadline=deadline)
+                self._learn(message.query, prefetched, wall, cpu)
             if isinstance(prefetched[2], Terminated) and self._timed_out:
                 prefetched = ([], None, QueryTimeout("The query was terminated: it ran longer than its time limit"))
         else:
@@ -305,6 +336,51 @@ class SessionCore:
         self._results[qid] = _OpenResult(result, deadline, message.query, started, prefetched)
         self._last_qid = qid
         await out.success(metadata)
+
+    def _learn(self, query: str, prefetched, wall: float, cpu: float) -> None:
+        """Remember whether ``query`` is cheap enough to run inline next time."""
+        rows, summary, error = prefetched
+        known = query in self._cheap
+        cheap = (error is None and summary is not None and cpu < (INLINE_DEMOTE_S if known else INLINE_MAX_S)
+                 and wall < INLINE_BUDGET_S and getattr(summary, "query_type", None) == "r" and not self._in_tx())
+        if cheap and known:
+            return
+        if cheap and not _NOT_INLINE.search(query):
+            if len(self._cheap) >= INLINE_MEMO_SIZE:
+                self._cheap.clear()
+            self._cheap[query] = True
+        else:
+            self._cheap.pop(query, None)
+
+    def _run_inline(self, query: str, params: dict, want: int, deadline: float | None):
+        """Run a known-cheap auto-commit read and its first PULL batch on the loop thread, guarded by
+        the watchdog; None when it must run on the session thread instead (over budget)."""
+        budget = INLINE_BUDGET_S
+        if deadline is not None:
+            budget = min(budget, deadline - time.monotonic())
+            if budget <= 0:
+                return None
+        engine = self._engine
+        started, cpu = time.perf_counter(), time.thread_time()
+        entry = WATCHDOG.arm(engine.cancel, budget)
+        try:
+            result, prefetched = _run_prefetch(engine, query, params, want)
+        except Terminated:
+            if not entry[2]:
+                raise
+            self._cheap.pop(query, None)
+            return None
+        finally:
+            WATCHDOG.disarm(entry)
+        if entry[2]:
+            # The watchdog cancelled it, possibly just as it finished: a complete result stands; one
+            # that failed or still has rows to stream (they would raise Terminated) runs again.
+            self._cheap.pop(query, None)
+            if prefetched[2] is not None or prefetched[1] is None:
+                result.close()
+                return None
+        self._learn(query, prefetched, time.perf_counter() - started, time.thread_time() - cpu)
+        return result, prefetched
 
     def _open_result(self, qid: int) -> tuple[int, _OpenResult]:
         qid = self._last_qid if qid == m.LAST_QUERY else qid

@@ -306,33 +306,38 @@ class WriteTx(ReadTx):
 
     def _insert_rel(self, rid: int, type: str, start: int, end: int, props, trusted: bool = False) -> None:
         store = self._store
-        nodes = store._nodes
-        rec = nodes.get(start)
+        get = self._nodes_get
+        rec = get(start)
         if rec is None or rec.props is None:
             raise _missing_node(start)
-        rec = nodes.get(end)
+        rec = get(end)
         if rec is None or rec.props is None:
             raise _missing_node(end)
-        type = store._intern_type(type)
+        name = store._type_names.get(type)
+        type = store._intern_type(type) if name is None else name
         if trusted:
             store._note_keys(props)
+        elif props:
+            props = store._clean_props(props)
         else:
-            props = store._clean_props(props) if props else {}
+            props = {}
         store._rels[rid] = RelVersion(PENDING, type, start, end, props, None)
         self._touched_rels.append(rid)
         # adjacency: node -> type -> {rid: other node}, both directions (inlined: the hot path)
-        by_type = store._out.get(start)
+        out = store._out
+        by_type = out.get(start)
         if by_type is None:
-            store._out[start] = {type: {rid: end}}
+            out[start] = {type: {rid: end}}
         else:
             group = by_type.get(type)
             if group is None:
                 by_type[type] = {rid: end}
             else:
                 group[rid] = end
-        by_type = store._in.get(end)
+        inc = store._in
+        by_type = inc.get(end)
         if by_type is None:
-            store._in[end] = {type: {rid: start}}
+            inc[end] = {type: {rid: start}}
         else:
             group = by_type.get(type)
             if group is None:
@@ -347,7 +352,11 @@ class WriteTx(ReadTx):
         delta = self._rel_delta
         delta[None] = delta.get(None, 0) + 1
         delta[type] = delta.get(type, 0) + 1
-        if props and store._rel_indexes:
+        if not props:
+            self._changes.append(("rel+", rid, type, start, end, {}))
+            self._undo.append((REL_NEW, rid))
+            return
+        if store._rel_indexes:
             by_key = store._rel_indexes.get(type)
             if by_key:
                 for key, index in by_key.items():

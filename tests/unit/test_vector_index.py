@@ -246,3 +246,89 @@ def test_a_filter_keeping_every_row_searches_without_a_selector(hnsw_min_size, m
         selectors.clear()
         assert index.search(q, 10, [("g", ">=", 0), ("h", "<", 1000)]) == unfiltered
         assert [a is None for a in selectors] == [a is None for a in plain]
+
+
+RANGE_FILTERS = [[("g", ">=", 90)], [("g", ">", 89.5)], [("g", "<", 3)], [("g", "<=", 2)], [("g", "=", 7)],
+                 [("g", "=", 7.0)], [("g", ">=", float("nan"))], [("g", "<", float("inf"))], [("g", ">", 10**30)],
+                 [("g", "<", -5)]]
+
+
+@pytest.mark.parametrize("filters", RANGE_FILTERS, ids=[repr(f) for f in RANGE_FILTERS])
+def test_range_rows_from_the_sorted_column_equal_the_mask(filters, monkeypatch):
+    """A one-property numeric filter answered by binary search in a sorted copy of the column, through
+    writes (the copy follows every change), equals the mask over every row."""
+    import relate.server.index.vector as V
+    index, vectors = random_index("cosine", seed=8)
+    q = np.random.default_rng(9).normal(size=DIMS).tolist()
+    masked = index.search(q, 10, filters)
+    monkeypatch.setattr(V, "RANGE_INDEX_AFTER", 1)
+    used = []
+    original = VectorIndex._range_rows
+    monkeypatch.setattr(VectorIndex, "_range_rows", lambda self, f, n: used.append(original(self, f, n)) or used[-1])
+    assert index.search(q, 10, filters) == masked
+    assert used[-1] is not None or type(filters[0][2]) is int and filters[0][2] > 2 ** 53
+    index.delete(int(masked[0][0]) if masked else 0)       # a change: the sorted copy is rebuilt
+    index.set_filter_values(5, {"g": 95, "h": 5})
+    index.sync()
+    monkeypatch.setattr(V, "RANGE_INDEX_AFTER", 10**9)
+    expected = index.search(q, 10, filters)                # the mask path again
+    monkeypatch.setattr(V, "RANGE_INDEX_AFTER", 1)
+    assert index.search(q, 10, filters) == expected
+
+
+def test_range_rows_wait_for_stable_rows_and_skip_other_values(monkeypatch):
+    import relate.server.index.vector as V
+    monkeypatch.setattr(V, "RANGE_INDEX_AFTER", 3)
+    index, _ = random_index("cosine", seed=10)
+    q = [1.0] * DIMS
+    built = [index._range_rows([("g", ">=", 50)], index._n) is not None for _ in range(4)]
+    assert built == [False, False, True, True]
+    index.upsert(10**6, [0.5] * DIMS, {"g": 60, "h": 1})    # a write: wait again
+    assert index._range_rows([("g", ">=", 50)], index._n) is None
+    index.upsert(10**6 + 1, [0.5] * DIMS, {"g": "sixty", "h": 1})
+    for _ in range(5):
+        assert [k for k, _ in index.search(q, 3, [("g", ">=", 50)])]
+    index.upsert(10**6 + 2, [0.5] * DIMS, {"g": [1, 2], "h": 1})    # a value only Cypher compares
+    for _ in range(5):
+        assert index._range_rows([("g", ">=", 50)], index._n) is None
+
+
+@pytest.mark.parametrize("metric", ["cosine", "euclidean"])
+def test_permissive_filters_on_hnsw_post_filter_with_recall_and_fall_back(metric, monkeypatch):
+    """A filter keeping >= 10% of the rows searches HNSW without a selector and keeps the first k passing;
+    too few passing falls back to the selector search. Recall@10 stays >= 0.98 against brute force."""
+    index, vectors = random_index(metric, seed=11, hnsw_min_size=0, exact_max_scope=0, m=16,
+                                  ef_construction=100, ef_search=64)
+    assert index.hnsw
+    index.delete(4)
+    index.sync()
+    calls = {"post": 0, "selector": 0}
+    post, hnsw = VectorIndex._postfilter_search, VectorIndex._hnsw_search
+    monkeypatch.setattr(VectorIndex, "_postfilter_search",
+                        lambda self, *a: calls.__setitem__("post", calls["post"] + 1) or post(self, *a))
+    monkeypatch.setattr(VectorIndex, "_hnsw_search",
+                        lambda self, *a: calls.__setitem__("selector", calls["selector"] + 1) or hnsw(self, *a))
+    keys = np.arange(N)
+    alive = keys != 4
+    rng = np.random.default_rng(12)
+    for filters, keep in (([("g", "<", 30)], keys % 100 < 30), ([("g", ">=", 85), ("h", "<", 1000)], keys % 100 >= 85)):
+        found = 0
+        for _ in range(20):
+            q = rng.normal(size=DIMS)
+            mask = keep & alive
+            expected = {k for k, _ in brute_force(vectors[mask], keys[mask], q, metric, 10)}
+            got = index.search(q.tolist(), 10, filters)
+            assert len(got) == 10 and all(mask[k] for k, _ in got)
+            assert [s for _, s in got] == sorted((s for _, s in got), reverse=True)
+            found += len(expected & {k for k, _ in got})
+        assert found / 200 >= 0.98, (filters, found / 200)
+    assert calls["post"] == 40 and calls["selector"] == 0
+    # tombstones only: the same post-filter drops the dead rows (no selector)
+    got = index.search(vectors[4].tolist(), 10)
+    assert calls["post"] == 41 and calls["selector"] == 0 and 4 not in {k for k, _ in got} and len(got) == 10
+    # a query far from every row passing the filter: the post-filter comes back short, the selector answers
+    calls.update(post=0, selector=0)
+    monkeypatch.setattr("relate.server.index.vector.POSTFILTER_MARGIN", 0.01)
+    monkeypatch.setattr("relate.server.index.vector.POSTFILTER_EXTRA", 0)
+    got = index.search(vectors[0].tolist(), 10, [("g", ">=", 50)])
+    assert calls == {"post": 1, "selector": 1} and len(got) == 10 and all(k % 100 >= 50 for k, _ in got)

@@ -108,7 +108,8 @@ class FalkorSystem(System):
         self._await_indexes()
 
     def levels(self) -> list[dict]:
-        return [{"efRuntime": ef} for ef in (DEFAULT_EF_RUNTIME, 100, 400, 1600)]
+        # cheapest first (the default, 10, is the cheapest); each step is a rebuild
+        return [{"efRuntime": DEFAULT_EF_RUNTIME}] + [{"efRuntime": ef} for ef in (DEFAULT_EF_RUNTIME, 50, 100, 400, 1600)]
 
     def set_level(self, level: dict, wl: Workload) -> None:
         """efRuntime is fixed when the index is created: rebuild it."""

@@ -15,6 +15,8 @@ from .base import System
 HNSW_MIN_SIZE = 50_000        # as Relate's vector index: exact below, HNSW (M 32, efConstruction 200) above
 HNSW_M, HNSW_EF_CONSTRUCTION, HNSW_EF_SEARCH = 32, 200, 256
 EXACT_MAX_SCOPE = 20_000      # as Relate: a filter keeping at most this many rows is searched exactly
+POSTFILTER_MIN_SHARE, POSTFILTER_MARGIN, POSTFILTER_EXTRA = 0.1, 2.0, 8   # as Relate: see server/index/vector.py
+EF_LADDER = (32, 64, 128, 256, 512, 1024, 2048)
 
 
 class _Graph:
@@ -85,7 +87,9 @@ class FaissTantivyFloor(System):
         self.tantivy.reload()
 
     def levels(self) -> list[dict]:
-        return [{"ef_search": ef} for ef in (HNSW_EF_SEARCH, 512, 1024, 2048)] if self.wl.n >= HNSW_MIN_SIZE else []
+        if self.wl.n < HNSW_MIN_SIZE:
+            return []
+        return [{"ef_search": HNSW_EF_SEARCH}] + [{"ef_search": ef} for ef in EF_LADDER]
 
     def set_level(self, level: dict, wl: Workload) -> None:
         self.index.hnsw.efSearch = level["ef_search"]
@@ -103,7 +107,18 @@ class FaissTantivyFloor(System):
             scores = self.vectors[rows] @ v
             best = np.argpartition(-scores, k - 1)[:k] if len(rows) > k else np.arange(len(rows))
             return rows[best[np.lexsort((rows[best], -scores[best]))]].tolist()
-        import faiss                            # a wide filter: FAISS with a bitmap selector, as Relate
+        import faiss
+        n = len(mask)
+        if isinstance(self.index, faiss.IndexHNSWFlat) and scope >= POSTFILTER_MIN_SHARE * n:
+            # a permissive filter: the k' nearest without a selector, the first k passing (as Relate)
+            wanted = min(n, math.ceil(POSTFILTER_MARGIN * k * n / scope) + POSTFILTER_EXTRA)
+            params = faiss.SearchParametersHNSW(efSearch=max(self.index.hnsw.efSearch, wanted))
+            _, rows = self.index.search(q, wanted, params=params)
+            rows = rows[0][rows[0] >= 0]
+            rows = rows[mask[rows]]
+            if len(rows) >= k:
+                return rows[:k].tolist()
+        # a wide filter: FAISS with a bitmap selector, as Relate
         bitmap = np.packbits(mask, bitorder="little")
         selector = faiss.IDSelectorBitmap(len(mask), faiss.swig_ptr(bitmap))
         if isinstance(self.index, faiss.IndexHNSWFlat):

@@ -93,7 +93,7 @@ class KuzuSystem(System):
             self.conn.execute(f"CALL PROJECT_GRAPH('{name}', {{'Note': 'n.ts >= {int(since)}'}}, [])")
 
     def levels(self) -> list[dict]:
-        return [{"efs": efs} for efs in (DEFAULT_EFS, 400, 800, 1600)]
+        return [{"efs": DEFAULT_EFS}] + [{"efs": efs} for efs in (25, 50, 100, 200, 400, 800, 1600)]
 
     def set_level(self, level: dict, wl: Workload) -> None:
         self.efs = level["efs"]

@@ -26,16 +26,10 @@ LOAD_TOPICS = "UNWIND $topics AS name CREATE (:Topic {name: name})"
 LOAD_ABOUT = """UNWIND $rows AS r
 MATCH (n:Note {id: r.note}), (t:Topic {name: r.topic})
 CREATE (n)-[:ABOUT]->(t)"""
-DROP_VECTOR = "DROP INDEX note_e IF EXISTS"
 HNSW_DEFAULT_EF = 256
-
-
-def vector_index_ddl(ef_search: int | None) -> str:
-    """The cookbook's note_e DDL, optionally with a non-default `vector.hnsw.ef_search`."""
-    if ef_search is None:
-        return S.SETUP[3]
-    return S.SETUP[3].replace("`vector.similarity_function`: 'cosine'}",
-                              f"`vector.similarity_function`: 'cosine', `vector.hnsw.ef_search`: {ef_search}}}")
+HNSW_MIN_SIZE = 50_000                              # below it the index is exact (vector.hnsw.min_size)
+EF_LADDER = (32, 64, 128, 256, 512, 1024, 2048)     # cheapest first, the default among them
+SET_EF = "CALL db.index.vector.setSearchOptions('note_e', {`vector.hnsw.ef_search`: $ef})"
 
 
 class RelateSystem(System):
@@ -116,15 +110,16 @@ class RelateSystem(System):
         self.run(S.SETUP[3])                  # note_e: vector, 384 dims, cosine, WITH [n.session, n.ts]
         self.run(S.SETUP[4])                  # note_t: full-text over Note.text
         self.run("CALL db.awaitIndexes(3600)")
+        self.hnsw = wl.n >= HNSW_MIN_SIZE
 
     def levels(self) -> list[dict]:
-        return [{"ef_search": HNSW_DEFAULT_EF}] + [{"ef_search": ef} for ef in (512, 1024, 2048)]
+        if not getattr(self, "hnsw", False):
+            return []                         # an exact index: no recall knob
+        return [{"ef_search": HNSW_DEFAULT_EF}] + [{"ef_search": ef} for ef in EF_LADDER]
 
     def set_level(self, level: dict, wl: Workload) -> None:
-        ef = level["ef_search"]
-        self.run(DROP_VECTOR)
-        self.run(vector_index_ddl(None if ef == HNSW_DEFAULT_EF else ef))
-        self.run("CALL db.awaitIndexes(3600)")
+        """Search-time ef of the live index (db.index.vector.setSearchOptions): no rebuild."""
+        self.run(SET_EF, {"ef": level["ef_search"]})
 
     # ---- operations --------------------------------------------------------------------------
     def ops(self) -> dict:

@@ -9,14 +9,18 @@ from relate.values import VECTOR_TYPES, Vector
 from relate.server.query.exec.functions_registry import function, type_error
 
 
+_NUMBER_TYPES = frozenset((int, float))
+
+
 def _coordinates(fn_name, v) -> np.ndarray:
     """A float64 array from a Vector or a list of numbers."""
     if type(v) is Vector:
         return v.to_numpy().astype(np.float64, copy=False)
     if type(v) is list:
-        for x in v:
-            if type(x) is not int and type(x) is not float:
-                raise type_error(fn_name, x, "a List of numbers")
+        if not _NUMBER_TYPES.issuperset(map(type, v)):      # one C-level pass over the item types
+            for x in v:
+                if type(x) is not int and type(x) is not float:
+                    raise type_error(fn_name, x, "a List of numbers")
         return np.asarray(v, dtype=np.float64)
     raise type_error(fn_name, v, "a Vector or a List of numbers")
 

@@ -158,11 +158,19 @@ class NodeIndexSeek(Operator):
 
     def rows(self, ctx, arg):
         var, label, key, value_fn, many = self.var, self.label, self.key, self.value, self.many
+        check = ctx.check
         for row in self.source.rows(ctx, arg):
             value = value_fn(row, ctx)
             if value is None:
                 continue
             seek = ctx.tx.index_seek
+            if not many:
+                for nid in seek("node", label, key, value):
+                    check()
+                    out = dict(row)
+                    out[var] = NodeRef(nid)
+                    yield out
+                continue
             if many:
                 if not isinstance(value, list):
                     raise CypherTypeError(f"IN expected a list, got {type_name(value)}",
@@ -306,13 +314,15 @@ class RelTypeScan(Operator):
 
 class Expand(Operator):
     """One hop from a bound node; ``into`` checks the far end against a bound node instead."""
-    __slots__ = ("start", "rel", "end", "types", "direction", "into", "end_test", "unique_with")
+    __slots__ = ("start", "rel", "end", "types", "direction", "into", "end_test", "end_label", "unique_with")
 
     def __init__(self, source, start, rel, end, types, direction, into, end_labels, unique_with):
         self.source, self.start, self.rel, self.end = source, start, rel, end
         self.types = types or None
         self.direction, self.into = direction, into
         self.end_test = label_test(end_labels)
+        # One plain label (the usual case): the store tests membership itself (expand_rel_ids).
+        self.end_label = getattr(end_labels, "name", None) if type(end_labels).__name__ == "LabelName" else None
         self.unique_with = unique_with
 
     @property
@@ -378,6 +388,10 @@ class Expand(Operator):
         tx = ctx.tx
         expand = tx.expand
         memo = {} if (not into and getattr(tx, "fixed", False)) else None
+        if memo is not None:
+            end_label = self.end_label
+            far_test = end_test if end_label is None else None
+            rel_ids = getattr(tx, "expand_rel_ids", None)
         room = _COUNT_MEMO_LIMIT
         n = 0
         for row in self.source.rows(ctx, arg):
@@ -391,11 +405,15 @@ class Expand(Operator):
             if memo is not None:
                 reached = memo.get(node.id)
                 if reached is None:
-                    reached = set()
-                    for rid, other in expand(node.id, direction, types):
-                        check()
-                        if end_test is None or end_test(tx.node_labels(other)):
-                            reached.add(rid)
+                    if rel_ids is not None:
+                        reached = set(rel_ids(node.id, direction, types, far_test, end_label))
+                        ctx.charge(len(reached) + 1)
+                    else:
+                        reached = set()
+                        for rid, other in expand(node.id, direction, types):
+                            check()
+                            if end_test is None or end_test(tx.node_labels(other)):
+                                reached.add(rid)
                     if room >= len(reached):
                         room -= len(reached)
                         memo[node.id] = reached

@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import heapq
+from operator import is_
 
 from relate.errors import ArgumentError
 
 from ..context import checked
+from ..refs import NodeRef, RelRef
 from .operators import Operator
 from .values_ops import group_key, make_aggregator, order_key, type_name
 
@@ -94,6 +96,100 @@ class Aggregate(Operator):
                 for add, fns in pairs:
                     add(*[f(row, ctx) for f in fns])
         return {name: agg.result() for (name, _, _, _), agg in zip(specs, aggs)}
+
+
+class OrderedHeadAggregate(Operator):
+    """``ORDER BY k`` then ``WITH g, collect(x) AS c`` where ``c`` is only read as ``head(c)``: per group,
+    the first non-null ``x`` in ORDER BY order, found in one pass instead of sorting every row.
+
+    Each aggregate yields ``[x]`` (or ``[]`` when no row of the group has a non-null ``x``), so
+    ``head(c)`` is what it was over the whole collected list. Ties keep input order (the sort was
+    stable) and groups come out in the order the sorted stream would have first shown them.
+    """
+    __slots__ = ("grouping", "aggregates", "keys", "key_fn", "reverse", "plain", "lazy")
+    name = "EagerAggregation"
+
+    def __init__(self, source, grouping, aggregates, keys, plain=None, lazy=None):
+        # grouping: [(name, fn)]; aggregates: [(name, arg fn)] (each a collect consumed by head());
+        # keys: [(fn, descending)] of the ORDER BY this replaces; plain: when every grouping
+        # expression is a variable, their names (read from the row directly)
+        self.source, self.grouping, self.aggregates, self.keys = source, grouping, aggregates, keys
+        self.key_fn, self.reverse = sort_key(keys)
+        self.plain = plain
+        # lazy: per aggregate, the variable v when its argument is ``v.key``: on a fixed snapshot, with
+        # v a node, relationship or null, that cannot fail, so rows that cannot be first skip it
+        self.lazy = lazy or [None] * len(aggregates)
+
+    def details(self):
+        return ", ".join(n for n, _ in self.grouping)
+
+    def rows(self, ctx, arg):
+        key_names = [n for n, _ in self.grouping]
+        key_fns = [f for _, f in self.grouping]
+        arg_fns = [f for _, f in self.aggregates]
+        n_aggs = len(arg_fns)
+        key_fn, reverse = self.key_fn, self.reverse
+        single = len(key_fns) == 1
+        plain = self.plain
+        lazy = self.lazy if getattr(ctx.tx, "fixed", False) else [None] * n_aggs
+        # group key -> [grouping values, best order key, its sequence number, [per aggregate: key, value]]
+        groups: dict = {}
+        seq = 0
+        last_values = last_entry = None
+        for row in self.source.rows(ctx, arg):
+            k = key_fn(row, ctx)
+            if key_fns:
+                try:
+                    values = [row[v] for v in plain] if plain else [fn(row, ctx) for fn in key_fns]
+                except KeyError:
+                    values = [fn(row, ctx) for fn in key_fns]     # raises the undefined-variable error
+                # Rows expanded from one input row carry the very same grouping objects: same group.
+                if last_values is not None and all(map(is_, values, last_values)):
+                    entry = last_entry
+                else:
+                    gkey = group_key(values[0]) if single else tuple(map(group_key, values))
+                    entry = groups.get(gkey)
+            else:
+                values, gkey = [], None
+                entry = groups.get(gkey)
+            if entry is None:
+                entry = [values, k, seq, [None] * n_aggs, [None] * n_aggs]
+                groups[gkey] = entry
+            elif (k > entry[1]) if reverse else (k < entry[1]):
+                entry[1], entry[2] = k, seq
+            best_keys, best_values = entry[3], entry[4]
+            for i in range(n_aggs):
+                if best_values[i] is None or ((k > best_keys[i]) if reverse else (k < best_keys[i])):
+                    x = arg_fns[i](row, ctx)
+                    if x is not None:
+                        best_keys[i], best_values[i] = k, x
+                elif lazy[i] is None or type(row.get(lazy[i], _cannot_fail)) not in _CANNOT_FAIL:
+                    arg_fns[i](row, ctx)           # not needed, but evaluated for the errors it may raise
+            seq += 1
+            last_values, last_entry = values, entry
+        if not key_fns and not groups:
+            groups[None] = [[], None, 0, [None] * n_aggs, [None] * n_aggs]
+        entries = sorted(groups.values(), key=_seq)
+        if key_fns:
+            entries.sort(key=_best_key, reverse=reverse)      # stable: equal keys stay in stream order
+        names = [n for n, _ in self.aggregates]
+        for values, _, _, _, best_values in checked(entries, ctx):
+            out = dict(zip(key_names, values))
+            for name, value in zip(names, best_values):
+                out[name] = [] if value is None else [value]
+            yield out
+
+
+_CANNOT_FAIL = (NodeRef, RelRef, type(None))
+_cannot_fail = object()          # a missing variable: evaluate, to raise its error
+
+
+def _seq(entry):
+    return entry[2]
+
+
+def _best_key(entry):
+    return entry[1]
 
 
 class Distinct(Operator):

@@ -64,11 +64,15 @@ class Builder:
     def _barrier(self, state: "_State", clause) -> None:
         reads = isinstance(clause, READS)
         writes = isinstance(clause, WRITES)
-        if (writes and state.read_since_eager) or (reads and state.wrote_since_eager):
+        if (writes and state.read_since_eager and not (state.rel_blind and _creates_only_rels(clause, state))) \
+                or (reads and state.wrote_since_eager):
             state.op = L.Eager(state.op)
             state.read_since_eager = state.wrote_since_eager = False
+            state.rel_blind = True
         state.read_since_eager |= reads
         state.wrote_since_eager |= writes
+        if state.rel_blind and not _rel_blind(clause):
+            state.rel_blind = False
 
     # ------------------------------------------------------------ reading clauses
     def _match(self, clause: ast.Match, state: "_State"):
@@ -194,11 +198,58 @@ class _State:
         self.columns: list[str] = []
         self.read_since_eager = False
         self.wrote_since_eager = False
+        # Since the last Eager only clauses whose rows cannot depend on relationships (see _rel_blind):
+        # a CREATE of relationships alone then needs no Eager (it cannot change what they read).
+        self.rel_blind = True
 
     def bind(self, names) -> None:
         for name in names:
             if name not in self.bound:
                 self.bound.append(name)
+
+
+# Expressions that enumerate relationships (or run a query) when evaluated.
+_GRAPH_READING = (ast.PatternPredicate, ast.PatternComprehension, ast.ExistsSubquery, ast.CountSubquery,
+                  ast.CollectSubquery)
+
+
+def _reads_graph(obj) -> bool:
+    """Whether an AST fragment holds a relationship pattern or an expression that reads the graph."""
+    if isinstance(obj, _GRAPH_READING) or isinstance(obj, ast.RelPattern):
+        return True
+    if isinstance(obj, (list, tuple)):
+        return any(_reads_graph(item) for item in obj)
+    if hasattr(obj, "__dataclass_fields__"):
+        return any(_reads_graph(getattr(obj, name)) for name in obj.__dataclass_fields__)
+    return False
+
+
+def _rel_blind(clause) -> bool:
+    """Rows of this clause depend on node labels and properties at most, never on relationships:
+    a MATCH of single-node patterns, an UNWIND or a WITH, none with a pattern or subquery inside."""
+    if isinstance(clause, ast.Match):
+        return clause.search is None and not _reads_graph(clause)
+    if isinstance(clause, (ast.Unwind, ast.With)):
+        return not _reads_graph(clause)
+    return False
+
+
+def _creates_only_rels(clause, state: "_State") -> bool:
+    """A CREATE of relationships between already bound nodes (it adds no node, label or property
+    that a node-only read could see), with no graph-reading expression."""
+    if not isinstance(clause, ast.Create):
+        return False
+    for part in clause.pattern:
+        if part.shortest is not None:
+            return False
+        for element in part.elements:
+            if isinstance(element, ast.NodePattern):
+                if element.variable not in state.bound or element.labels is not None \
+                        or element.properties is not None or element.where is not None:
+                    return False
+            elif element.properties is not None and _reads_graph(element.properties):
+                return False
+    return True
 
 
 def _finish_writes_before_limit(projection: ast.Projection, state: _State) -> None:

@@ -199,6 +199,9 @@ class Aggregate(LogicalOp):
     source: LogicalOp
     grouping: list[tuple[str, ast.Expr]]
     aggregates: list[tuple[str, ast.Expr]]     # (hidden name, FunctionCall | CountStar)
+    # ORDER BY keys of a Sort this replaces: every aggregate is a collect() read only through head(),
+    # so each keeps the first non-null value in that order (see projection._heads_of_collects)
+    order: Optional[list[tuple[ast.Expr, bool]]] = None
 
 
 @dataclass(eq=False)

@@ -195,6 +195,14 @@ class PhysicalBuilder:
                 aggregates.append((name, "count(*)", False, []))
             else:
                 aggregates.append((name, call.name.lower(), call.distinct, [self.compile(a) for a in call.args]))
+        if op.order is not None:
+            plain = [e.name for _, e in op.grouping if isinstance(e, ast.Variable)]
+            return PR.OrderedHeadAggregate(self.build(op.source), grouping,
+                                           [(name, self.compile(call.args[0])) for name, call in op.aggregates],
+                                           self._keys(op.order), plain if len(plain) == len(grouping) else None,
+                                           [call.args[0].subject.name if isinstance(call.args[0], ast.Property)
+                                            and isinstance(call.args[0].subject, ast.Variable) else None
+                                            for _, call in op.aggregates])
         counting = not grouping and all(_counts_rows(call, op.source) for _, call in op.aggregates)
         return PR.Aggregate(self.build(op.source), grouping, aggregates, counting)
 

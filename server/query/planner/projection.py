@@ -9,7 +9,7 @@ from typing import Optional
 
 from .. import ast
 from ..semantic.projection import ProjectionShape, shape_projection
-from ..semantic.walk import free_variables
+from ..semantic.walk import SUBQUERY_EXPRS, children, free_variables
 from . import logical as L
 
 
@@ -31,7 +31,14 @@ def plan_projection(op: L.LogicalOp, bound: list[str], projection: ast.Projectio
     shape = shape_projection(items, projection, where)
     columns = shape.columns
     if shape.aggregating:
-        op = L.Aggregate(op, shape.grouping, shape.aggregates)
+        if isinstance(op, L.Sort) and _heads_of_collects(shape):
+            source = op.source
+            if (isinstance(source, L.Project) and not source.keep
+                    and all(isinstance(e, ast.Variable) and e.name == n for n, e in source.items)):
+                source = source.source     # only passes variables on: the aggregate reads just those
+            op = L.Aggregate(source, shape.grouping, shape.aggregates, op.keys)
+        else:
+            op = L.Aggregate(op, shape.grouping, shape.aggregates)
         computed = [(n, e) for n, e in shape.outputs if not (isinstance(e, ast.Variable) and e.name == n)]
         if computed:
             op = L.Project(op, computed, keep=True)
@@ -56,6 +63,32 @@ def plan_projection(op: L.LogicalOp, bound: list[str], projection: ast.Projectio
     if needs_select:
         op = L.Select(op, tuple(columns))
     return op, columns
+
+
+def _heads_of_collects(shape: ProjectionShape) -> bool:
+    """Whether every aggregate is a plain ``collect(x)`` whose result is read only as ``head(...)``:
+    ``WITH ... ORDER BY k WITH g, head(collect(x)) AS y`` needs only the first non-null x per group."""
+    hidden = set()
+    for name, call in shape.aggregates:
+        if not (isinstance(call, ast.FunctionCall) and call.name.lower() == "collect" and not call.distinct
+                and len(call.args) == 1):
+            return False
+        hidden.add(name)
+    exprs = [e for _, e in shape.outputs] + [e for e, _ in shape.order_by]
+    if shape.where is not None:
+        exprs.append(shape.where)
+    return bool(hidden) and all(_only_under_head(e, hidden) for e in exprs)
+
+
+def _only_under_head(expr: ast.Expr, hidden: set) -> bool:
+    if isinstance(expr, ast.Variable):
+        return expr.name not in hidden
+    if (isinstance(expr, ast.FunctionCall) and expr.name.lower() == "head" and len(expr.args) == 1
+            and isinstance(expr.args[0], ast.Variable)):
+        return True
+    if isinstance(expr, SUBQUERY_EXPRS):
+        return False                   # nested queries: not looked into, so not known to be safe
+    return all(_only_under_head(c, hidden) for c in children(expr))
 
 
 def _order_skip_limit(op, shape: ProjectionShape, projection: ast.Projection):

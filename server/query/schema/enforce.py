@@ -13,17 +13,31 @@ def check_statement(ctx, catalog: Catalog) -> None:
     by_label = catalog.by_label
     if not by_label:
         return
-    for nid in ctx.touched_nodes:
-        if not tx.node_exists(nid):
-            continue
-        for label in tx.node_labels(nid):
-            for constraint in by_label.get(("node", label), ()):
-                check_entity(tx, constraint, nid)
-    for rid in ctx.touched_rels:
-        if not tx.rel_exists(rid):
-            continue
-        for constraint in by_label.get(("relationship", tx.rel_type(rid)), ()):
-            check_entity(tx, constraint, rid)
+    node_labels = rel_types = False
+    for entity, _ in by_label:
+        if entity == "node":
+            node_labels = True
+        else:
+            rel_types = True
+    if node_labels and ctx.touched_nodes:
+        for nid in ctx.touched_nodes:
+            found = tx.node(nid)                  # (labels, props), None once deleted
+            if found is None:
+                continue
+            for label in found[0]:
+                constraints = by_label.get(("node", label))
+                if constraints:
+                    for constraint in constraints:
+                        check_entity(tx, constraint, nid, found[1])
+    if rel_types and ctx.touched_rels:            # only types with a constraint cost more than a lookup
+        for rid in ctx.touched_rels:
+            found = tx.rel(rid)                   # (type, start, end, props), None once deleted
+            if found is None:
+                continue
+            constraints = by_label.get(("relationship", found[0]))
+            if constraints:
+                for constraint in constraints:
+                    check_entity(tx, constraint, rid, found[3])
 
 
 def check_deletes(ctx) -> None:
@@ -47,8 +61,10 @@ def _what(constraint: Constraint, eid: int) -> str:
     return f"Relationship({eid}) with type `{constraint.label}`"
 
 
-def check_entity(tx, constraint: Constraint, eid: int) -> None:
-    props = _props(tx, constraint.entity, eid)
+def check_entity(tx, constraint: Constraint, eid: int, props: dict | None = None) -> None:
+    """``props``: the entity's visible properties when the caller has them already."""
+    if props is None:
+        props = _props(tx, constraint.entity, eid)
     kind = constraint.type
     keys = constraint.properties
     if kind in ("NOT_NULL", "KEY"):
@@ -79,7 +95,7 @@ def check_entity(tx, constraint: Constraint, eid: int) -> None:
 
 def find_duplicate(tx, constraint: Constraint, eid: int, values: list):
     """Another entity with the same values for the constraint's properties, or None."""
-    from relate.server.query.exec.values_ops import equals
+    equals = _equals or _load_equals()
     entity, label, keys = constraint.entity, constraint.label, constraint.properties
     if tx.has_property_index(entity, label, keys[0]):
         candidates = tx.index_seek(entity, label, keys[0], values[0])
@@ -92,6 +108,17 @@ def find_duplicate(tx, constraint: Constraint, eid: int, values: list):
         if all(equals(props.get(k), v) is True for k, v in zip(keys, values)):
             return other
     return None
+
+
+_equals = None
+
+
+def _load_equals():
+    """``values_ops.equals``, imported on first use (the exec package imports this one)."""
+    global _equals
+    from relate.server.query.exec.values_ops import equals
+    _equals = equals
+    return equals
 
 
 def validate_existing(tx, constraint: Constraint) -> None:

@@ -1,0 +1,99 @@
+"""Cheap auto-commit reads run on the server's event loop thread (no hop to the session thread);
+these check that doing so weakens nothing: a statement learned as cheap that turns out slow is
+cancelled by the watchdog and re-run on the session thread, where time limits, errors and other
+clients behave as before."""
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+import relate
+from relate.server.session import core
+
+from .conftest import AUTH, ServerProcess
+
+COUNT = "UNWIND range(1, $n) AS i WITH i WHERE i < 0 RETURN count(i) AS c"
+
+
+@pytest.fixture(scope="module", params=["uvloop", "asyncio"])
+def server(request, tmp_path_factory):
+    process = ServerProcess(tmp_path_factory.mktemp("inline"), loop=request.param)
+    yield process
+    process.stop()
+
+
+def test_a_cheap_statement_that_turns_slow_still_completes(server):
+    with relate.connect(server.url, auth=AUTH) as conn, relate.connect(server.url, auth=AUTH) as other:
+        for _ in range(5):                               # learned as cheap: runs inline from now on
+            assert conn.execute(COUNT, n=10).fetchone().c == 0
+        result = {}
+
+        def slow():
+            result["c"] = conn.execute(COUNT, n=1_500_000).fetchone().c
+        thread = threading.Thread(target=slow)
+        thread.start()
+        time.sleep(0.2)
+        pings = []
+        while thread.is_alive() and len(pings) < 100:    # the loop is not held by the slow statement
+            started = time.perf_counter()
+            assert other.execute("RETURN 1 AS one").fetchone().one == 1
+            pings.append(time.perf_counter() - started)
+        thread.join()
+        assert result["c"] == 0
+        assert pings and sorted(pings)[len(pings) // 2] < 0.05
+        assert conn.execute(COUNT, n=10).fetchone().c == 0
+
+
+def test_errors_of_an_inline_statement_are_the_usual_ones(server):
+    with relate.connect(server.url, auth=AUTH) as conn:
+        for _ in range(5):
+            assert conn.execute("RETURN 10 / $d AS x", d=2).fetchone().x == 5
+        with pytest.raises(relate.RelateError) as inline_error:
+            conn.execute("RETURN 10 / $d AS x", d=0).fetchall()
+        with pytest.raises(relate.RelateError) as missing:
+            conn.execute("RETURN 10 / $d AS x").fetchall()
+        assert type(missing.value).__name__ == "ParameterMissing"
+        assert conn.execute("RETURN 10 / $d AS x", d=5).fetchone().x == 2
+        with relate.connect(server.url, auth=AUTH) as fresh:      # the same error on the session thread
+            with pytest.raises(relate.RelateError) as worker_error:
+                fresh.execute("RETURN 10 / $d AS x", d=0).fetchall()
+        assert type(inline_error.value) is type(worker_error.value)
+        assert inline_error.value.code == worker_error.value.code
+
+
+def test_inline_statements_inside_a_transaction_run_on_the_session_thread(server):
+    with relate.connect(server.url, auth=AUTH) as conn:
+        for _ in range(5):
+            conn.execute("MATCH (n:Inline) RETURN count(n) AS c").fetchall()
+        with conn.begin() as tx:
+            tx.execute("CREATE (:Inline)").consume()
+            assert tx.execute("MATCH (n:Inline) RETURN count(n) AS c").fetchone().c == 1
+            tx.rollback()
+        assert conn.execute("MATCH (n:Inline) RETURN count(n) AS c").fetchone().c == 0
+
+
+def test_query_timeout_still_applies_to_a_statement_learned_as_cheap(tmp_path):
+    server = ServerProcess(tmp_path, "--query-timeout", "1")
+    try:
+        with relate.connect(server.url, auth=AUTH) as conn:
+            for _ in range(5):
+                assert conn.execute(COUNT, n=10).fetchone().c == 0
+            started = time.perf_counter()
+            with pytest.raises(relate.QueryTimeout):
+                conn.execute(COUNT, n=50_000_000).fetchall()
+            assert time.perf_counter() - started < 5
+            assert conn.execute(COUNT, n=10).fetchone().c == 0
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize("query, inline", [
+    ("MATCH (n:Note {id: $id}) RETURN n.text AS text", True),
+    ("CALL db.awaitIndexes(10)", False),
+    ("MATCH (n:Note) SEARCH n IN (VECTOR INDEX e FOR $v LIMIT 3) SCORE AS s RETURN n", False),
+    ("PROFILE MATCH (n) RETURN n", False),
+])
+def test_procedures_and_searches_never_run_inline(query, inline):
+    assert (core._NOT_INLINE.search(query) is None) is inline
