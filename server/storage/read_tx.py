@@ -276,6 +276,29 @@ class ReadTx:
                 and end_test(node.labels if ((node := nget(other)) is not None and node.ts <= ts
                                              and node.props is not None) else labels_of(other))]
 
+    def expand_rel_id_set(self, nid: int, direction: str, types: tuple[str, ...] | None = None,
+                          end_test=None, end_label: str | None = None, end_key=None):
+        """``expand_rel_ids`` as a set, kept across statements in the store's ExpandCache.
+
+        ``end_key`` names the far-end condition (hashable; equal keys must mean the same test over
+        labels alone). On a fixed snapshot at or after the store's structure version the result is a
+        frozenset shared with the cache (never mutate it); otherwise a fresh set, computed as before.
+        """
+        if not self.fixed:
+            return set(self.expand_rel_ids(nid, direction, types, end_test, end_label))
+        store = self._store
+        version = store._structure_ts          # read once: the structure this snapshot sees, if <= ts
+        if self._ts < version:
+            return set(self.expand_rel_ids(nid, direction, types, end_test, end_label))
+        cache = store._expand_cache
+        key = (nid, direction, types if types is None or type(types) is tuple else tuple(types), end_key)
+        ids = cache.get(key, version)
+        if ids is None:
+            ids = frozenset(self.expand_rel_ids(nid, direction, types, end_test, end_label))
+            if len(ids) >= _CACHE_MIN:          # small sets cost less to recompute than to keep
+                cache.put(key, ids, version)
+        return ids
+
     def _expand_both(self, nid, types):
         yield from self._expand(self._store._out, nid, types, False)
         yield from self._expand(self._store._in, nid, types, True)    # self-loops came already
@@ -495,6 +518,9 @@ def _live_at(prev, ts) -> bool:
     rec = visible(prev, ts)
     return rec is not None and rec.props is not None
 
+
+# Smallest relationship-id set expand_rel_id_set keeps in the store's cache.
+_CACHE_MIN = 16
 
 # Value types for which == between two values of the same type agrees with their order_key equality.
 _SIMPLE = frozenset((str, int, float, bool))

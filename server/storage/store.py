@@ -6,7 +6,7 @@ import itertools
 import os
 import sys
 import threading
-from collections import deque
+from collections import OrderedDict, deque
 from typing import Callable
 
 import structlog
@@ -25,6 +25,9 @@ log = structlog.get_logger(__name__)
 # Change kinds that only the WAL needs (property-index DDL); listeners never see them.
 _INTERNAL_KINDS = ("pidx+", "pidx-")
 _DELETE_KINDS = ("node-", "rel-")
+# Change kinds that alter which relationships a node reaches (and the far ends' labels): a commit
+# with one of them moves the structure version (see ExpandCache).
+_STRUCTURAL_KINDS = frozenset(("rel+", "rel-", "node-", "label+", "label-"))
 _LOCK_NAME = "LOCK"
 
 
@@ -56,6 +59,10 @@ class GraphStore:
         self._schema = SchemaVersion(0, {}, None)
         self._next_node_id = 0
         self._next_rel_id = 0
+        # Commit ts of the last commit that created/deleted a relationship, deleted a node or
+        # changed a label (set before that commit becomes visible); ExpandCache entries hold for it.
+        self._structure_ts = 0
+        self._expand_cache = ExpandCache()
         # Timestamps: assigned = last commit written to the WAL; visible = last one published.
         self._assigned_ts = 0
         self._visible_ts = 0
@@ -87,6 +94,7 @@ class GraphStore:
         store._lock_directory(path)
         try:
             next_seq = recovery.recover(store, path)
+            store._structure_ts = store._visible_ts     # all that was recovered counts as new
             store._wal = WalWriter(path, next_seq)
         except BaseException:
             store._unlock_directory()
@@ -223,6 +231,8 @@ class GraphStore:
         for index in tx._new_indexes:
             if index.ts == PENDING:
                 index.ts = commit_ts
+        if tx._has_deletes or any(c[0] in _STRUCTURAL_KINDS for c in changes):
+            self._structure_ts = commit_ts         # before any snapshot can see commit_ts
         self._assigned_ts = commit_ts
         if tx._gc:
             self._gc_queue.append((commit_ts, tx._gc))
@@ -419,3 +429,64 @@ class GraphStore:
             by_key.pop(index.key, None)
             if not by_key:
                 del registry[index.label]
+
+
+class ExpandCache:
+    """Relationship-id sets that ``ReadTx.expand_rel_id_set`` found, kept across statements.
+
+    Valid under MVCC through the store's structure version ``V`` (``_structure_ts``): every snapshot
+    with ts >= V sees the same relationships and labels (V moves before a structural commit becomes
+    visible). An entry is stored and used only by a snapshot with ts >= V, and only while V is the
+    version the cache holds; a newer V drops every entry at the next store. Bounded, least recently
+    used first out, by the total ids held.
+    """
+
+    __slots__ = ("version", "_entries", "_held", "_limit", "_lock")
+
+    def __init__(self, limit: int = 1_000_000):
+        self.version = -1
+        self._entries: OrderedDict = OrderedDict()
+        self._held = 0
+        self._limit = limit
+        self._lock = threading.Lock()
+
+    def get(self, key, version: int):
+        """The set cached for ``key`` at structure ``version``, or None."""
+        if self.version != version:
+            return None
+        with self._lock:
+            if self.version != version:
+                return None
+            ids = self._entries.get(key)
+            if ids is not None:
+                self._entries.move_to_end(key)
+            return ids
+
+    def put(self, key, ids: frozenset, version: int) -> None:
+        size = len(ids) + 1
+        if size > self._limit >> 2:
+            return
+        with self._lock:
+            if version != self.version:
+                if version < self.version:
+                    return                          # computed for an older structure
+                self._entries.clear()
+                self._held = 0
+                self.version = version
+            entries = self._entries
+            old = entries.pop(key, None)
+            if old is not None:
+                self._held -= len(old) + 1
+            entries[key] = ids
+            self._held += size
+            while self._held > self._limit:
+                _, dropped = entries.popitem(last=False)
+                self._held -= len(dropped) + 1
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self._held = 0
+
+    def __len__(self) -> int:
+        return len(self._entries)

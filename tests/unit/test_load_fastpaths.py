@@ -109,3 +109,43 @@ def test_constraints_still_checked_on_loaded_relationships(db):
     with pytest.raises(ConstraintValidationFailed):
         db.session().run("UNWIND ['n3', 'n3'] AS id CREATE (:Note {id: id + 'x'})").consume()
     assert rows(db, "MATCH (n:Note) RETURN count(n)")[0][0] == 20
+
+
+def test_one_relationship_create_counters_props_and_fallbacks():
+    db = Database.open(None)
+    s = db.session()
+    s.run("UNWIND range(1, 3) AS i CREATE (:N {id: i})").consume()
+    summary = s.run("UNWIND $rows AS r MATCH (a:N {id: r.a}), (b:N {id: r.b}) "
+                    "CREATE (a)-[:T {w: r.w, none: null}]->(b)",
+                    {"rows": [{"a": 1, "b": 2, "w": 5}, {"a": 2, "b": 3, "w": None}]}).consume()
+    assert summary.counters.relationships_created == 2
+    assert summary.counters.properties_set == 1
+    assert rows(db, "MATCH (a)-[r:T]->(b) RETURN a.id, r.w, b.id ORDER BY a.id") == [(1, 5, 2), (2, None, 3)]
+    # an unbound end creates the node (general path), a null end fails
+    summary = s.run("MATCH (a:N {id: 1}) CREATE (a)-[:U]->(:M)").consume()
+    assert (summary.counters.relationships_created, summary.counters.nodes_created) == (1, 1)
+    with pytest.raises(Exception):
+        s.run("OPTIONAL MATCH (a:Missing) MATCH (b:N {id: 1}) CREATE (a)-[:V]->(b)").consume()
+    assert rows(db, "MATCH ()-[r:V]->() RETURN count(r)") == [(0,)]
+    # a map property is refused and the statement leaves nothing behind
+    with pytest.raises(Exception):
+        s.run("MATCH (a:N), (b:N {id: 1}) CREATE (a)-[:W {m: {x: 1}}]->(b)").consume()
+    assert rows(db, "MATCH ()-[r:W]->() RETURN count(r)") == [(0,)]
+    # rows after the create see the relationship; LIMIT stops early with exact counters
+    assert rows(db, "MATCH (a:N {id: 3}), (b:N {id: 1}) CREATE (a)-[r:X]->(b) RETURN type(r), startNode(r).id") \
+        == [("X", 3)]
+    summary = s.run("MATCH (a:N), (b:N {id: 1}) CREATE (a)-[:Y]->(b) WITH a LIMIT 1 RETURN a").consume()
+    assert summary.counters.relationships_created == rows(db, "MATCH ()-[r:Y]->() RETURN count(r)")[0][0]
+    # rollback of an explicit transaction leaves no relationship
+    s.begin()
+    s.run("MATCH (a:N {id: 1}), (b:N {id: 2}) CREATE (a)-[:Z]->(b)").consume()
+    s.rollback()
+    assert rows(db, "MATCH ()-[r:Z]->() RETURN count(r)") == [(0,)]
+    db.close()
+
+
+def test_map_property_access_in_expressions():
+    db = Database.open(None)
+    assert rows(db, "UNWIND $rows AS r RETURN r.a, r.b", {"rows": [{"a": 1}, {"a": None, "b": [2]}]}) \
+        == [(1, None), (None, [2])]
+    db.close()

@@ -341,6 +341,8 @@ class _Compiler:
                 t = type(value)
                 if t is NodeRef:
                     return ctx.tx.node_prop(value.id, key)
+                if t is dict:                  # a plain map (``UNWIND $rows AS r ... r.key``)
+                    return value.get(key)
                 if t is RelRef:
                     return ctx.tx.rel_prop(value.id, key)
                 return get_property(value, key, ctx)

@@ -145,6 +145,11 @@ class NodeByLabelScan(Operator):
                 yield out
 
 
+list_iterator = type(iter([]))
+# Operators whose rows are new dicts, not kept after they are yielded (a consumer may extend them).
+FRESH_ROW_SOURCES = frozenset(("Unwind", "NodeIndexSeek"))
+
+
 class NodeIndexSeek(Operator):
     """``n:Label`` with ``n.key = value`` (or ``IN list``) through a property index."""
     __slots__ = ("var", "label", "key", "value", "many")
@@ -159,13 +164,21 @@ class NodeIndexSeek(Operator):
     def rows(self, ctx, arg):
         var, label, key, value_fn, many = self.var, self.label, self.key, self.value, self.many
         check = ctx.check
+        seek = ctx.tx.index_seek
+        # A source that yields a new dict per row and never touches it again: one match extends it in place.
+        fresh = type(self.source).__name__ in FRESH_ROW_SOURCES
         for row in self.source.rows(ctx, arg):
             value = value_fn(row, ctx)
             if value is None:
                 continue
-            seek = ctx.tx.index_seek
             if not many:
-                for nid in seek("node", label, key, value):
+                ids = seek("node", label, key, value)
+                if fresh and type(ids) is list_iterator and ids.__length_hint__() == 1:
+                    check()
+                    row[var] = NodeRef(next(ids))
+                    yield row
+                    continue
+                for nid in ids:
                     check()
                     out = dict(row)
                     out[var] = NodeRef(nid)
@@ -314,7 +327,8 @@ class RelTypeScan(Operator):
 
 class Expand(Operator):
     """One hop from a bound node; ``into`` checks the far end against a bound node instead."""
-    __slots__ = ("start", "rel", "end", "types", "direction", "into", "end_test", "end_label", "unique_with")
+    __slots__ = ("start", "rel", "end", "types", "direction", "into", "end_test", "end_label", "end_key",
+                 "unique_with")
 
     def __init__(self, source, start, rel, end, types, direction, into, end_labels, unique_with):
         self.source, self.start, self.rel, self.end = source, start, rel, end
@@ -323,6 +337,8 @@ class Expand(Operator):
         self.end_test = label_test(end_labels)
         # One plain label (the usual case): the store tests membership itself (expand_rel_ids).
         self.end_label = getattr(end_labels, "name", None) if type(end_labels).__name__ == "LabelName" else None
+        # The far-end test as a cache key (it depends on labels alone; the AST's repr is structural).
+        self.end_key = None if end_labels is None else repr(end_labels)
         self.unique_with = unique_with
 
     @property
@@ -380,7 +396,10 @@ class Expand(Operator):
         of relationship ids that pass the end-label test; a row then adds that set's size less the
         relationships it already uses. A 2-hop count thus walks each hub's relationships once, not
         once per path (40M paths over 200k relationships: ~50x faster). The memo holds at most
-        ``_COUNT_MEMO_LIMIT`` ids; past that, nodes are expanded uncached as before.
+        ``_COUNT_MEMO_LIMIT`` ids; past that, nodes are expanded uncached as before. The sets come
+        from ``tx.expand_rel_id_set``, which keeps them across statements while no commit changes
+        the graph's structure (relationships, labels, node deletions), so a repeated anchored 2-hop
+        count does not walk the hub again.
         """
         start_var, end_var = self.start, self.end
         types, direction, into, end_test = self.types, self.direction, self.into, self.end_test
@@ -391,7 +410,9 @@ class Expand(Operator):
         if memo is not None:
             end_label = self.end_label
             far_test = end_test if end_label is None else None
-            rel_ids = getattr(tx, "expand_rel_ids", None)
+            # Kept across statements by the store while its structure is unchanged (read_tx.py).
+            rel_ids = getattr(tx, "expand_rel_id_set", None)
+            end_key = self.end_key
         room = _COUNT_MEMO_LIMIT
         n = 0
         for row in self.source.rows(ctx, arg):
@@ -406,7 +427,7 @@ class Expand(Operator):
                 reached = memo.get(node.id)
                 if reached is None:
                     if rel_ids is not None:
-                        reached = set(rel_ids(node.id, direction, types, far_test, end_label))
+                        reached = rel_ids(node.id, direction, types, far_test, end_label, end_key)
                         ctx.charge(len(reached) + 1)
                     else:
                         reached = set()

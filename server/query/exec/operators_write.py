@@ -8,7 +8,7 @@ from relate.values import Vector
 
 from ..context import checked
 from ..refs import NodeRef, PathRef, RelRef
-from .operators import Operator
+from .operators import FRESH_ROW_SOURCES, Operator
 from .operators_paths import build_path
 from .values_ops import type_name
 
@@ -150,11 +150,53 @@ class Create(Operator):
 
     def rows(self, ctx, arg):
         parts = self.parts
+        if len(parts) == 1 and len(parts[0].elements) == 3 and not parts[0].path_var:
+            yield from self._one_rel(ctx, arg, parts[0])
+            return
         for row in self.source.rows(ctx, arg):
             out = dict(row)
             for part in parts:
                 create_part(ctx, out, part)
             yield out
+
+    def _one_rel(self, ctx, arg, part):
+        """``CREATE (a)-[:T]->(b)`` between bound nodes, the load shape: one relationship per row, no
+        per-row counter updates (they are added once, also when the rows stop early or fail).
+        Rows where an end is not bound (or not a node) take the general path."""
+        (spec, start_var, end_var), = part.rels
+        rel_type, props_fn, rel_var = spec.type, spec.props, spec.var
+        tx = ctx.tx
+        create_rel = tx.create_rel
+        touched = ctx.touched_rels.add
+        rels = props_set = 0
+        fresh = type(self.source).__name__ in FRESH_ROW_SOURCES
+        try:
+            for row in self.source.rows(ctx, arg):
+                start = row.get(start_var)
+                end = row.get(end_var)
+                if type(start) is not NodeRef or type(end) is not NodeRef:
+                    out = dict(row)
+                    create_part(ctx, out, part)
+                    yield out
+                    continue
+                if props_fn is None:
+                    rid = create_rel(rel_type, start.id, end.id, None)
+                else:
+                    props = _clean_props(props_fn(row, ctx))
+                    rid = create_rel(rel_type, start.id, end.id, props)
+                    props_set += len(props)
+                rels += 1
+                touched(rid)
+                ctx.writes = True          # per row: a CALL IN TRANSACTIONS batch commit may come next
+                out = row if fresh else dict(row)
+                out[rel_var] = RelRef(rid)
+                yield out
+        finally:
+            if rels:
+                counters = ctx.counters
+                counters.add("relationships_created", rels)
+                if props_set:
+                    counters.add("properties_set", props_set)
 
 
 # ---------------------------------------------------------------- MERGE
