@@ -426,50 +426,29 @@ class ReadTx:
         ts = self._ts
         vt = type(value)
         # Same exact type: plain == decides for scalars (order_key would compare (rank, value) the same way).
-        simple = vt is str or vt is int or vt is float or vt is bool
+        simple = vt in _SIMPLE
+        is_node = entity == "node"
+        get = self._nodes_get if is_node else self._rels_get
         out = []
-        if entity == "node":
-            get = self._nodes_get
-            for eid in ids:
-                rec = get(eid)
+        for eid in ids:
+            rec = get(eid)
+            if rec is None:
+                continue
+            if rec.ts > ts:
+                rec = visible(rec.prev, ts)
                 if rec is None:
                     continue
-                if rec.ts > ts:
-                    rec = visible(rec.prev, ts)
-                    if rec is None:
-                        continue
-                props = rec.props
-                if props is None or label not in rec.labels:
-                    continue
-                found = props.get(key)
-                if found is None:
-                    continue
-                if simple and type(found) is vt:
-                    if found == value:
-                        out.append(eid)
-                elif order_key(found) == target:
+            props = rec.props
+            if props is None or (label not in rec.labels if is_node else rec.type != label):
+                continue
+            found = props.get(key)
+            if found is None:
+                continue
+            if simple and type(found) is vt:
+                if found == value:
                     out.append(eid)
-        else:
-            get = self._rels_get
-            for eid in ids:
-                rec = get(eid)
-                if rec is None:
-                    continue
-                if rec.ts > ts:
-                    rec = visible(rec.prev, ts)
-                    if rec is None:
-                        continue
-                props = rec.props
-                if props is None or rec.type != label:
-                    continue
-                found = props.get(key)
-                if found is None:
-                    continue
-                if simple and type(found) is vt:
-                    if found == value:
-                        out.append(eid)
-                elif order_key(found) == target:
-                    out.append(eid)
+            elif order_key(found) == target:
+                out.append(eid)
         return out
 
     def _seek_scan(self, entity: str, label: str, key: str, target) -> Iterator[int]:

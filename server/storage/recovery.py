@@ -9,6 +9,7 @@ import structlog
 from relate.errors import DatabaseError
 
 from . import codec
+from .adjacency import link_rel
 from .snapshot import NODE_RECORD, SNAPSHOT_NAME, TEMP_NAME, read_snapshot
 from .indexes import PropertyIndex
 from .vacuum import fill_index
@@ -54,8 +55,7 @@ def load_snapshot(store, path: str) -> int:
     for key in header.get("keys") or ():
         store._intern_key(key)        # msgpack interns map keys, so entity dicts share these
     nodes, rels = store._nodes, store._rels
-    label_index, type_index = store._label_index, store._type_index
-    out_adj, in_adj = store._out, store._in
+    label_index = store._label_index
     labelset, intern_type = store._labelset, store._intern_type
     key_names = store._key_names
     node_counts: dict = {None: 0}
@@ -83,29 +83,7 @@ def load_snapshot(store, path: str) -> int:
             for key in props:
                 if key not in key_names:
                     store._intern_key(key)
-            by_type = out_adj.get(start)
-            if by_type is None:
-                out_adj[start] = {type: {rid: end}}
-            else:
-                group = by_type.get(type)
-                if group is None:
-                    by_type[type] = {rid: end}
-                else:
-                    group[rid] = end
-            by_type = in_adj.get(end)
-            if by_type is None:
-                in_adj[end] = {type: {rid: start}}
-            else:
-                group = by_type.get(type)
-                if group is None:
-                    by_type[type] = {rid: start}
-                else:
-                    group[rid] = start
-            members = type_index.get(type)
-            if members is None:
-                type_index[type] = {rid: None}
-            else:
-                members[rid] = None
+            link_rel(store, rid, type, start, end)
             rel_counts[None] += 1
             rel_counts[type] = rel_counts.get(type, 0) + 1
     store._counts.nodes, store._counts.rels = node_counts, rel_counts

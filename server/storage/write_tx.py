@@ -9,6 +9,7 @@ from typing import Iterable
 from relate.errors import ArgumentError, ConstraintValidationFailed, TransactionError
 
 from . import codec, undo, vacuum
+from .adjacency import link_rel
 from .indexes import PropertyIndex, order_key
 from .read_tx import ReadTx, _missing_node, _missing_rel
 from .undo import (ABSENT, INDEX_DROP, INDEX_NEW, LABELS, NODE_DEL, NODE_NEW, NODE_PUSH, NPROP, REL_DEL,
@@ -323,32 +324,7 @@ class WriteTx(ReadTx):
             props = {}
         store._rels[rid] = RelVersion(PENDING, type, start, end, props, None)
         self._touched_rels.append(rid)
-        # adjacency: node -> type -> {rid: other node}, both directions (inlined: the hot path)
-        out = store._out
-        by_type = out.get(start)
-        if by_type is None:
-            out[start] = {type: {rid: end}}
-        else:
-            group = by_type.get(type)
-            if group is None:
-                by_type[type] = {rid: end}
-            else:
-                group[rid] = end
-        inc = store._in
-        by_type = inc.get(end)
-        if by_type is None:
-            inc[end] = {type: {rid: start}}
-        else:
-            group = by_type.get(type)
-            if group is None:
-                by_type[type] = {rid: start}
-            else:
-                group[rid] = start
-        members = store._type_index.get(type)
-        if members is None:
-            store._type_index[type] = {rid: None}
-        else:
-            members[rid] = None
+        link_rel(store, rid, type, start, end)
         delta = self._rel_delta
         delta[None] = delta.get(None, 0) + 1
         delta[type] = delta.get(type, 0) + 1

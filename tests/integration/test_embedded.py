@@ -1,5 +1,8 @@
 """Embedded end to end through relate.connect(path): the cookbook's setup and load on a small fixture,
 transactions, and the errors users meet."""
+import importlib.util
+import pathlib
+
 import pytest
 
 import relate
@@ -7,30 +10,13 @@ from relate.embedders import hash384
 from relate.errors import (ArgumentError, ConstraintValidationFailed, CypherSyntaxError, CypherTypeError,
                            ParameterMissing)
 
-SETUP = [
-    "CREATE CONSTRAINT note_id IF NOT EXISTS FOR (n:Note) REQUIRE n.id IS UNIQUE",
-    "CREATE CONSTRAINT topic_name IF NOT EXISTS FOR (t:Topic) REQUIRE t.name IS UNIQUE",
-    "CREATE CONSTRAINT decided_ts IF NOT EXISTS\nFOR ()-[d:DECIDED]-() REQUIRE d.ts IS :: INTEGER",
-    "CREATE VECTOR INDEX note_e IF NOT EXISTS\nFOR (n:Note) ON (n.embedding) WITH [n.session, n.ts]\n"
-    "OPTIONS {indexConfig: {`vector.dimensions`: 384,\n`vector.similarity_function`: 'cosine'}}",
-    "CREATE FULLTEXT INDEX note_t IF NOT EXISTS FOR (n:Note) ON EACH [n.text]",
-    "CREATE FULLTEXT INDEX dec_t IF NOT EXISTS FOR ()-[r:DECIDED]-() ON EACH [r.text]",
-]
-LOAD_NOTES = """UNWIND $notes AS r
-CREATE (n:Note {id: r.id, text: r.text, session: r.session, ts: r.ts,
-embedding: vector(r.e, 384, FLOAT32)})
-WITH n, r
-UNWIND r.topics AS name
-MERGE (t:Topic {name: name})
-CREATE (n)-[:ABOUT]->(t)"""
-LOAD_DECISIONS = """UNWIND $decisions AS r
-MATCH (n:Note {id: r.note}), (t:Topic {name: r.topic})
-CREATE (n)-[:DECIDED {text: r.text, ts: r.ts}]->(t)"""
-COUNT = """MATCH (n:Note)
-RETURN count(n) AS notes, count(DISTINCT n.session) AS sessions,
-COUNT { MATCH (:Topic) } AS topics,
-COUNT { MATCH ()-[:ABOUT]->() } AS about,
-COUNT { MATCH ()-[:DECIDED]->() } AS decided"""
+# The cookbook's own statements (examples/hybrid-recall/statements.py), loaded by path.
+_SPEC = importlib.util.spec_from_file_location(
+    "hybrid_recall_statements", pathlib.Path(__file__).parents[2] / "examples" / "hybrid-recall" / "statements.py")
+_STATEMENTS = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(_STATEMENTS)
+SETUP, LOAD_NOTES, LOAD_DECISIONS, COUNT = (_STATEMENTS.SETUP, _STATEMENTS.LOAD_NOTES, _STATEMENTS.LOAD_DECISIONS,
+                                            _STATEMENTS.COUNT)
 
 TEXTS = [("n01", "Customer login goes through Auth0.", "session-1", ["auth"]),
          ("n02", "Refresh tokens rotate on every use.", "session-1", ["auth", "platform"]),
