@@ -52,19 +52,22 @@ def error_body(meta: dict) -> dict:
     return {"errors": [error]}
 
 
-def error_response(meta: dict) -> JSONResponse:
+def error_response(meta: dict, challenge: bool = False) -> JSONResponse:
     status = status_for(meta.get("code", ""))
-    headers = {"WWW-Authenticate": 'Basic realm="Relate"'} if status == 401 else None
+    # The Basic challenge only when no credentials were sent: browsers answer it with a login
+    # dialog, which must not pop up over the console after a failed login.
+    headers = {"WWW-Authenticate": 'Basic realm="Relate"'} if status == 401 and challenge else None
     return JSONResponse(error_body(meta), status_code=status, headers=headers)
 
 
-def failure(exc: BaseException) -> JSONResponse:
+def failure(exc: BaseException, request: Request | None = None) -> JSONResponse:
+    challenge = request is not None and "authorization" not in request.headers
     if isinstance(exc, RequestFailed):
-        return error_response(exc.metadata)
+        return error_response(exc.metadata, challenge)
     if isinstance(exc, rq.BodyTooLarge):
         return JSONResponse(error_body(exc.to_metadata()), status_code=413)
     if isinstance(exc, RelateError):
-        return error_response(exc.to_metadata())
+        return error_response(exc.to_metadata(), challenge)
     raise exc
 
 
@@ -90,7 +93,8 @@ def _summary(meta: dict) -> dict:
     if meta.get("plan") is not None:
         out["queryPlan"] = meta["plan"]
     out["queryType"] = meta.get("type", "r")
-    out["timings"] = {"firstMs": meta.get("t_first"), "lastMs": meta.get("t_last")}
+    last = meta.get("t_last")
+    out["timings"] = {"firstMs": meta.get("t_first"), "lastMs": round(last, 3) if isinstance(last, float) else last}
     return out
 
 
@@ -251,7 +255,7 @@ class QueryApi:
             statement, params = await self._body(request, optional=False)
             key, core = await self.sessions.acquire(auth, self._peer(request))
         except Exception as exc:
-            return failure(exc)
+            return failure(exc, request)
 
         async def done(ok: bool) -> None:
             await self.sessions.release(key, core, healthy=ok)
@@ -272,7 +276,7 @@ class QueryApi:
             statement, params = await self._body(request, optional=True)
             tx = await self.sessions.begin(auth, self._peer(request))
         except Exception as exc:
-            return failure(exc)
+            return failure(exc, request)
         await tx.lock.acquire()
         return await self._in_tx(request, tx, statement, params)
 
@@ -282,7 +286,7 @@ class QueryApi:
             statement, params = await self._body(request, optional=False)
             tx = self.sessions.get(request.path_params["tx"], self._auth(request))
         except Exception as exc:
-            return failure(exc)
+            return failure(exc, request)
         await tx.lock.acquire()
         return await self._in_tx(request, tx, statement, params)
 
@@ -315,7 +319,7 @@ class QueryApi:
             statement, params = await self._body(request, optional=True)
             tx = self.sessions.get(request.path_params["tx"], self._auth(request))
         except Exception as exc:
-            return failure(exc)
+            return failure(exc, request)
         async with tx.lock:
             try:
                 body: dict = {}
@@ -341,7 +345,7 @@ class QueryApi:
             self._check_db(request)
             tx = self.sessions.get(request.path_params["tx"], self._auth(request))
         except Exception as exc:
-            return failure(exc)
+            return failure(exc, request)
         async with tx.lock:
             try:
                 await ask(tx.core, m.Rollback())
@@ -359,7 +363,7 @@ class QueryApi:
                 raise ClientError("Log in with Basic credentials", code="Neo.ClientError.Security.Unauthorized")
             key, core = await self.sessions.acquire(auth, self._peer(request))
         except Exception as exc:
-            return failure(exc)
+            return failure(exc, request)
         user = core.user
         await self.sessions.release(key, core)
         tokens = self.server.authenticator.tokens
