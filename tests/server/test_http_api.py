@@ -172,3 +172,18 @@ def test_a_million_rows_stream_as_json_lines_with_bounded_server_memory(server, 
     growth_mib = (peak - before) / 1024
     print(f"1M rows as JSON Lines in {elapsed:.1f} s; server RSS growth {growth_mib:.1f} MiB")
     assert growth_mib < 64          # buffering the result would need hundreds of MiB
+
+
+def test_a_client_leaving_mid_stream_leaves_the_server_healthy(server, http):
+    for _ in range(3):
+        with http.stream("POST", "/db/neo4j/query/v2", headers={"Accept": JSONL},
+                         json={"statement": "UNWIND range(1, 2000000) AS i RETURN i"}) as response:
+            lines = response.iter_lines()
+            assert json.loads(next(lines))["$event"] == "Header"
+            next(lines)
+        # the response is closed here, long before its end
+    tx = http.post("/db/neo4j/query/v2/tx", json={"statement": "CREATE (:Left {ok: true})"})
+    assert tx.status_code == 202
+    assert http.post(f"/db/neo4j/query/v2/tx/{tx.json()['transaction']['id']}/commit").status_code == 202
+    assert query(http, "MATCH (l:Left) RETURN count(l) AS c").json()["data"]["values"] == [[1]]
+    assert "Traceback" not in server.log()
