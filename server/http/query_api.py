@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+import weakref
 from datetime import datetime, timedelta, timezone
 from typing import AsyncIterator, Awaitable, Callable
 
@@ -151,8 +152,34 @@ def respond(result: ResultStream, fmt: str, done: Done, extra: dict | None = Non
         response = Response(_dumps(body), status_code=202, media_type=_media(fmt))
         response.background = _Background(done, True)
         return response
-    return StreamingResponse(_stream(result, fmt, encode, done, extra, finish_meta), status_code=202,
-                             media_type=_media(fmt))
+    guarded = _once(done)
+    body = _stream(result, fmt, encode, guarded, extra, finish_meta)
+    _release_if_never_run(body, guarded)
+    return StreamingResponse(body, status_code=202, media_type=_media(fmt))
+
+
+def _once(done: Done) -> Done:
+    """``done`` that runs at most once, however many paths call it."""
+    called = False
+
+    async def wrapper(ok: bool) -> None:
+        nonlocal called
+        if not called:
+            called = True
+            await done(ok)
+    wrapper.called = lambda: called
+    return wrapper
+
+
+def _release_if_never_run(body, done: Done) -> None:
+    """A client that leaves before the body starts never runs the generator's ``finally``: release
+    the core when the generator is collected instead."""
+    loop = asyncio.get_running_loop()
+
+    def collected() -> None:
+        if not done.called() and not loop.is_closed():
+            loop.call_soon_threadsafe(lambda: asyncio.ensure_future(done(False)))
+    weakref.finalize(body, collected)
 
 
 def _media(fmt: str) -> str:
