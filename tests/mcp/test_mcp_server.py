@@ -1,7 +1,11 @@
-"""relate-mcp through the SDK's own client over stdio, on the cookbook's notes (embedded database)."""
+"""relate-mcp through the SDK's own client: stdio on the cookbook's notes (embedded), streamable HTTP
+against a relate:// server."""
 from __future__ import annotations
 
+import asyncio
 import json
+import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -9,6 +13,9 @@ from pathlib import Path
 import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.server.conftest import PASSWORD, ServerProcess
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -80,3 +87,31 @@ async def test_writes_when_allowed(notes):
         rows = payload(await session.call_tool("read_cypher", {
             "statement": "MATCH (t:Topic {name: 'mcp'}) RETURN count(t) AS c"}))["rows"]
         assert rows == [{"c": 1}]
+
+
+async def test_streamable_http_against_a_relate_server(tmp_path):
+    server = ServerProcess(tmp_path)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    mcp = subprocess.Popen([sys.executable, "-m", "relate.mcp.server", server.url, "-u", "neo4j",
+                            "--transport", "streamable-http", "--port", str(port)], cwd=ROOT,
+                           env={**os.environ, "RELATE_PASSWORD": PASSWORD},
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(200):
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            await asyncio.sleep(0.05)
+        async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as streams, \
+                ClientSession(streams[0], streams[1]) as session:
+            await session.initialize()
+            rows = payload(await session.call_tool("read_cypher", {"statement": "UNWIND [1, 2] AS x RETURN x"}))
+            assert rows["rows"] == [{"x": 1}, {"x": 2}]
+            refused = await session.call_tool("write_cypher", {"statement": "CREATE (:X)"})
+            assert refused.is_error
+    finally:
+        mcp.terminate()
+        mcp.wait(10)
+        server.stop()

@@ -187,3 +187,14 @@ def test_a_client_leaving_mid_stream_leaves_the_server_healthy(server, http):
     assert http.post(f"/db/neo4j/query/v2/tx/{tx.json()['transaction']['id']}/commit").status_code == 202
     assert query(http, "MATCH (l:Left) RETURN count(l) AS c").json()["data"]["values"] == [[1]]
     assert "Traceback" not in server.log()
+
+
+def test_bearer_tokens_die_with_their_user(server, http):
+    assert query(http, "CREATE USER temp SET PASSWORD 'temp-password' CHANGE NOT REQUIRED").status_code == 202
+    base = f"http://{server.info['http']}"
+    token = httpx.post(base + "/login", auth=("temp", "temp-password")).json()["token"]
+    bearer = {"Authorization": f"Bearer {token}"}
+    body = {"statement": "RETURN 1 AS x"}
+    assert httpx.post(base + "/db/neo4j/query/v2", json=body, headers=bearer).status_code == 202
+    assert query(http, "DROP USER temp").status_code == 202
+    assert httpx.post(base + "/db/neo4j/query/v2", json=body, headers=bearer).status_code == 401
