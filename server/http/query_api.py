@@ -13,7 +13,6 @@ import weakref
 from datetime import datetime, timedelta, timezone
 from typing import AsyncIterator, Awaitable, Callable
 
-import structlog
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
@@ -25,7 +24,6 @@ from . import requests as rq
 from .sessions import RequestFailed, Transaction, ask
 
 DATABASES = ("neo4j", "relate")
-_log = structlog.get_logger("relate.http")
 Done = Callable[[bool], Awaitable[None]]
 
 
@@ -136,8 +134,9 @@ def _dumps(value) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
-def respond(result: ResultStream, fmt: str, done: Done, extra: dict | None = None) -> Response:
-    """The HTTP response for a started result; ``done(ok)`` runs once it has been sent (or dropped)."""
+async def respond(result: ResultStream, fmt: str, done: Done, extra: dict | None = None) -> Response:
+    """The HTTP response for a started result; ``done(ok)`` runs once the result is read: at once for
+    a complete one (its rows are all here), else when the stream ends or the client leaves."""
     encode = _encoder(fmt)
     extra = extra or {}
 
@@ -149,9 +148,8 @@ def respond(result: ResultStream, fmt: str, done: Done, extra: dict | None = Non
     if result.complete and fmt != "jsonl":
         body = {"data": {"fields": result.fields, "values": [[encode(v) for v in row] for row in result.first]},
                 **_summary(finish_meta()), **extra}
-        response = Response(_dumps(body), status_code=202, media_type=_media(fmt))
-        response.background = _Background(done, True)
-        return response
+        await done(True)
+        return Response(_dumps(body), status_code=202, media_type=_media(fmt))
     guarded = _once(done)
     body = _stream(result, fmt, encode, guarded, extra, finish_meta)
     _release_if_never_run(body, guarded)
@@ -185,16 +183,6 @@ def _release_if_never_run(body, done: Done) -> None:
 def _media(fmt: str) -> str:
     return {"plain": "application/json", "typed": "application/vnd.neo4j.query.v1.1",
             "jsonl": rq.JSONL}[fmt]
-
-
-class _Background:
-    """Starlette background hook: runs ``done`` after the body was sent."""
-
-    def __init__(self, done: Done, ok: bool):
-        self.done, self.ok = done, ok
-
-    async def __call__(self) -> None:
-        await self.done(self.ok)
 
 
 async def _stream(result: ResultStream, fmt: str, encode, done: Done, extra: dict, finish_meta):
@@ -294,7 +282,7 @@ class QueryApi:
         except BaseException:
             await done(False)
             raise
-        return respond(result, rq.wants(request), done)
+        return await respond(result, rq.wants(request), done)
 
     async def begin(self, request: Request) -> Response:
         try:
@@ -319,6 +307,9 @@ class QueryApi:
 
     async def _in_tx(self, request: Request, tx: Transaction, statement: str | None, params: dict) -> Response:
         """Run a statement in ``tx`` (the caller holds its lock); a failure ends the transaction."""
+        if not self.sessions.alive(tx):           # ended while this request waited for the lock
+            tx.lock.release()
+            return failure(RequestFailed(self.sessions.not_found(tx.id)), request)
         tx.touch()
 
         async def done(ok: bool) -> None:
@@ -338,7 +329,7 @@ class QueryApi:
         except BaseException:
             await done(False)
             raise
-        return respond(result, rq.wants(request), done, extra)
+        return await respond(result, rq.wants(request), done, extra)
 
     async def commit(self, request: Request) -> Response:
         try:
@@ -348,6 +339,8 @@ class QueryApi:
         except Exception as exc:
             return failure(exc, request)
         async with tx.lock:
+            if not self.sessions.alive(tx):
+                return failure(RequestFailed(self.sessions.not_found(tx.id)), request)
             try:
                 body: dict = {}
                 if statement is not None:
@@ -374,6 +367,8 @@ class QueryApi:
         except Exception as exc:
             return failure(exc, request)
         async with tx.lock:
+            if not self.sessions.alive(tx):
+                return failure(RequestFailed(self.sessions.not_found(tx.id)), request)
             try:
                 await ask(tx.core, m.Rollback())
             except RequestFailed as exc:

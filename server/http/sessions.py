@@ -163,9 +163,15 @@ class HttpSessions:
     def get(self, tx_id: str, auth: dict) -> Transaction:
         tx = self._tx.get(tx_id)
         if tx is None or not hmac.compare_digest(tx.key, self.key_for(auth)) or tx.expires < time.monotonic():
-            raise RequestFailed(ClientError(f"Transaction {tx_id[:40]} does not exist or has expired",
-                                            code=TX_NOT_FOUND).to_metadata())
+            raise RequestFailed(self.not_found(tx_id))
         return tx
+
+    def alive(self, tx: Transaction) -> bool:
+        return self._tx.get(tx.id) is tx
+
+    @staticmethod
+    def not_found(tx_id: str) -> dict:
+        return ClientError(f"Transaction {tx_id[:40]} does not exist or has expired", code=TX_NOT_FOUND).to_metadata()
 
     async def finish(self, tx: Transaction) -> None:
         """The transaction is over (committed, rolled back or failed): forget it, close its core."""
