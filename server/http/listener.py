@@ -52,7 +52,8 @@ def build_app(server, sessions: HttpSessions) -> Starlette:
 
 class HttpListener:
     def __init__(self, server, host: str, port: int):
-        self.sessions = HttpSessions(server, tx_timeout_s=server.config.http_tx_timeout)
+        self.sessions = HttpSessions(server, tx_timeout_s=server.config.http_tx_timeout,
+                                     max_transactions=server.config.max_connections)
         config = uvicorn.Config(build_app(server, self.sessions), host=host, port=port, lifespan="off",
                                 log_config=None, access_log=False, server_header=False,
                                 timeout_graceful_shutdown=5, h11_max_incomplete_event_size=64 * 1024)

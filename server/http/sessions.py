@@ -13,13 +13,14 @@ from dataclasses import dataclass, field
 
 import structlog
 
-from relate.errors import AuthenticationError, ClientError, RelateError
+from relate.errors import AuthenticationError, ClientError, RelateError, TransientError
 from relate.protocol import messages as m
 
 from ..session import SessionCore
 
 POOL_IDLE_S = 60.0          # an idle pooled core is closed after this long
 POOL_PER_KEY = 8            # idle cores kept per credential
+POOL_TOTAL = 64             # idle cores kept in all (each holds a session thread)
 _ids = itertools.count(1)
 _log = structlog.get_logger("relate.http")
 TX_NOT_FOUND = "Neo.ClientError.Transaction.TransactionNotFound"
@@ -92,8 +93,9 @@ class HttpSessions:
     """Cores for HTTP requests. ``key_for(auth)`` names a credential without keeping it; a pooled core
     is reused only for the same credential, so authentication runs once per core, not per request."""
 
-    def __init__(self, server, *, tx_timeout_s: float = 30.0):
+    def __init__(self, server, *, tx_timeout_s: float = 30.0, max_transactions: int = 1000):
         self._server = server
+        self.max_transactions = max_transactions   # each open transaction holds a session thread
         self._secret = os.urandom(32)
         self._pool: dict[str, list[_Idle]] = {}
         self._tx: dict[str, Transaction] = {}
@@ -118,6 +120,7 @@ class HttpSessions:
         except BaseException:
             await core.close()
             raise
+        _log.debug("http session opened", conn=core.connection_id, peer=peer, user=core.user)
         return core
 
     async def acquire(self, auth: dict, peer: str) -> tuple[str, SessionCore]:
@@ -127,8 +130,10 @@ class HttpSessions:
                                  "message": "The server is shutting down"})
         key = self.key_for(auth)
         idle = self._pool.get(key)
-        while idle:
+        if idle:
             entry = idle.pop()
+            if not idle:
+                del self._pool[key]
             if entry.core.user is not None and auth.get("scheme") == "bearer":
                 try:       # a bearer token may have expired or its user been dropped since
                     self._server.authenticator.tokens.user(auth.get("credentials"))
@@ -142,13 +147,27 @@ class HttpSessions:
         """Give a core back after an auto-commit request (closed instead when it is not reusable)."""
         idle = self._pool.setdefault(key, [])
         if not healthy or self._closed or core.state.value not in ("READY",) or len(idle) >= POOL_PER_KEY:
+            if not idle:
+                del self._pool[key]
             await core.close()
             return
         idle.append(_Idle(core, time.monotonic()))
+        if sum(len(entries) for entries in self._pool.values()) > POOL_TOTAL:
+            await self._close_oldest_idle()
+
+    async def _close_oldest_idle(self) -> None:
+        key, entries = min(((k, e) for k, e in self._pool.items() if e), key=lambda item: item[1][0].since)
+        oldest = entries.pop(0)
+        if not entries:
+            del self._pool[key]
+        await oldest.core.close()
 
     # -- explicit transactions ------------------------------------------------------------------
 
     async def begin(self, auth: dict, peer: str, timeout_s: float | None = None) -> Transaction:
+        if len(self._tx) >= self.max_transactions:
+            raise RequestFailed(TransientError(f"Too many open HTTP transactions ({self.max_transactions}); "
+                                               "commit or roll back some first").to_metadata())
         key, core = await self.acquire(auth, peer)
         try:
             await ask(core, m.Begin({}))
@@ -186,15 +205,16 @@ class HttpSessions:
             for tx in [t for t in self._tx.values() if t.expires < now and not t.lock.locked()]:
                 _log.info("transaction expired", tx=tx.id, timeout_s=tx.timeout_s)
                 await self.finish(tx)           # closing the core rolls the transaction back
-            for key, idle in list(self._pool.items()):
+            expired = []
+            for key, idle in list(self._pool.items()):   # no await in here: acquire() shares the lists
                 keep = [e for e in idle if now - e.since < POOL_IDLE_S]
-                for entry in idle:
-                    if entry not in keep:
-                        await entry.core.close()
+                expired += [e for e in idle if e not in keep]
                 if keep:
                     self._pool[key] = keep
                 else:
                     del self._pool[key]
+            for entry in expired:
+                await entry.core.close()
 
     async def close(self) -> None:
         self._closed = True
