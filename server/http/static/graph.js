@@ -101,7 +101,7 @@
       this.nodeEls = new Map();
       for (const r of this.rels.values()) {
         const g = el("g", { class: "link", "data-type": r.type });
-        const line = el("line", { "marker-end": "url(#arrow)" });
+        const line = el("path", { "marker-end": "url(#arrow)", fill: "none" });
         const text = el("text", {});
         text.textContent = r.type;
         g.appendChild(line); g.appendChild(text);
@@ -128,11 +128,22 @@
     }
 
     place() {
+      // Relationships between the same two nodes bend apart, so each stays visible with its type.
+      const pairs = new Map();
+      for (const r of this.rels.values()) {
+        const key = [r.start, r.end].sort().join("|");
+        if (!pairs.has(key)) pairs.set(key, []);
+        pairs.get(key).push(r.id);
+      }
       for (const [id, els] of this.linkEls || []) {
         const r = this.rels.get(id), a = this.nodes.get(r.start), b = this.nodes.get(r.end);
-        els.line.setAttribute("x1", a.x); els.line.setAttribute("y1", a.y);
-        els.line.setAttribute("x2", b.x); els.line.setAttribute("y2", b.y);
-        els.text.setAttribute("x", (a.x + b.x) / 2); els.text.setAttribute("y", (a.y + b.y) / 2 - 3);
+        const group = pairs.get([r.start, r.end].sort().join("|"));
+        const sign = r.start < r.end ? 1 : -1;
+        const bend = (group.indexOf(id) - (group.length - 1) / 2) * 36 * sign;
+        const dx = b.x - a.x, dy = b.y - a.y, d = Math.sqrt(dx * dx + dy * dy) || 1;
+        const cx = (a.x + b.x) / 2 - dy / d * bend, cy = (a.y + b.y) / 2 + dx / d * bend;
+        els.line.setAttribute("d", `M ${a.x} ${a.y} Q ${cx} ${cy} ${b.x} ${b.y}`);
+        els.text.setAttribute("x", (a.x + 2 * cx + b.x) / 4); els.text.setAttribute("y", (a.y + 2 * cy + b.y) / 4 - 3);
       }
       for (const [id, g] of this.nodeEls || []) {
         const n = this.nodes.get(id);
