@@ -1,7 +1,7 @@
 """``POST /db/{db}/embed``: the cookbook's hash-384 embedding of a text, for the search playground.
 
 The console needs a query vector for a typed question; this serves the deterministic hash-384
-embedder (``relate.embedders``) until a server-side ``ai.text.embed()`` exists. Authenticated like
+embedder (``relate.server.ai.hash384``, the server's copy of ``relate.embedders.hash384``). Authenticated like
 every other endpoint; the text is bounded.
 """
 from __future__ import annotations
@@ -34,6 +34,6 @@ def embed_endpoint(api):
             await api.sessions.release(key, core)
         except Exception as exc:
             return failure(exc)
-        from relate.embedders import hash384
+        from relate.server.ai.hash384 import hash384
         return JSONResponse({"model": model, "vector": hash384(text)})
     return embed
