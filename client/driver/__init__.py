@@ -1,7 +1,7 @@
 """The network driver: ``relate.connect("relate://host:7688", auth=(user, password))``.
 
 The asyncio implementation in ``_async/`` is the source of truth; ``_sync/`` is generated from it by
-``unasync.py`` (see docs/protocol.md, "Driver"). ``hydration`` maps values to wire structures.
+``unasync.py`` (see docs/protocol.md, "Driver"). ``relate.protocol.hydration`` maps values to wire structures.
 """
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ from typing import Callable
 
 import structlog
 
-from relate.errors import ArgumentError, DatabaseError, ServiceUnavailable, TransientError
+from relate.protocol.errors import ArgumentError, DatabaseError, ServiceUnavailable, TransientError
 
 from . import codec, recovery, snapshot, vacuum
 from .group_commit import GroupCommit

@@ -16,7 +16,7 @@ import time
 
 import tantivy
 
-from relate.errors import QueryTimeout
+from relate.protocol.errors import QueryTimeout
 
 from ..corpus import K1, bm25_idf
 from ..query_plan import PAll, PBool, PConst, PPhrase, PTerm, iter_leaves

@@ -4,6 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+__all__ = ["COUNTER_KEYS", "Counters", "Summary"]
+
 COUNTER_KEYS = (
     "nodes_created", "nodes_deleted", "relationships_created", "relationships_deleted",
     "properties_set", "labels_added", "labels_removed", "indexes_added", "indexes_removed",

@@ -1,5 +1,5 @@
 """Relate's values <-> wire structures, both directions. The driver and the server share this leaf
-module (it imports only relate.values, relate.temporal and relate.protocol).
+module of the kernel (it imports only the kernel's values and temporal types and the codec).
 
 Field layouts per ext code are documented in docs/protocol.md ("Value encodings").
 """
@@ -10,10 +10,12 @@ from typing import Any
 
 import numpy as np
 
-from relate import temporal
-from relate.protocol import codec as wire
-from relate.protocol.codec import Codec, Structure
-from relate.values import VECTOR_TYPES, Duration, Node, Path, Relationship, Vector
+from . import codec as wire
+from . import temporal
+from .codec import Codec, Structure
+from .values import VECTOR_TYPES, Duration, Node, Path, Relationship, Vector
+
+__all__ = ["dehydrate", "HYDRATORS", "value_codec"]
 
 _TEMPORAL_CODES = {temporal.Date: wire.DATE, temporal.Time: wire.TIME, temporal.LocalTime: wire.LOCAL_TIME,
                    temporal.DateTime: wire.DATE_TIME, temporal.LocalDateTime: wire.LOCAL_DATE_TIME,
