@@ -24,7 +24,7 @@ sys.modules.update({"relate.errors": errors, "relate.values": values, "relate.te
 from .connection import Connection, Result, Transaction  # noqa: E402 - after the aliases it imports
 
 __version__ = "0.1.0"
-__all__ = ["connect", "Connection", "Result", "Transaction", "Summary", "Counters", "Node",
+__all__ = ["connect", "Connection", "Result", "Transaction", "Summary", "Counters", "Node",  # noqa: PLE0604
            "Relationship", "Path", "Vector", "Duration", "Row", "errors", *errors.__all__]
 
 _REMOTE_SCHEMES = ("relate://", "relate+s://", "relate+ssc://")

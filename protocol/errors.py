@@ -6,6 +6,8 @@ Protocol violations (bad bytes or messages) are a separate class, ``ProtocolViol
 """
 from __future__ import annotations
 
+from typing import Any, Iterator
+
 __all__ = [
     "RelateError", "ClientError", "TransientError", "DatabaseError",
     "CypherSyntaxError", "CypherSemanticError", "CypherTypeError", "CypherArithmeticError", "ArgumentError",
@@ -45,7 +47,7 @@ class RelateError(Exception):
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.code}: {self.message!r})"
 
-    def to_metadata(self) -> dict:
+    def to_metadata(self) -> dict[str, Any]:
         """The error as a plain dict (what the wire protocol sends in FAILURE)."""
         meta = {"code": self.code, "message": self.message}
         for key in ("detail", "line", "column", "excerpt", "phase"):
@@ -156,7 +158,7 @@ class DeadlockDetected(TransientError):
     code = "Neo.TransientError.Transaction.DeadlockDetected"
 
 
-def _all_subclasses(cls):
+def _all_subclasses(cls: type[RelateError]) -> Iterator[type[RelateError]]:
     for sub in cls.__subclasses__():
         yield sub
         yield from _all_subclasses(sub)
@@ -168,8 +170,9 @@ _BY_CODE: dict[str, type[RelateError]] = {}
 def error_class_for(code: str) -> type[RelateError]:
     """The most specific error class registered for ``code``."""
     if not _BY_CODE:
-        for cls in [RelateError, *_all_subclasses(RelateError)]:
-            _BY_CODE.setdefault(cls.code, cls)
+        classes: list[type[RelateError]] = [RelateError, *_all_subclasses(RelateError)]
+        for each in classes:
+            _BY_CODE.setdefault(each.code, each)
     cls = _BY_CODE.get(code)
     if cls is not None:
         return cls
@@ -180,7 +183,7 @@ def error_class_for(code: str) -> type[RelateError]:
     return DatabaseError
 
 
-def error_from_code(code: str, message: str, **meta) -> RelateError:
+def error_from_code(code: str, message: str, **meta: Any) -> RelateError:
     """Rebuild an error from its code and metadata (the driver's side of ``to_metadata``)."""
     allowed = {k: meta[k] for k in ("detail", "line", "column", "excerpt", "phase") if k in meta}
     return error_class_for(code)(message, code=code, **allowed)
@@ -203,5 +206,5 @@ class ProtocolViolation(Exception):
         super().__init__(message)
         self.message = message
 
-    def to_metadata(self) -> dict:
+    def to_metadata(self) -> dict[str, Any]:
         return {"code": self.code, "message": self.message}

@@ -13,7 +13,7 @@ COUNTER_KEYS = (
 )
 
 
-class Counters(dict):
+class Counters(dict[str, int]):
     """Update counters keyed by COUNTER_KEYS; missing keys read as 0."""
 
     def __missing__(self, key: str) -> int:
@@ -23,7 +23,8 @@ class Counters(dict):
 
     def __getattr__(self, key: str) -> int:
         try:
-            return self[key]
+            value: int = self[key]
+            return value
         except KeyError:
             raise AttributeError(key) from None
 

@@ -109,7 +109,7 @@ class GraphStore:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             os.close(fd)
-            raise DatabaseError(f"the database at {path} is already open (in this or another process)")
+            raise DatabaseError(f"the database at {path} is already open (in this or another process)") from None
         self._lock_fd = fd
 
     def _unlock_directory(self) -> None:
