@@ -5,6 +5,13 @@ The asyncio implementation in ``_async/`` is the source of truth; ``_sync/`` is 
 """
 from __future__ import annotations
 
+import sys
+
+from relate.protocol import hydration
+
+# The module's name before it moved into the kernel; code written against it keeps working.
+sys.modules[__name__ + ".hydration"] = hydration
+
 
 def connect_remote(url: str, auth: tuple[str, str] | None = None, **options):
     """A ``relate.Connection`` to a Relate server (blocking API)."""
