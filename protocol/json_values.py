@@ -11,11 +11,11 @@ import binascii
 import math
 from typing import Any
 
-from relate.errors import ClientError
-from relate.temporal import Date, DateTime, LocalDateTime, LocalTime, Time
-from relate.temporal_parse import (parse_date, parse_datetime, parse_duration, parse_local_datetime,
-                                   parse_local_time, parse_time)
-from relate.values import VECTOR_TYPES, Duration, Node, Path, Relationship, Vector
+from .errors import ClientError
+from .temporal import Date, DateTime, LocalDateTime, LocalTime, Time
+from .temporal.parse import (parse_date, parse_datetime, parse_duration, parse_local_datetime, parse_local_time,
+                             parse_time)
+from .values import VECTOR_TYPES, Duration, Node, Path, Relationship, Vector
 
 MAX_DEPTH = 64
 INVALID_FORMAT = "Neo.ClientError.Request.InvalidFormat"

@@ -10,7 +10,7 @@ import secrets
 import threading
 import time
 
-from relate.errors import AuthenticationError
+from relate.protocol.errors import AuthenticationError
 
 DEFAULT_TTL_S = 3600.0
 MAX_TOKENS = 10_000

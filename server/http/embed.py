@@ -9,7 +9,7 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from relate.errors import ClientError
+from relate.protocol.errors import ClientError
 
 from . import requests as rq
 from .query_api import failure

@@ -16,7 +16,7 @@ from typing import AsyncIterator, Awaitable, Callable
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
-from relate.errors import ClientError, RelateError
+from relate.protocol.errors import ClientError, RelateError
 from relate.protocol import messages as m
 from relate.protocol.json_values import from_plain, to_plain, to_typed, typed_parameters
 

@@ -8,7 +8,7 @@ import json
 
 from starlette.requests import Request
 
-from relate.errors import AuthenticationError, ClientError
+from relate.protocol.errors import AuthenticationError, ClientError
 
 INVALID_FORMAT = "Neo.ClientError.Request.InvalidFormat"
 INVALID = "Neo.ClientError.Request.Invalid"

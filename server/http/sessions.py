@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import structlog
 
-from relate.errors import AuthenticationError, ClientError, RelateError, TransientError
+from relate.protocol.errors import AuthenticationError, ClientError, RelateError, TransientError
 from relate.protocol import messages as m
 
 from ..session import SessionCore
