@@ -7,6 +7,7 @@ from ..context import checked
 from ..refs import NodeRef, RelRef
 from .operators import Operator
 from .values_ops import type_name
+from relate.server.ai.index_text import embed_for_index
 
 DEFAULT_RRF_CONSTANT = 60
 
@@ -30,6 +31,8 @@ class IndexSource:
         if self.kind == "VECTOR":
             if query is None:
                 return []
+            if isinstance(query, str):      # text: embedded on the server by the index's embedder
+                query = embed_for_index(ctx, self.index, query)
             filters = [(prop, op, fn(row, ctx)) for prop, op, fn in self.filters]
             found = manager.vector_search(self.index, query, limit, filters)
         else:
