@@ -276,7 +276,8 @@ class Session:
         tx = self.db.store.begin_read()
         ctx = ExecContext(tx, params, self.db, deadline=deadline)
         self._ctx = ctx
-        summary = Summary(counters=ctx.counters, query_type="r")
+        summary = Summary(counters=ctx.counters, query_type="r", costs=ctx.costs,
+                          notifications=ctx.notifications)
 
         def done():
             tx.close()
@@ -320,7 +321,8 @@ class Session:
         finally:
             self._ctx, self.running_query = None, None
         query_type = ("rw" if plan.columns else "w") if plan.updating else "r"
-        summary = Summary(counters=ctx.counters, query_type=query_type)
+        summary = Summary(counters=ctx.counters, query_type=query_type, costs=ctx.costs,
+                          notifications=ctx.notifications)
         if profile:
             summary.plan = describe_plan(plan.root, None, profiled=True)
         return EngineResult(plan.columns, iter(rows), summary=summary, started=started, materialized=True)

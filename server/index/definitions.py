@@ -18,6 +18,7 @@ _VECTOR_KEYS = {
     "vector.hnsw.m": "m", "vector.hnsw.ef_construction": "ef_construction",
     "vector.hnsw.ef_search": "ef_search", "vector.hnsw.min_size": "hnsw_min_size",
     "vector.exact.max_scope": "exact_max_scope", "vector.quantization.enabled": None,
+    "vector.embedder": "embedder",      # names the server-side embedder for text queries (server/ai)
     # short spellings
     "m": "m", "efconstruction": "ef_construction", "efsearch": "ef_search",
 }
@@ -192,6 +193,9 @@ def vector_definition(name: str, entity: str, token: str, prop: str, filter_prop
             if not isinstance(value, str) or value.lower() not in ("cosine", "euclidean"):
                 raise ArgumentError(f"`vector.similarity_function` must be 'cosine' or 'euclidean', got {value!r}")
             value = value.lower()
+        elif target == "embedder":
+            from relate.server.ai import embedders      # validates the name (ArgumentError if unknown)
+            value = embedders.get(value).name
         elif target == "dimensions":
             value = _positive_int(full, value)
             if value > 4096:

@@ -56,3 +56,5 @@ def arity(name: str) -> tuple[int, int | None] | None:
 
 
 _merge_temporal()   # so FUNCTIONS is complete for callers that read it directly
+
+from relate.server.ai import functions as _ai_functions  # noqa: E402,F401  (ai.text.embed, genai.vector.encode)

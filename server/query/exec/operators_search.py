@@ -10,6 +10,7 @@ from ..refs import NodeRef, RelRef
 from .operators import Operator
 from .search_filters import candidate_keys, property_filter
 from .values_ops import type_name
+from relate.server.ai.index_text import embed_for_index
 
 DEFAULT_RRF_CONSTANT = 60
 
@@ -67,6 +68,8 @@ class IndexSource:
         if keys is not None and not keys:
             return []
         if self.kind == "VECTOR":
+            if isinstance(query, str):      # text: embedded on the server by the index's embedder
+                query = embed_for_index(ctx, self.index, query)
             found = manager.vector_search(self.index, query, limit, filters, keys=keys)
         else:
             if not isinstance(query, str):
