@@ -1,0 +1,57 @@
+"""The retrieval data model (docs/retrieval.md) and the options every procedure reads.
+
+    (:Document {id, title, workspace})-[:HAS_CHUNK]->(:Chunk {id, text, embedding, workspace, position})
+    (:Chunk)-[:MENTIONS]->(:Entity {workspace, name, normalized, type[, embedding]})
+    (:Entity)-[fact:ANY_TYPE {predicate?, sources: [document id, ...]}]->(:Entity)
+
+A fact is a relationship between two entities; ``sources`` lists the ids of the documents asserting it
+(its provenance). Labels, types and index names can be changed per call through the options map.
+"""
+from __future__ import annotations
+
+from relate.errors import ArgumentError
+
+DEFAULTS = {
+    "k": 10,                       # results wanted
+    "laneK": 30,                   # hits each index search contributes to a lane
+    "rrfConstant": 60,             # the k of reciprocal rank fusion: Σ w / (c + rank)
+    "weights": {"direct": 1.0, "expanded": 0.6, "evidence": 0.6},
+    "workspace": None,             # restrict entities to one workspace (None: all)
+    "documentLabel": "Document", "chunkLabel": "Chunk", "entityLabel": "Entity",
+    "chunkRel": "HAS_CHUNK",
+    "vectorIndex": "chunk_embedding", "fulltextIndex": "chunk_text",
+    "embedder": None,              # None: the vector index's declared embedder, else hash-384
+    "entities": "gazetteer",       # or 'llm': the configured provider extracts names from the question
+    "entityThreshold": 0.5,        # trigram similarity for a question phrase to name an entity
+    "hops": 2, "maxFacts": 200,
+    "hydrate": True, "hydrateChunks": 2,
+    "lanes": None,                 # e.g. ['direct']: run only these lanes
+}
+
+
+def options(given, extra: dict | None = None) -> dict:
+    """``given`` (a map or null) over the defaults; an unknown key is an ArgumentError."""
+    allowed = dict(DEFAULTS, **(extra or {}))
+    if given is None:
+        given = {}
+    if not isinstance(given, dict):
+        raise ArgumentError("The options must be a map", detail="InvalidArgumentValue")
+    unknown = sorted(set(given) - set(allowed))
+    if unknown:
+        raise ArgumentError(f"Unknown option(s) {unknown}; known: {sorted(allowed)}", detail="InvalidArgumentValue")
+    out = dict(allowed)
+    out.update({key: value for key, value in given.items() if value is not None})
+    weights = dict(DEFAULTS["weights"])
+    weights.update(given.get("weights") or {})
+    for lane, weight in weights.items():
+        if type(weight) not in (int, float) or weight < 0:
+            raise ArgumentError(f"Lane weight `{lane}` must be a non-negative number, got {weight!r}",
+                                detail="InvalidArgumentValue")
+    out["weights"] = weights
+    for key in ("k", "laneK", "hops", "maxFacts", "hydrateChunks"):
+        if type(out[key]) is not int or out[key] < 0:
+            raise ArgumentError(f"Option `{key}` must be a non-negative integer, got {out[key]!r}",
+                                detail="InvalidArgumentValue")
+    if type(out["rrfConstant"]) not in (int, float) or out["rrfConstant"] < 0:
+        raise ArgumentError("Option `rrfConstant` must be a non-negative number", detail="InvalidArgumentValue")
+    return out
