@@ -77,27 +77,45 @@ def _llm_names(ctx, question: str) -> list[str]:
 def traverse(ctx, seeds: list[int], opts: dict) -> tuple[dict, dict]:
     """Breadth-first from ``seeds`` over entity-to-entity relationships, up to ``hops``.
 
-    Returns (facts: rid -> {hop, type, start, end, sources}, reached: entity id -> hop)."""
+    Per entity, each (type, direction) group keeps its ``maxFanout`` best-corroborated facts (0: all),
+    and, unless ``siblings``, no fact leads back along the type that reached the entity.
+    Returns (facts: rid -> {hop, type, start, end, predicate, sources}, reached: entity id -> hop)."""
     tx, label, workspace = ctx.tx, opts["entityLabel"], opts["workspace"]
+    fanout = opts["maxFanout"]
     reached = {nid: 0 for nid in seeds}
+    arrived: dict[int, tuple] = {}         # entity -> (type, direction) of the fact that reached it
     facts: dict[int, dict] = {}
     frontier = list(seeds)
     for hop in range(1, opts["hops"] + 1):
         nxt = []
         for nid in frontier:
+            groups: dict[tuple, list] = {}
             for rid, other in tx.expand(nid, "both", None):
                 ctx.check()
                 if rid in facts or not _in_scope(tx, other, label, workspace):
                     continue
-                if len(facts) >= opts["maxFacts"]:
-                    break
                 start, end = tx.rel_endpoints(rid)
+                kind, outgoing = tx.rel_type(rid), start == nid
+                if not opts["siblings"] and arrived.get(nid) == (kind, not outgoing):
+                    # back along the type that brought us here: a sibling (a co-worker of the person
+                    # asked about), not a property of the entity reached; it floods the lanes with names
+                    continue
                 sources = tx.rel_prop(rid, "sources")
-                sources = [s for s in sources if isinstance(s, str)] if isinstance(sources, list) else []
-                facts[rid] = {"hop": hop, "type": tx.rel_type(rid), "start": start, "end": end,
-                              "predicate": tx.rel_prop(rid, "predicate"), "sources": list(dict.fromkeys(sources))}
-                if other not in reached:
-                    reached[other] = hop
-                    nxt.append(other)
+                sources = list(dict.fromkeys(s for s in sources if isinstance(s, str))) \
+                    if isinstance(sources, list) else []
+                groups.setdefault((kind, outgoing), []).append(
+                    (rid, other, {"hop": hop, "type": kind, "start": start, "end": end,
+                                  "predicate": tx.rel_prop(rid, "predicate"), "sources": sources}))
+            for (kind, outgoing), members in groups.items():
+                if fanout:
+                    members = sorted(members, key=lambda m: (-len(m[2]["sources"]), m[0]))[:fanout]
+                for rid, other, fact in members:
+                    if len(facts) >= opts["maxFacts"]:
+                        return facts, reached
+                    facts[rid] = fact
+                    if other not in reached:
+                        reached[other] = hop
+                        arrived[other] = (kind, outgoing)
+                        nxt.append(other)
         frontier = nxt
     return facts, reached

@@ -13,7 +13,7 @@ from relate.errors import ArgumentError
 
 DEFAULTS = {
     "k": 10,                       # results wanted
-    "laneK": 30,                   # hits each index search contributes to a lane
+    "laneK": 20,                   # hits each index search contributes to a lane (docs/retrieval.md)
     "rrfConstant": 60,             # the k of reciprocal rank fusion: Σ w / (c + rank)
     "weights": {"direct": 1.0, "expanded": 0.6, "evidence": 0.6},
     "workspace": None,             # restrict entities to one workspace (None: all)
@@ -24,6 +24,8 @@ DEFAULTS = {
     "entities": "gazetteer",       # or 'llm': the configured provider extracts names from the question
     "entityThreshold": 0.5,        # trigram similarity for a question phrase to name an entity
     "hops": 2, "maxFacts": 200,
+    "maxFanout": 3,                # facts kept per entity and (type, direction), best corroborated (0: all)
+    "siblings": False,             # follow a fact type back the way it came (A->B<-C): off by default
     "hydrate": True, "hydrateChunks": 2,
     "lanes": None,                 # e.g. ['direct']: run only these lanes
 }
@@ -48,7 +50,7 @@ def options(given, extra: dict | None = None) -> dict:
             raise ArgumentError(f"Lane weight `{lane}` must be a non-negative number, got {weight!r}",
                                 detail="InvalidArgumentValue")
     out["weights"] = weights
-    for key in ("k", "laneK", "hops", "maxFacts", "hydrateChunks"):
+    for key in ("k", "laneK", "hops", "maxFacts", "maxFanout", "hydrateChunks"):
         if type(out[key]) is not int or out[key] < 0:
             raise ArgumentError(f"Option `{key}` must be a non-negative integer, got {out[key]!r}",
                                 detail="InvalidArgumentValue")
