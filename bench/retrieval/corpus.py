@@ -46,13 +46,14 @@ class Corpus:
 
 
 def _names(rng: random.Random, count: int, parts: int, taken: set[str]) -> list[str]:
+    """Names whose words are all new: no entity's name is a word of another's (no ambiguous questions)."""
     out = []
     while len(out) < count:
-        name = " ".join("".join(rng.choice(_SYL) for _ in range(rng.randint(2, 3))).capitalize()
-                        for _ in range(parts))
-        if name.lower() not in taken and not (words(name) & RESERVED):
-            taken.add(name.lower())
-            out.append(name)
+        parts_ = ["".join(rng.choice(_SYL) for _ in range(rng.randint(2, 4))).capitalize() for _ in range(parts)]
+        lowered = {p.lower() for p in parts_}
+        if len(lowered) == parts and not lowered & taken and not lowered & RESERVED:
+            taken.update(lowered)
+            out.append(" ".join(parts_))
     return out
 
 

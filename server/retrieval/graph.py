@@ -13,6 +13,7 @@ from ..index.trigram import trigram_similarity
 from .normalize import normalize_name
 
 _WORDS = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*")
+_POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")
 MAX_QUESTION_WORDS = 64
 MAX_PHRASE_WORDS = 4
 
@@ -27,7 +28,7 @@ def find_entities(ctx, question: str, opts: dict) -> list[dict]:
     if opts["entities"] == "llm":
         phrases = [(name, i, i) for i, name in enumerate(_llm_names(ctx, question))]
     else:
-        words = _WORDS.findall(question)[:MAX_QUESTION_WORDS]
+        words = _WORDS.findall(_POSSESSIVE.sub("", question))[:MAX_QUESTION_WORDS]
         phrases = [(" ".join(words[i:j]), i, j - 1) for i in range(len(words))
                    for j in range(i + 1, min(len(words), i + MAX_PHRASE_WORDS) + 1)]
     label, workspace, threshold = opts["entityLabel"], opts["workspace"], opts["entityThreshold"]
@@ -45,12 +46,13 @@ def find_entities(ctx, question: str, opts: dict) -> list[dict]:
             current = tx.node_prop(nid, "normalized")
             sim = trigram_similarity(norm, current) if isinstance(current, str) else 0.0
             if sim >= threshold:
-                candidates.append((sim, last - first, first, last, nid, phrase))
-    # best first; a longer phrase wins a tie; spans may not overlap; one phrase per entity
+                candidates.append((sim * (last - first + 1), sim, first, last, nid, phrase))
+    # the most words covered, weighted by similarity, first: "Ada Lovelace" (0.9 x 2) beats an entity
+    # called "Ada" (1.0 x 1); spans may not overlap; one phrase per entity
     candidates.sort(key=lambda c: (-c[0], -c[1], c[2], c[4]))
     taken: set[int] = set()
     chosen, seen = [], set()
-    for sim, _, first, last, nid, phrase in candidates:
+    for _, sim, first, last, nid, phrase in candidates:
         span = set(range(first, last + 1))
         if nid in seen or (opts["entities"] != "llm" and span & taken):
             continue

@@ -24,7 +24,7 @@ DEFAULTS = {
     "entities": "gazetteer",       # or 'llm': the configured provider extracts names from the question
     "entityThreshold": 0.5,        # trigram similarity for a question phrase to name an entity
     "hops": 2, "maxFacts": 200,
-    "maxFanout": 3,                # facts kept per entity and (type, direction), best corroborated (0: all)
+    "maxFanout": 2,                # facts kept per entity and (type, direction), best corroborated (0: all)
     "siblings": False,             # follow a fact type back the way it came (A->B<-C): off by default
     "hydrate": True, "hydrateChunks": 2,
     "lanes": None,                 # e.g. ['direct']: run only these lanes
