@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from relate.errors import ArgumentError
 
+LANES = ("direct", "expanded", "evidence")
+
 DEFAULTS = {
     "k": 10,                       # results wanted
     "laneK": 20,                   # hits each index search contributes to a lane (docs/retrieval.md)
@@ -43,8 +45,11 @@ def options(given, extra: dict | None = None) -> dict:
         raise ArgumentError(f"Unknown option(s) {unknown}; known: {sorted(allowed)}", detail="InvalidArgumentValue")
     out = dict(allowed)
     out.update({key: value for key, value in given.items() if value is not None})
+    given_weights = given.get("weights") or {}
+    if not isinstance(given_weights, dict):
+        raise ArgumentError("Option `weights` must be a map {direct, expanded, evidence}", detail="InvalidArgumentValue")
     weights = dict(DEFAULTS["weights"])
-    weights.update(given.get("weights") or {})
+    weights.update(given_weights)
     for lane, weight in weights.items():
         if type(weight) not in (int, float) or weight < 0:
             raise ArgumentError(f"Lane weight `{lane}` must be a non-negative number, got {weight!r}",
@@ -54,6 +59,21 @@ def options(given, extra: dict | None = None) -> dict:
         if type(out[key]) is not int or out[key] < 0:
             raise ArgumentError(f"Option `{key}` must be a non-negative integer, got {out[key]!r}",
                                 detail="InvalidArgumentValue")
+    lanes = out["lanes"]
+    if lanes is not None and (not isinstance(lanes, list) or not set(lanes) <= set(LANES)):
+        raise ArgumentError(f"Option `lanes` must be a list of {list(LANES)}", detail="InvalidArgumentValue")
+    if out["entities"] not in ("gazetteer", "llm"):
+        raise ArgumentError("Option `entities` must be 'gazetteer' or 'llm'", detail="InvalidArgumentValue")
+    for key in ("hydrate", "siblings"):
+        if type(out[key]) is not bool:
+            raise ArgumentError(f"Option `{key}` must be a boolean", detail="InvalidArgumentValue")
+    for key in ("documentLabel", "chunkLabel", "entityLabel", "chunkRel", "vectorIndex", "fulltextIndex"):
+        if not isinstance(out[key], str):
+            raise ArgumentError(f"Option `{key}` must be a string", detail="InvalidArgumentValue")
+    if out["workspace"] is not None and not isinstance(out["workspace"], str):
+        raise ArgumentError("Option `workspace` must be a string", detail="InvalidArgumentValue")
+    if type(out["entityThreshold"]) not in (int, float) or not 0 < out["entityThreshold"] <= 1:
+        raise ArgumentError("Option `entityThreshold` must be a number in (0, 1]", detail="InvalidArgumentValue")
     if type(out["rrfConstant"]) not in (int, float) or out["rrfConstant"] < 0:
         raise ArgumentError("Option `rrfConstant` must be a non-negative number", detail="InvalidArgumentValue")
     return out

@@ -22,21 +22,26 @@ FACTS = [("React", "USES", "uses", "JSX", ["d2"]), ("React", "CREATED_BY", "was 
 
 def load(db: Database, workspace: str = "w") -> None:
     s = db.session()
+    run_statements(lambda query, params=None: s.run(query, params).consume(), workspace)
+    db.index_manager.await_indexes(30)
+
+
+def run_statements(run, workspace: str = "w") -> None:
+    """Create the indexes and the graph through ``run(query, params)`` (embedded or a driver)."""
     for statement in SETUP:
-        s.run(statement).consume()
+        run(statement)
     rows = [{"id": d, "chunks": [{"id": f"{d}#{i}", "text": t, "position": i} for i, t in enumerate(texts)]}
             for d, texts in DOCUMENTS]
-    s.run("UNWIND $docs AS d CREATE (doc:Document {id: d.id, workspace: $ws}) "
-          "WITH doc, d UNWIND d.chunks AS c "
-          "CREATE (doc)-[:HAS_CHUNK]->(:Chunk {id: c.id, text: c.text, position: c.position, workspace: $ws, "
-          "embedding: ai.text.embed(c.text, {model: 'hash-384'})})", {"docs": rows, "ws": workspace}).consume()
-    s.run("UNWIND $es AS e CALL db.entity.resolve([{name: e[0], type: e[1]}], {workspace: $ws}) "
-          "YIELD entity RETURN count(*)", {"es": [list(e) for e in ENTITIES], "ws": workspace}).consume()
+    run("UNWIND $docs AS d CREATE (doc:Document {id: d.id, workspace: $ws}) "
+        "WITH doc, d UNWIND d.chunks AS c "
+        "CREATE (doc)-[:HAS_CHUNK]->(:Chunk {id: c.id, text: c.text, position: c.position, workspace: $ws, "
+        "embedding: ai.text.embed(c.text, {model: 'hash-384'})})", {"docs": rows, "ws": workspace})
+    run("UNWIND $es AS e CALL db.entity.resolve([{name: e[0], type: e[1]}], {workspace: $ws}) "
+        "YIELD entity RETURN count(*)", {"es": [list(e) for e in ENTITIES], "ws": workspace})
     for a, rel, pred, b, sources in FACTS:
-        s.run(f"MATCH (a:Entity {{name: $a, workspace: $ws}}), (b:Entity {{name: $b, workspace: $ws}}) "
-              f"CREATE (a)-[:{rel} {{predicate: $p, sources: $src}}]->(b)",
-              {"a": a, "b": b, "p": pred, "src": sources, "ws": workspace}).consume()
-    db.index_manager.await_indexes(30)
+        run(f"MATCH (a:Entity {{name: $a, workspace: $ws}}), (b:Entity {{name: $b, workspace: $ws}}) "
+            f"CREATE (a)-[:{rel} {{predicate: $p, sources: $src}}]->(b)",
+            {"a": a, "b": b, "p": pred, "src": sources, "ws": workspace})
 
 
 def open_loaded() -> Database:

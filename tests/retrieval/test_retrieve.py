@@ -130,3 +130,12 @@ def test_malformed_questions_are_still_answered(db, question):
         assert rows
     for r in rows:
         assert r["diagnostics"]["degraded"] == []
+
+
+@pytest.mark.parametrize("options", [{"weights": 3}, {"weights": {"direct": -1}}, {"lanes": "direct"},
+                                     {"lanes": ["graph"]}, {"k": -1}, {"entities": "magic"}, {"hydrate": "yes"},
+                                     {"vectorIndex": 7}, {"entityThreshold": 0}, {"nope": 1}])
+def test_bad_options_are_typed_errors(db, options):
+    from relate.errors import ArgumentError
+    with pytest.raises(ArgumentError):
+        retrieve(db, **options)
