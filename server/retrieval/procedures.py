@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from .model import options
 from .resolve import resolve_mentions
-from .retrieve import _Runner, retrieve
+from .retrieve import Runner, retrieve
 
 
 def register(registry) -> None:
@@ -42,7 +42,7 @@ def _answer(ctx, question, opts=None):
     from .answer import synthesize
     opts = options(opts)
     result = retrieve(ctx, question, opts)
-    runner = _Runner(ctx, opts)
+    runner = Runner(ctx, opts)
 
     def text_of(cid):
         return ctx.tx.node_prop(cid, "text"), runner.document_of(cid)

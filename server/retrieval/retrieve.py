@@ -42,7 +42,7 @@ def retrieve(ctx, question, opts: dict) -> Retrieval:
     question = question[:MAX_QUESTION_CHARS]
     out = Retrieval()
     diag = out.diagnostics
-    run = _Runner(ctx, opts)
+    run = Runner(ctx, opts)
     lanes_wanted = set(opts["lanes"] or ("direct", "expanded", "evidence"))
     lists: dict[str, list[int]] = {}
     with diag.step("direct") as step:
@@ -99,7 +99,7 @@ def _graph_lanes(run, question, lanes_wanted, lists, out) -> None:
             step.update({"hits": len(lists["evidence"]), "documents": documents})
 
 
-class _Runner:
+class Runner:
     """Index searches and graph reads of one retrieval, through the statement's transaction."""
 
     def __init__(self, ctx, opts):
