@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from relate.errors import DatabaseError
+from relate.protocol.errors import DatabaseError
 
 DIMS = 384
 MAX_TOKENS = 256          # the model's max_seq_length

@@ -6,7 +6,7 @@ only (the index's analyzer splits them), which is what a search box and the retr
 """
 from __future__ import annotations
 
-from relate.errors import ArgumentError
+from relate.protocol.errors import ArgumentError
 
 from .lucene_query import Bool, Leaf, parse_lucene
 

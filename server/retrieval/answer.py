@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import time
 
-from relate.errors import QueryTimeout, Terminated
+from relate.protocol.errors import QueryTimeout, Terminated
 
 from ..ai.providers import get_provider
 

@@ -9,7 +9,7 @@ A fact is a relationship between two entities; ``sources`` lists the ids of the 
 """
 from __future__ import annotations
 
-from relate.errors import ArgumentError
+from relate.protocol.errors import ArgumentError
 
 LANES = ("direct", "expanded", "evidence")
 

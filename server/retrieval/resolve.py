@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from relate.errors import ArgumentError, CypherTypeError
+from relate.protocol.errors import ArgumentError, CypherTypeError
 
 from ..index.trigram import trigram_similarity
 from ..query.refs import NodeRef

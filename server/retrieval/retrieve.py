@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from relate.errors import CypherTypeError, QueryTimeout, Terminated
+from relate.protocol.errors import CypherTypeError, QueryTimeout, Terminated
 
 from ..ai.statement import for_ctx
 from ..query.refs import NodeRef

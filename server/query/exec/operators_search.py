@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import time
 
-from relate.errors import ArgumentError, CypherTypeError
+from relate.protocol.errors import ArgumentError, CypherTypeError
 
 from ..context import checked
 from ..refs import NodeRef, RelRef

@@ -6,7 +6,7 @@ the index takes the k best among the entities that pass, as a vector search does
 """
 from __future__ import annotations
 
-from relate.errors import CypherTypeError
+from relate.protocol.errors import CypherTypeError
 
 from ..refs import NodeRef, RelRef
 from .values_ops import compare, equals, type_name
