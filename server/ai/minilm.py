@@ -4,7 +4,6 @@ pooling and L2 normalization as sentence-transformers does (vectors agree to ~1e
 from __future__ import annotations
 
 import importlib.util
-import io
 import threading
 import zipfile
 from pathlib import Path
