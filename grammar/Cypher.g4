@@ -45,7 +45,7 @@ searchClause : SEARCH variable IN LPAREN searchSpec RPAREN (SCORE AS variable)? 
 searchSpec : indexSearch | combineSearch ;
 
 indexSearch
-    : kind=(VECTOR | FULLTEXT) INDEX symbolicName FOR expression
+    : kind=(VECTOR | FULLTEXT | IDENTIFIER) INDEX symbolicName FOR expression   // IDENTIFIER: a provider's kind
       (WHERE where=expression)? ((SKIP_ | OFFSET) skip=expression)? (LIMIT limit=expression)?
       (WEIGHT weight=expression)?
     ;
@@ -266,7 +266,7 @@ command
     ;
 
 createIndex
-    : CREATE kind=(RANGE | TEXT | POINT | VECTOR | FULLTEXT | LOOKUP)? INDEX name=symbolicName? ifNotExists?
+    : CREATE kind=(RANGE | TEXT | POINT | VECTOR | FULLTEXT | LOOKUP | IDENTIFIER)? INDEX name=symbolicName? ifNotExists?
       FOR indexTarget ON indexProperties (WITH LBRACK propertyList RBRACK)? (OPTIONS mapLiteral)?   # NewIndex
     | CREATE INDEX ON COLON symbolicName LPAREN propertyKeyName (COMMA propertyKeyName)* RPAREN  # LegacyIndex
     ;
