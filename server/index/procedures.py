@@ -86,9 +86,12 @@ def _trigram(ctx, entity: str, name, text, options):
     unknown = set(options) - {"skip", "limit", "threshold"}
     if unknown:
         raise ArgumentError(f"Unknown trigram query option(s) {sorted(unknown)}; expected skip, limit and threshold")
-    limit = options.get("limit")
-    hits = ctx.db.index_manager.search(name, text, 10 if limit is None else limit, kind="TRIGRAM", entity=entity,
-                                       skip=options.get("skip") or 0, threshold=options.get("threshold"))
+    limit, skip = options.get("limit", 10), options.get("skip") or 0
+    for key, value in (("limit", limit), ("skip", skip)):
+        if type(value) is not int or value < 0:
+            raise ArgumentError(f"The trigram query option `{key}` must be a non-negative integer, got {value!r}")
+    hits = ctx.db.index_manager.search(name, text, limit, kind="TRIGRAM", entity=entity, skip=skip,
+                                       threshold=options.get("threshold"))
     return _rows(ctx, entity, hits)
 
 

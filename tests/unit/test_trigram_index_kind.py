@@ -49,6 +49,8 @@ def test_procedure_takes_limit_and_threshold(db):
         rows(db, query, {"q": "smith", "o": {"threshold": 2}})
     with pytest.raises(ArgumentError):
         rows(db, query, {"q": "smith", "o": {"fuzz": 1}})
+    with pytest.raises(ArgumentError):
+        rows(db, query, {"q": "smith", "o": {"limit": "3"}})
 
 
 def test_show_indexes_row_and_create_statement(db):
