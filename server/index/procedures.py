@@ -13,40 +13,49 @@ def register(registry) -> None:
     from .providers import providers
     for provider in providers():
         provider.register_procedures(registry)
-    registry.register("db.awaitIndexes", [("timeOutSeconds", "INTEGER?", 300)], [], _await_indexes)
+    registry.register("db.awaitIndexes", [("timeOutSeconds", "INTEGER?", 300)], [], _await_indexes,
+                      description="Wait until every search index is online (fails after the timeout).")
 
 
 def register_vector(registry) -> None:
     vector_in = [("indexName", "STRING?"), ("numberOfNearestNeighbours", "INTEGER?"), ("query", "ANY?")]
     registry.register("db.index.vector.queryNodes", vector_in, [("node", "NODE?"), ("score", "FLOAT?")],
-                      lambda ctx, name, k, vector: _vector(ctx, NODE, name, k, vector))
+                      lambda ctx, name, k, vector: _vector(ctx, NODE, name, k, vector),
+                      description="The k nearest nodes to a vector (or text) in a vector index.")
     registry.register("db.index.vector.queryRelationships", vector_in,
                       [("relationship", "RELATIONSHIP?"), ("score", "FLOAT?")],
-                      lambda ctx, name, k, vector: _vector(ctx, RELATIONSHIP, name, k, vector))
+                      lambda ctx, name, k, vector: _vector(ctx, RELATIONSHIP, name, k, vector),
+                      description="The k nearest relationships to a vector (or text) in a vector index.")
     registry.register("db.index.vector.setSearchOptions", [("indexName", "STRING?"), ("options", "MAP?")],
-                      [("name", "STRING?"), ("indexConfig", "MAP?")], _set_search_options, mode="SCHEMA")
+                      [("name", "STRING?"), ("indexConfig", "MAP?")], _set_search_options, mode="SCHEMA",
+                      description="Change a vector index's search-time settings without a rebuild.")
 
 
 def register_fulltext(registry) -> None:
     fulltext_in = [("indexName", "STRING?"), ("queryString", "STRING?"), ("options", "MAP?", {})]
     registry.register("db.index.fulltext.queryNodes", fulltext_in, [("node", "NODE?"), ("score", "FLOAT?")],
-                      lambda ctx, name, query, options=None: _fulltext(ctx, NODE, name, query, options))
+                      lambda ctx, name, query, options=None: _fulltext(ctx, NODE, name, query, options),
+                      description="Nodes matching a Lucene query in a full-text index, by BM25 score.")
     registry.register("db.index.fulltext.queryRelationships", fulltext_in,
                       [("relationship", "RELATIONSHIP?"), ("score", "FLOAT?")],
-                      lambda ctx, name, query, options=None: _fulltext(ctx, RELATIONSHIP, name, query, options))
+                      lambda ctx, name, query, options=None: _fulltext(ctx, RELATIONSHIP, name, query, options),
+                      description="Relationships matching a Lucene query in a full-text index, by BM25 score.")
     registry.register("db.index.fulltext.listAvailableAnalyzers", [],
                       [("analyzer", "STRING?"), ("description", "STRING?"), ("stopwords", "LIST? OF STRING?")],
                       lambda ctx: ({"analyzer": a.name, "description": a.description,
-                                    "stopwords": sorted(a.stopwords)} for a in ANALYZERS.values()))
+                                    "stopwords": sorted(a.stopwords)} for a in ANALYZERS.values()),
+                      description="The full-text analyzers and their stopwords.")
 
 
 def register_trigram(registry) -> None:
     trigram_in = [("indexName", "STRING?"), ("text", "STRING?"), ("options", "MAP?", {})]
     registry.register("db.index.trigram.queryNodes", trigram_in, [("node", "NODE?"), ("score", "FLOAT?")],
-                      lambda ctx, name, text, options=None: _trigram(ctx, NODE, name, text, options))
+                      lambda ctx, name, text, options=None: _trigram(ctx, NODE, name, text, options),
+                      description="Nodes whose indexed string is most similar to a text (trigram similarity).")
     registry.register("db.index.trigram.queryRelationships", trigram_in,
                       [("relationship", "RELATIONSHIP?"), ("score", "FLOAT?")],
-                      lambda ctx, name, text, options=None: _trigram(ctx, RELATIONSHIP, name, text, options))
+                      lambda ctx, name, text, options=None: _trigram(ctx, RELATIONSHIP, name, text, options),
+                      description="Relationships whose indexed string is most similar to a text (trigram similarity).")
 
 
 def _rows(ctx, entity: str, hits):

@@ -74,7 +74,7 @@ class SearchProvider:
         """The FOR value as the index searches it (type checks, server-side embedding, ...)."""
         if not isinstance(query, str):
             from relate.protocol.errors import CypherTypeError
-            from relate.server.query.exec.values_ops import type_name
+            from relate.server.query.exec.values.ops import type_name
             raise CypherTypeError(f"A {self.kind.lower()} search takes {self.query_kind}, got {type_name(query)}",
                                   detail="InvalidArgumentType", phase="runtime")
         return query

@@ -331,19 +331,26 @@ def show_constraints(catalog: Catalog, filter_: Optional[str]) -> list[dict]:
 
 
 def show_procedures(db) -> list[dict]:
-    return [{"name": p.name, "description": "", "mode": p.mode, "worksOnSystem": False, "signature": p.signature(),
+    """SHOW PROCEDURES rows from the procedure registry."""
+    return [{"name": p.name, "description": p.description, "mode": p.mode, "worksOnSystem": False,
+             "signature": p.signature(),
              "argumentDescription": [{"name": n, "type": t} for n, t, _ in p.inputs],
              "returnDescription": [{"name": n, "type": t} for n, t in p.outputs], "admin": False, "option": {}}
             for p in db.procedures.all()]
 
 
 def show_functions() -> list[dict]:
+    """SHOW FUNCTIONS rows from the function registry (scalar and aggregating)."""
     from ..exec import functions
-    from ..exec.aggregates import AGGREGATES
-    names = sorted(set(functions.FUNCTIONS) | set(AGGREGATES))
-    return [{"name": n, "category": "Aggregating" if n in AGGREGATES else "Scalar", "description": "",
-             "signature": None, "isBuiltIn": True, "argumentDescription": [], "returnDescription": "",
-             "aggregating": n in AGGREGATES} for n in names if not n.startswith(" ")]
+    rows = []
+    for info in functions.catalog():
+        high = "..." if info.max_args is None else info.max_args
+        arity = str(info.min_args) if high == info.min_args else f"{info.min_args}..{high}"
+        rows.append({"name": info.name, "category": "Aggregating" if info.aggregating else "Scalar",
+                     "description": info.description, "signature": f"{info.name}({arity} arguments)",
+                     "isBuiltIn": True, "argumentDescription": [], "returnDescription": "",
+                     "aggregating": info.aggregating})
+    return rows
 
 
 _HANDLERS = {

@@ -7,9 +7,9 @@ import time
 from relate.protocol.errors import ArgumentError
 from relate.server.index.providers import get_provider
 
-from ..context import checked
-from ..refs import NodeRef, RelRef
-from .operators import Operator
+from ...context import checked
+from ...refs import NodeRef, RelRef
+from .base import Operator
 from .search_filters import candidate_keys, property_filter
 
 DEFAULT_RRF_CONSTANT = 60

@@ -42,7 +42,7 @@ def temporal_rank(v: Any) -> int | None:
 
 def _temporal_ops():
     try:
-        from relate.server.query.exec import temporal_functions
+        from relate.server.query.exec.functions import temporal as temporal_functions
     except ImportError:
         return None
     return temporal_functions
@@ -334,12 +334,12 @@ def cypher_str(v: Any) -> str | None:
 
 
 def is_aggregate(name: str) -> bool:
-    from relate.server.query.exec.aggregates import is_aggregate as _is
+    from relate.server.query.exec.functions.aggregates import is_aggregate as _is
     return _is(name)
 
 
 def make_aggregator(name: str, distinct: bool = False):
-    from relate.server.query.exec.aggregates import make_aggregator as _make
+    from relate.server.query.exec.functions.aggregates import make_aggregator as _make
     return _make(name, distinct)
 
 
