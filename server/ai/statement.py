@@ -9,11 +9,15 @@ from . import embedders
 
 
 class StatementAI:
-    __slots__ = ("ctx", "cache")
+    __slots__ = ("ctx", "cache", "memo", "edges", "pinned", "notes")
 
     def __init__(self, ctx):
         self.ctx = ctx
         self.cache: dict[tuple[str, str], list[float]] = {}
+        self.memo: dict = {}        # relevance results per (join, anchor key, intent, scope)
+        self.edges: dict = {}       # (anchor, target, join, intent) -> virtual relationship id
+        self.pinned: dict = {}      # pinned anchors made by this statement
+        self.notes: dict = {}       # notifications being aggregated
 
     def embed(self, text: str, model: str | None = None) -> list[float]:
         """``text`` embedded by embedder ``model`` (None = default), once per statement."""

@@ -25,7 +25,8 @@ class ExecContext:
 
     __slots__ = ("tx", "params", "db", "counters", "now", "deadline", "cancelled", "_ticks",
                  "deleted_nodes", "deleted_rels", "pending_deletes", "touched_nodes", "touched_rels",
-                 "writes", "commit_batch", "ai", "costs", "notifications")
+                 "writes", "commit_batch", "ai", "costs", "notifications", "scope",
+                 "budget")
 
     def __init__(self, tx, params: dict, db, *, deadline: float | None = None):
         self.tx = tx
@@ -50,6 +51,8 @@ class ExecContext:
         self.ai = None
         self.costs = {"semanticCalls": 0, "llmCalls": 0, "apiCalls": 0}
         self.notifications: list[dict] = []
+        self.scope: dict = {}               # the session's bound scope (user, context): never a parameter
+        self.budget: Optional[dict] = None  # the session's AI budget (relevance/costs.py)
 
     def check(self) -> None:
         """Raise Terminated or QueryTimeout when the statement was cancelled or ran out of time."""

@@ -9,6 +9,7 @@ from .. import ast
 from . import logical as L
 from .patterns import PatternPlanner, property_predicates
 from .projection import plan_projection
+from relate.server.relevance import planning as relevance_planning
 
 READS = (ast.Match, ast.Merge, ast.CallSubquery, ast.CallProcedure)
 WRITES = (ast.Create, ast.Merge, ast.Set, ast.Remove, ast.Delete, ast.Foreach)
@@ -161,12 +162,14 @@ class Builder:
 
     # ------------------------------------------------------------ updating clauses
     def _create(self, clause: ast.Create, state: "_State"):
-        parts = [self.patterns.name_part(p) for p in clause.pattern]
+        rc = relevance_planning.catalog(self.catalog)
+        parts = [relevance_planning.part_with_ancestors(rc, self.patterns.name_part(p)) for p in clause.pattern]
         state.op = L.Create(state.op, parts)
         state.bind(_pattern_vars(parts))
 
     def _merge(self, clause: ast.Merge, state: "_State"):
-        part = self.patterns.name_part(clause.part)
+        part = relevance_planning.part_with_ancestors(relevance_planning.catalog(self.catalog),
+                                                      self.patterns.name_part(clause.part))
         matcher = self.patterns.plan(L.Argument(tuple(state.bound)), set(state.bound), [part], None)
         new = tuple(v for v in _pattern_vars([part]) if v not in state.bound)
         state.op = L.Merge(state.op, part, matcher, clause.on_create, clause.on_match, new)

@@ -1,0 +1,193 @@
+"""One relevance search for one anchor key: the fused (vector + lexical, RRF), keyword and participant
+lanes. A hit is a dict {id, score, rank, mode, snippet, matchedTerms, probes}; scope and lifecycle
+filters run at the source, so a lane never returns a node the caller may not read."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from relate.values import Vector
+
+from relate.server.ai.statement import for_ctx
+from relate.server.ai import embedders
+
+RRF_K = 60
+_WORD = re.compile(r"[a-z0-9]+")
+# Words that carry no assertion on their own: a keyword lane does not require them.
+STOP_WORDS = frozenset("a an and are as at be by for from has have i in is it its of on or that the this "
+                       "to was were what when where which who why will with about me my you your".split())
+
+
+def terms(text: str) -> list[str]:
+    """The anchor text's lowercase word tokens (the full-text analyzers' tokens), in order, unique."""
+    return list(dict.fromkeys(_WORD.findall(text.lower())))
+
+
+def assertable(text: str) -> list[str]:
+    return [t for t in terms(text) if t not in STOP_WORDS] or terms(text)
+
+
+class Scope:
+    """Which target nodes a search may return: label, scope equalities, lifecycle exclusions."""
+
+    def __init__(self, tx, label: str, equalities: list[tuple[str, object]], never: tuple, status_prop: str | None):
+        self.tx, self.label = tx, label
+        self.equalities, self.never, self.status_prop = equalities, never, status_prop
+
+    def accepts(self, nid: int) -> bool:
+        found = self.tx.node(nid) if hasattr(self.tx, "node") else None
+        if found is None:
+            return False
+        labels, props = found
+        if self.label not in labels:
+            return False
+        for prop, value in self.equalities:
+            if props.get(prop) != value:
+                return False
+        if self.status_prop is not None:
+            status = props.get(self.status_prop)
+            if status is None or status in self.never:
+                return False
+        return True
+
+
+def _filtered(search, want: int, accept) -> list[tuple[int, float]]:
+    """The first ``want`` hits ``accept`` keeps, asking ``search(limit)`` for more while it filters some out."""
+    limit = want * 3 + 10
+    while True:
+        hits = search(limit)
+        kept = [h for h in hits if accept(h[0])]
+        if len(kept) >= want or len(hits) < limit or limit >= 1 << 20:
+            return kept[:want]
+        limit *= 4
+
+
+def _text_props(db, indexes) -> list[str]:
+    for name in indexes:
+        d = db.index_manager.get(name).definition
+        if d.type == "FULLTEXT":
+            return list(d.properties)
+    return ["text"]
+
+
+def _snippet(text: str, words: list[str], width: int = 160) -> str:
+    lower = text.lower()
+    at = min((lower.find(w) for w in words if w in lower), default=-1)
+    if at < 0 or len(text) <= width:
+        return text[:width]
+    start = max(0, at - width // 3)
+    return ("…" if start else "") + text[start:start + width] + ("…" if start + width < len(text) else "")
+
+
+def _similarity(vec_a, vec_b, function: str) -> float | None:
+    a = np.asarray(vec_a.to_numpy() if type(vec_a) is Vector else vec_a, dtype=np.float32)
+    b = np.asarray(vec_b.to_numpy() if type(vec_b) is Vector else vec_b, dtype=np.float32)
+    if a.shape != b.shape or a.size == 0:
+        return None
+    if function == "euclidean":
+        return float(1.0 / (1.0 + float(((a - b) ** 2).sum())))
+    na, nb = float(np.linalg.norm(a)), float(np.linalg.norm(b))
+    if na == 0 or nb == 0:
+        return None
+    return float((1.0 + float(a @ b) / (na * nb)) / 2.0)
+
+
+def _decorate(ctx, hits: list[dict], text_props: list[str], words: list[str]) -> list[dict]:
+    tx = ctx.tx
+    for hit in hits:
+        props = tx.node_props(hit["id"])
+        text = " ".join(str(props[p]) for p in text_props if isinstance(props.get(p), str))
+        tokens = set(_WORD.findall(text.lower()))
+        hit["matchedTerms"] = [w for w in words if w in tokens]
+        hit["snippet"] = _snippet(text, hit["matchedTerms"] or words)
+    return hits
+
+
+def vector_arm(ctx, join, scope: Scope, text: str, k: int):
+    """(hits [(id, similarity)], vector index definition) or (None, None) when the join has no vector arm."""
+    manager = ctx.db.index_manager
+    for name in join.indexes:
+        d = manager.get(name).definition
+        if d.type != "VECTOR":
+            continue
+        vector = for_ctx(ctx).embed(text, d.config.get("vector.embedder") or embedders.DEFAULT)
+        pushed = [(p, "=", v) for p, v in scope.equalities if p in d.filter_properties]
+        return _filtered(lambda limit: manager.vector_search(name, vector, limit, pushed), k, scope.accepts), d
+    return None, None
+
+
+def lexical_arm(ctx, join, scope: Scope, words: list[str], k: int, require_all: bool):
+    manager = ctx.db.index_manager
+    if not words:
+        return []
+    query = " ".join(("+" if require_all else "") + w for w in words)
+    for name in join.indexes:
+        if manager.get(name).definition.type == "FULLTEXT":
+            return _filtered(lambda limit: manager.fulltext_search(name, query, 0, limit), k, scope.accepts)
+    return None
+
+
+def fused(ctx, join, scope: Scope, text: str, k: int) -> list[dict]:
+    """Vector and lexical arms over the same scope, fused by reciprocal rank; r.score a similarity."""
+    words = terms(text)
+    vec_hits, vdef = vector_arm(ctx, join, scope, text, k)
+    lex_hits = lexical_arm(ctx, join, scope, words, k, require_all=False) or []
+    if not vec_hits:
+        if not lex_hits:
+            return []
+        return keyword_hits(ctx, join, lex_hits, words)     # honest: the lexical retrieval produced the rows
+    fused_score: dict[int, float] = {}
+    probes: dict[int, list[str]] = {}
+    similarity = dict(vec_hits)
+    for arm, hits in (("vector", vec_hits), ("keyword", lex_hits)):
+        for rank, (nid, _) in enumerate(hits, start=1):
+            fused_score[nid] = fused_score.get(nid, 0.0) + 1.0 / (RRF_K + rank)
+            probes.setdefault(nid, []).append(arm)
+    order = sorted(fused_score, key=lambda nid: (-fused_score[nid], nid))[:k]
+    out = []
+    query_vector = None
+    for rank, nid in enumerate(order, start=1):
+        score = similarity.get(nid)
+        if score is None:       # found by the lexical arm only: its similarity, computed directly
+            if query_vector is None:
+                query_vector = for_ctx(ctx).embed(text, vdef.config.get("vector.embedder") or embedders.DEFAULT)
+            stored = ctx.tx.node_prop(nid, vdef.properties[0])
+            score = _similarity(query_vector, stored, vdef.config.get("vector.similarity_function", "cosine")) \
+                if stored is not None else None
+        out.append({"id": nid, "score": 0.0 if score is None else round(float(score), 6), "rank": rank,
+                    "mode": "fused", "probes": probes[nid]})
+    return _decorate(ctx, out, _text_props(ctx.db, join.indexes), words)
+
+
+def keyword_hits(ctx, join, lex_hits, words) -> list[dict]:
+    out = [{"id": nid, "score": round(float(s) / (1.0 + float(s)), 6), "rank": rank, "mode": "keyword",
+            "probes": ["keyword"]} for rank, (nid, s) in enumerate(lex_hits, start=1)]
+    return _decorate(ctx, out, _text_props(ctx.db, join.indexes), words)
+
+
+def keyword(ctx, join, scope: Scope, text: str, k: int) -> list[dict]:
+    """Lexical only: every assertable term present, or an honest empty."""
+    words = assertable(text)
+    hits = lexical_arm(ctx, join, scope, words, k, require_all=True) or []
+    return keyword_hits(ctx, join, hits, words)
+
+
+def participant(ctx, join, scope: Scope, key, k: int) -> list[dict]:
+    """Targets whose resolved ids (``identityField``) contain the anchor's id: a fact, not a name."""
+    tx, field = ctx.tx, join.identity_field
+    found = []
+    for nid in tx.nodes_by_label(join.target_label):
+        ctx.check()
+        ids = tx.node_prop(nid, field)
+        if isinstance(ids, list) and key in ids and scope.accepts(nid):
+            found.append(nid)
+            if len(found) >= k:
+                break
+    out = [{"id": nid, "score": 1.0, "rank": rank, "mode": "participant", "probes": ["participant"]}
+           for rank, nid in enumerate(found, start=1)]
+    try:
+        props = _text_props(ctx.db, join.indexes)
+    except Exception:
+        props = ["text"]
+    return _decorate(ctx, out, props, [])
