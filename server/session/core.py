@@ -301,7 +301,10 @@ class SessionCore:
             await asyncio.sleep(delay)
             raise
         self._auth.succeeded(self.peer)
+        from relate.server.relevance.scope import bind
+        scope = await self._worker.call(bind, self._auth, self.user, message.auth.get("context"))
         self._engine = await self._worker.call(self._db.session)
+        self._engine.scope = scope
         self._log = self._log.bind(user=self.user)
         await out.success({})
 
