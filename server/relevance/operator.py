@@ -83,7 +83,10 @@ def target_scope(ctx, rc, join) -> lanes.Scope | None:
     """The filters a search for ``join`` runs under, or None when the caller lacks a required scope."""
     equalities = []
     session_scope = getattr(ctx, "scope", None) or {}
-    for prop, key in rc.scope(join.target_label):
+    declared = rc.scope(join.target_label)
+    if declared and session_scope.get("user") is None:
+        return None                             # a principal is required, though it is never a data scope
+    for prop, key in declared:
         value = session_scope.get(key)
         if value is None:
             return None                         # fail closed
@@ -270,7 +273,8 @@ class RelevanceExpand(Operator):
 
 class PinnedAnchor(Operator):
     """``(c:Label {prop: value, ...})`` anchoring a relevance join: the stored nodes that match, or,
-    when none does, one query-time node carrying exactly what the query named."""
+    when the label has no stored node (a concept the query names), one query-time node carrying
+    exactly what the query named."""
     __slots__ = ("var", "label", "props")
     name = "PinnedAnchor"
 
@@ -295,7 +299,9 @@ class PinnedAnchor(Operator):
                     out = dict(row)
                     out[self.var] = NodeRef(nid)
                     yield out
-            if not found:
+            # Only a label with no stored node at all is a query-time concept: a stored label
+            # (Person) that has no match answers nothing, as any MATCH would.
+            if not found and tx.count_nodes(self.label) == 0:
                 state = for_ctx(ctx)
                 key = (self.label, tuple(sorted((k, repr(v)) for k, v in wanted.items())))
                 nid = state.pinned.get(key)

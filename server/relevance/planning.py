@@ -108,7 +108,10 @@ def curation_predicates(rc, parts, predicates) -> list[ast.Expr]:
         for element in part.elements[0::2]:
             var = element.variable
             for label in _labels(element.labels):
-                for prop, key in rc.scope(label):
+                declared = rc.scope(label)
+                if declared:            # a principal is required, though it never stands in for a data scope
+                    out.append(ast.IsNull(ast.FunctionCall(SCOPE_FUNCTION, [ast.Literal("user")]), negated=True))
+                for prop, key in declared:
                     out.append(ast.BinaryOp("=", ast.Property(ast.Variable(var), prop),
                                             ast.FunctionCall(SCOPE_FUNCTION, [ast.Literal(key)])))
                 life = rc.lifecycle(label)
