@@ -9,7 +9,7 @@ from . import embedders
 
 
 class StatementAI:
-    __slots__ = ("ctx", "cache", "memo", "edges", "pinned", "notes")
+    __slots__ = ("ctx", "cache", "memo", "edges", "pinned", "notes", "arms", "vector_hits")
 
     def __init__(self, ctx):
         self.ctx = ctx
@@ -18,6 +18,8 @@ class StatementAI:
         self.edges: dict = {}       # (anchor, target, join, intent) -> virtual relationship id
         self.pinned: dict = {}      # pinned anchors made by this statement
         self.notes: dict = {}       # notifications being aggregated
+        self.arms: dict = {}        # a relevance join's resolved indexes
+        self.vector_hits: dict = {} # (join, anchor text) -> (k, hits) from a batched vector search
 
     def embed(self, text: str, model: str | None = None) -> list[float]:
         """``text`` embedded by embedder ``model`` (None = default), once per statement."""

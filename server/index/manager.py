@@ -185,6 +185,13 @@ class IndexManager:
         with index.rw.read():
             return index.impl.search(vector, k, list(filters))
 
+    def vector_search_many(self, name: str, vectors: list, k: int, *, entity: str | None = None,
+                           timeout_s: float | None = None) -> list[list[tuple[int, float]]]:
+        """vector_search (no filters) for several query vectors at once, in their order."""
+        index = self._searchable(name, VECTOR, entity, timeout_s)
+        with index.rw.read():
+            return index.impl.search_many(list(vectors), k)
+
     def fulltext_search(self, name: str, query_text: str, skip: int = 0, limit: int | None = None, *,
                         entity: str | None = None, timeout_s: float | None = None) -> list[tuple[int, float]]:
         """Exact Lucene BM25 (entity id, score), best first, rows [skip, skip + limit)."""

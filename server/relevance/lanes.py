@@ -35,8 +35,15 @@ class Scope:
         self.tx, self.label = tx, label
         self.equalities, self.never, self.status_prop = equalities, never, status_prop
 
+    def accepts_from(self, definition):
+        """The acceptance test for hits of an index: a plain visibility check when the index holds
+        only the target label and nothing else is filtered (no read of the node needed)."""
+        if not self.equalities and self.status_prop is None and list(definition.tokens) == [self.label]:
+            return self.tx.node_exists
+        return self.accepts
+
     def accepts(self, nid: int) -> bool:
-        found = self.tx.node(nid) if hasattr(self.tx, "node") else None
+        found = self.tx.node(nid)
         if found is None:
             return False
         labels, props = found
@@ -53,22 +60,15 @@ class Scope:
 
 
 def _filtered(search, want: int, accept) -> list[tuple[int, float]]:
-    """The first ``want`` hits ``accept`` keeps, asking ``search(limit)`` for more while it filters some out."""
-    limit = want * 3 + 10
+    """The first ``want`` hits ``accept`` keeps: ask ``search(limit)`` for exactly ``want`` first (the
+    usual case: nothing is filtered out), then for more while the filter drops some."""
+    limit = want
     while True:
         hits = search(limit)
         kept = [h for h in hits if accept(h[0])]
         if len(kept) >= want or len(hits) < limit or limit >= 1 << 20:
             return kept[:want]
-        limit *= 4
-
-
-def _text_props(db, indexes) -> list[str]:
-    for name in indexes:
-        d = db.index_manager.get(name).definition
-        if d.type == "FULLTEXT":
-            return list(d.properties)
-    return ["text"]
+        limit = limit * 4 + 10
 
 
 def _snippet(text: str, words: list[str], width: int = 160) -> str:
@@ -78,6 +78,25 @@ def _snippet(text: str, words: list[str], width: int = 160) -> str:
         return text[:width]
     start = max(0, at - width // 3)
     return ("…" if start else "") + text[start:start + width] + ("…" if start + width < len(text) else "")
+
+
+def _arms(ctx, join):
+    """(vector index definition or None, full-text index name or None, text properties) of a join,
+    resolved once per statement."""
+    state = for_ctx(ctx)
+    found = state.arms.get(join.name)
+    if found is None:
+        manager = ctx.db.index_manager
+        vdef = fname = None
+        text_props = None
+        for name in join.indexes:
+            d = manager.get(name).definition
+            if d.type == "VECTOR" and vdef is None:
+                vdef = d
+            elif d.type == "FULLTEXT" and fname is None:
+                fname, text_props = name, list(d.properties)
+        found = state.arms[join.name] = (vdef, fname, text_props or ["text"])
+    return found
 
 
 def _similarity(vec_a, vec_b, function: str) -> float | None:
@@ -104,17 +123,37 @@ def _decorate(ctx, hits: list[dict], text_props: list[str], words: list[str]) ->
     return hits
 
 
+def prefetch_vectors(ctx, join, scope: Scope, texts: list[str], k: int) -> None:
+    """Run the vector arm for many anchor texts in one batched index call (kept per statement);
+    searches with a filter pushed into the index stay one by one."""
+    d = _arms(ctx, join)[0]
+    if d is None or any(p in d.filter_properties for p, _ in scope.equalities):
+        return
+    state = for_ctx(ctx)
+    todo = [t for t in dict.fromkeys(texts) if (join.name, t) not in state.vector_hits]
+    if len(todo) < 2:
+        return
+    embedder = d.config.get("vector.embedder") or embedders.DEFAULT
+    vectors = [state.embed(t, embedder) for t in todo]
+    for text, hits in zip(todo, ctx.db.index_manager.vector_search_many(d.name, vectors, k)):
+        state.vector_hits[(join.name, text)] = (k, hits)
+
+
 def vector_arm(ctx, join, scope: Scope, text: str, k: int):
     """(hits [(id, similarity)], vector index definition) or (None, None) when the join has no vector arm."""
     manager = ctx.db.index_manager
-    for name in join.indexes:
-        d = manager.get(name).definition
-        if d.type != "VECTOR":
-            continue
-        vector = for_ctx(ctx).embed(text, d.config.get("vector.embedder") or embedders.DEFAULT)
-        pushed = [(p, "=", v) for p, v in scope.equalities if p in d.filter_properties]
-        return _filtered(lambda limit: manager.vector_search(name, vector, limit, pushed), k, scope.accepts), d
-    return None, None
+    d = _arms(ctx, join)[0]
+    if d is None:
+        return None, None
+    accept = scope.accepts_from(d)
+    batched = for_ctx(ctx).vector_hits.get((join.name, text))
+    if batched is not None and batched[0] == k:
+        kept = [h for h in batched[1] if accept(h[0])]
+        if len(kept) >= k or len(batched[1]) < k:
+            return kept[:k], d
+    vector = for_ctx(ctx).embed(text, d.config.get("vector.embedder") or embedders.DEFAULT)
+    pushed = [(p, "=", v) for p, v in scope.equalities if p in d.filter_properties]
+    return _filtered(lambda limit: manager.vector_search(d.name, vector, limit, pushed), k, accept), d
 
 
 def lexical_arm(ctx, join, scope: Scope, words: list[str], k: int, require_all: bool):
@@ -122,10 +161,11 @@ def lexical_arm(ctx, join, scope: Scope, words: list[str], k: int, require_all: 
     if not words:
         return []
     query = " ".join(("+" if require_all else "") + w for w in words)
-    for name in join.indexes:
-        if manager.get(name).definition.type == "FULLTEXT":
-            return _filtered(lambda limit: manager.fulltext_search(name, query, 0, limit), k, scope.accepts)
-    return None
+    name = _arms(ctx, join)[1]
+    if name is None:
+        return None
+    return _filtered(lambda limit: manager.fulltext_search(name, query, 0, limit), k,
+                     scope.accepts_from(manager.get(name).definition))
 
 
 def fused(ctx, join, scope: Scope, text: str, k: int) -> list[dict]:
@@ -157,13 +197,13 @@ def fused(ctx, join, scope: Scope, text: str, k: int) -> list[dict]:
                 if stored is not None else None
         out.append({"id": nid, "score": 0.0 if score is None else round(float(score), 6), "rank": rank,
                     "mode": "fused", "probes": probes[nid]})
-    return _decorate(ctx, out, _text_props(ctx.db, join.indexes), words)
+    return _decorate(ctx, out, _arms(ctx, join)[2], words)
 
 
 def keyword_hits(ctx, join, lex_hits, words) -> list[dict]:
     out = [{"id": nid, "score": round(float(s) / (1.0 + float(s)), 6), "rank": rank, "mode": "keyword",
             "probes": ["keyword"]} for rank, (nid, s) in enumerate(lex_hits, start=1)]
-    return _decorate(ctx, out, _text_props(ctx.db, join.indexes), words)
+    return _decorate(ctx, out, _arms(ctx, join)[2], words)
 
 
 def keyword(ctx, join, scope: Scope, text: str, k: int) -> list[dict]:
@@ -186,8 +226,4 @@ def participant(ctx, join, scope: Scope, key, k: int) -> list[dict]:
                 break
     out = [{"id": nid, "score": 1.0, "rank": rank, "mode": "participant", "probes": ["participant"]}
            for rank, nid in enumerate(found, start=1)]
-    try:
-        props = _text_props(ctx.db, join.indexes)
-    except Exception:
-        props = ["text"]
-    return _decorate(ctx, out, props, [])
+    return _decorate(ctx, out, _arms(ctx, join)[2], [])

@@ -187,6 +187,25 @@ def planned_calls(ctx, rc, work) -> dict:
     return {"semanticCalls": semantic, "llmCalls": llm}
 
 
+def _prefetch(ctx, rc, rows) -> None:
+    """Batch the vector arms of the keys about to be searched (not memoized, not cached)."""
+    state = for_ctx(ctx)
+    scope_key = tuple(sorted((getattr(ctx, "scope", None) or {}).items()))
+    by_join: dict[str, tuple] = {}
+    for _, work in rows:
+        for join, key, intent in work:
+            if join.kind not in ("fused", "agentic-rag"):
+                continue
+            memo_key = (join.name, key, intent, scope_key)
+            if memo_key in state.memo or (join.cache_ttl and ttl_cache(ctx.db).get(memo_key) is not None):
+                continue
+            by_join.setdefault(join.name, (join, []))[1].append(key)
+    for join, keys in by_join.values():
+        scope = target_scope(ctx, rc, join) if len(keys) > 1 else None
+        if scope is not None:
+            lanes.prefetch_vectors(ctx, join, scope, keys, join.k)
+
+
 class RelevanceExpand(Operator):
     """``(start)-[rel:TYPE {via, intent}]->(end)`` answered by relevance joins."""
     __slots__ = ("start", "rel", "end", "rel_type", "end_label", "end_test", "into", "via", "intent")
@@ -201,8 +220,9 @@ class RelevanceExpand(Operator):
     def details(self):
         return f"({self.start.strip()})-[{self.rel.strip()}:{self.rel_type}]->({self.end.strip()}) relevance join"
 
-    def _work(self, ctx, rc, row):
-        """[(join, key, intent)] for one input row (empty when nothing anchors it)."""
+    def _work(self, ctx, rc, row, chosen=None):
+        """[(join, key, intent)] for one input row (empty when nothing anchors it); ``chosen`` memoizes
+        the join selection per (labels, via)."""
         node = row.get(self.start)
         if node is None:
             return []
@@ -221,7 +241,13 @@ class RelevanceExpand(Operator):
             raise CypherTypeError(f"A relevance edge's `intent` must be a string, got {type_name(intent)}",
                                   detail="InvalidArgumentType", phase="runtime")
         out = []
-        for join in select_joins(rc, self.rel_type, tx.node_labels(node.id), via, self.end_label):
+        labels = tx.node_labels(node.id)
+        joins = None if chosen is None else chosen.get((labels, via))
+        if joins is None:
+            joins = select_joins(rc, self.rel_type, labels, via, self.end_label)
+            if chosen is not None:
+                chosen[(labels, via)] = joins
+        for join in joins:
             key = anchor_key(tx, node.id, join)
             if key is not None:
                 out.append((join, key, intent if intent is not None else join.intent
@@ -231,7 +257,8 @@ class RelevanceExpand(Operator):
     def rows(self, ctx, arg):
         rc = C.of(ctx.tx)
         # Buffer the anchors first: the distinct keys are counted, priced and checked before any search.
-        rows = [(row, self._work(ctx, rc, row)) for row in self.source.rows(ctx, arg)]
+        chosen: dict = {}
+        rows = [(row, self._work(ctx, rc, row, chosen)) for row in self.source.rows(ctx, arg)]
         per_join: dict[str, set] = {}
         for _, work in rows:
             for join, key, intent in work:
@@ -242,6 +269,7 @@ class RelevanceExpand(Operator):
                 raise costs.too_expensive(f"Relevance join `{name}` would search {len(keys)} distinct anchors; "
                                           f"its maxAnchors is {limit}")
         costs.check(ctx, planned_calls(ctx, rc, [w for _, work in rows for w in work]))
+        _prefetch(ctx, rc, rows)
         state = for_ctx(ctx)
         tx = ctx.tx
         rel_var, end_var, start_var = self.rel, self.end, self.start
