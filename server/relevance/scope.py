@@ -60,3 +60,47 @@ def _set_user_contexts(ctx, user, contexts):
 def register(registry) -> None:
     registry.register("dbms.security.setUserContexts", [("username", "STRING?"), ("contexts", "LIST? OF STRING?")],
                       [("user", "STRING?"), ("contexts", "LIST? OF STRING?")], _set_user_contexts, mode="DBMS")
+
+
+def node_filter(ctx, active_only: bool = True):
+    """A predicate over node ids for index searches (``db.index.*.queryNodes``, ``SEARCH``): nodes of a
+    scoped or curated label pass only inside the session's scope and lifecycle (never statuses and
+    nodes without a status never; other inactive ones only when not ``active_only``, for SEARCH, whose
+    MATCH pattern applies the active-only rule unless the query constrains the status); None when no
+    label is declared (no cost)."""
+    from . import catalog as C
+    rc = C.of(ctx.tx)
+    if not rc.labels:
+        return None
+    tx = ctx.tx
+    session = getattr(ctx, "scope", None) or {}
+    rules: dict = {}
+
+    def rule(label):
+        found = rules.get(label)
+        if found is None:
+            life = rc.lifecycle(label)
+            found = rules[label] = (rc.scope(label), life)
+        return found
+
+    def visible(nid: int) -> bool:
+        found = tx.node(nid)
+        if found is None:
+            return False
+        labels, props = found
+        for label in labels:
+            declared, life = rule(label)
+            if declared:
+                if session.get("user") is None:
+                    return False
+                for prop, key in declared:
+                    value = session.get(key)
+                    if value is None or props.get(prop) != value:
+                        return False
+            if life is not None:
+                status = props.get(life.status_property)
+                if status is None or status in life.never or \
+                        (active_only and life.active is not None and status not in life.active):
+                    return False
+        return True
+    return visible

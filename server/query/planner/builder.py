@@ -102,6 +102,10 @@ class Builder:
                 predicates.extend(property_predicates(ast.Variable(var), node.properties))
             if node.where is not None:
                 predicates.append(node.where)
+            # scope and lifecycle of declared labels (docs/relevance.md), as a MATCH gets them
+            predicates.extend(relevance_planning.curation_predicates(
+                relevance_planning.catalog(self.catalog), [part], predicates + [clause.where] if clause.where
+                is not None else predicates))
         else:
             rel = part.elements[1]
             entity, duplicate = "relationship", rel.direction == "both"
@@ -176,7 +180,11 @@ class Builder:
         state.bind(_pattern_vars([part]))
 
     def _set(self, clause: ast.Set, state: "_State"):
-        state.op = L.SetItems(state.op, clause.items)
+        rc = relevance_planning.catalog(self.catalog)
+        items = [ast.SetLabels(i.variable, list(dict.fromkeys(
+                     i.labels + [a for label in i.labels for a in rc.ancestors(label)])), pos=i.pos)
+                 if isinstance(i, ast.SetLabels) and rc.labels else i for i in clause.items]
+        state.op = L.SetItems(state.op, items)
 
     def _remove(self, clause: ast.Remove, state: "_State"):
         state.op = L.RemoveItems(state.op, clause.items)
