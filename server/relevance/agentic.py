@@ -12,6 +12,7 @@ from . import lanes
 
 MAX_QUERIES = 3
 MAX_QUERY_CHARS = 200
+MAX_CANDIDATES = 40
 
 PLAN_PROMPT = ("You plan document retrieval. Given an anchor and a brief, reply with JSON "
                '{"queries": ["..."]} holding at most 3 short search queries that find documents bearing on '
@@ -55,7 +56,9 @@ def run(ctx, join, scope, text: str, intent: str | None, k: int) -> list[dict]:
                     seen["probes"].append(probe)
     if not candidates:
         return []
-    handles = {f"d{i}": nid for i, nid in enumerate(candidates, start=1)}
+    # the judge reads a bounded listing: the best-ranked candidates first
+    ranked = sorted(candidates, key=lambda nid: candidates[nid].get("rank", 0))[:MAX_CANDIDATES]
+    handles = {f"d{i}": nid for i, nid in enumerate(ranked, start=1)}
     listing = [{"id": h, "snippet": candidates[nid]["snippet"]} for h, nid in handles.items()]
     ctx.costs["llmCalls"] += 1
     verdict = _json(provider.chat([{"role": "system", "content": JUDGE_PROMPT},

@@ -19,9 +19,12 @@ STOP_WORDS = frozenset("a an and are as at be by for from has have i in is it it
                        "to was were what when where which who why will with about me my you your".split())
 
 
+MAX_TERMS = 64          # a long anchor text is searched by its first terms (a bounded query)
+
+
 def terms(text: str) -> list[str]:
     """The anchor text's lowercase word tokens (the full-text analyzers' tokens), in order, unique."""
-    return list(dict.fromkeys(_WORD.findall(text.lower())))
+    return list(dict.fromkeys(_WORD.findall(text[:100_000].lower())))[:MAX_TERMS]
 
 
 def assertable(text: str) -> list[str]:

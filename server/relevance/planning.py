@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from relate.errors import CypherSemanticError
 from relate.server.query import ast
 from relate.server.query.exec.functions_registry import function
 
@@ -141,6 +142,15 @@ def with_ancestors(rc, labels):
 
 
 def part_with_ancestors(rc, part: ast.PatternPart) -> ast.PatternPart:
+    """A CREATE/MERGE pattern part with declared parent labels added; a relationship whose type a
+    relevance join answers cannot be written (it would be stored but never read)."""
+    for element in part.elements[1::2]:
+        if is_relevance(rc, element):
+            raise CypherSemanticError(
+                f"`{element.types[0]}` is answered by relevance join(s) "
+                f"{', '.join(sorted(j.name for j in rc.joins_for(element.types[0])))} at query time: its "
+                f"relationships are virtual and cannot be created or merged", detail="VirtualEntityWrite",
+                phase="compile time")
     if not rc.labels:
         return part
     elements = [dataclasses.replace(e, labels=with_ancestors(rc, e.labels)) if isinstance(e, ast.NodePattern)

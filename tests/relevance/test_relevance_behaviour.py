@@ -231,3 +231,30 @@ def test_embedded_connect_binds_the_scope(tmp_path):
     # a query parameter cannot stand in for the bound scope
     assert conn.execute("MATCH (n:Note) WHERE n.owner = $u RETURN n.text", u="bob").values() == []
     conn.close()
+
+
+def test_creating_or_merging_a_relevance_type_is_refused(graph):
+    for write in ("CREATE (a)-[:RELEVANT_TO]->(b)", "MERGE (a)-[:RELEVANT_TO]->(b)"):
+        with pytest.raises(CypherSemanticError, match="answered by relevance join") as info:
+            graph.admin.execute(f"MATCH (a:Person {{id: 'p-ada'}}), (b:Document {{id: 'd-1'}}) {write}").consume()
+        assert info.value.detail == "VirtualEntityWrite"
+
+
+def test_the_memory_contract_is_enforceable_with_constraints(graph):
+    # a child label carries its parent, so a constraint on :Memory holds every memory system to it
+    graph.admin.execute("CREATE CONSTRAINT memory_text IF NOT EXISTS FOR (m:Memory) REQUIRE m.text IS NOT NULL")
+    graph.admin.execute("CREATE CONSTRAINT memory_confidence IF NOT EXISTS FOR (m:Memory) REQUIRE m.confidence IS :: FLOAT")
+    try:
+        with pytest.raises(RelateError):
+            graph.admin.execute("CREATE (:DiceMemory {id: 'bad', status: 'ACTIVE'})").consume()
+        with pytest.raises(RelateError):
+            graph.admin.execute("CREATE (:ZepMemory {id: 'bad', text: 'x', confidence: 'high'})").consume()
+    finally:
+        graph.admin.execute("DROP CONSTRAINT memory_text")
+        graph.admin.execute("DROP CONSTRAINT memory_confidence")
+
+
+def test_a_huge_anchor_is_a_bounded_search(graph):
+    text = "lotteries " + " ".join(f"w{i}" for i in range(20_000))
+    rows, summary = graph.runner()(LOTTERIES, v=text, via="keyword")
+    assert summary.costs["semanticCalls"] == 1 and rows == []
