@@ -38,4 +38,5 @@ def for_ctx(ctx) -> StatementAI:
     state = ctx.ai
     if state is None:
         state = ctx.ai = StatementAI(ctx)
+        ctx.costs.ai_used = True
     return state
