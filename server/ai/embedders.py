@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 
-from relate.errors import ArgumentError
+from relate.protocol.errors import ArgumentError
 
 from . import providers
 from .hash384 import hash384

@@ -2,7 +2,7 @@
 ``genai.vector.encode(text, provider, {model})`` spelling; both return a LIST<FLOAT> (null for null)."""
 from __future__ import annotations
 
-from relate.errors import ArgumentError
+from relate.protocol.errors import ArgumentError
 from relate.server.query.exec.functions_registry import function, type_error
 
 from .statement import for_ctx

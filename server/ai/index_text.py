@@ -1,7 +1,7 @@
 """Text queries against a vector index: embedded by the embedder the index declares."""
 from __future__ import annotations
 
-from relate.errors import ArgumentError
+from relate.protocol.errors import ArgumentError
 
 from .statement import for_ctx
 

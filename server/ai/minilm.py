@@ -4,14 +4,13 @@ pooling and L2 normalization as sentence-transformers does (vectors agree to ~1e
 from __future__ import annotations
 
 import importlib.util
-import io
 import threading
 import zipfile
 from pathlib import Path
 
 import numpy as np
 
-from relate.errors import DatabaseError
+from relate.protocol.errors import DatabaseError
 
 DIMS = 384
 MAX_TOKENS = 256          # the model's max_seq_length

@@ -14,7 +14,7 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 
-from relate.errors import TransientError
+from relate.protocol.errors import TransientError
 
 PROVIDER_UNAVAILABLE = "Neo.TransientError.AI.ProviderUnavailable"
 MAX_RESPONSE_BYTES = 32 << 20     # a bounded read: a hostile or broken server cannot exhaust memory

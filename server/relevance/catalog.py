@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
-from relate.errors import ArgumentError
+from relate.protocol.errors import ArgumentError
 
 JOIN_KIND, LABEL_KIND = "relevance_join", "label_decl"
 JOIN_PREFIX, LABEL_PREFIX = "relevance:", "label:"

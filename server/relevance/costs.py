@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import os
 
-from relate.errors import ClientError
+from relate.protocol.errors import ClientError
 
 TOO_EXPENSIVE = "Neo.ClientError.Statement.TooExpensive"
 KEYS = ("semanticCalls", "llmCalls", "apiCalls")

@@ -1,7 +1,7 @@
 """CREATE/DROP RELEVANCE JOIN, CREATE/DROP LABEL and their SHOW rows (schema commands)."""
 from __future__ import annotations
 
-from relate.errors import EquivalentSchemaRuleAlreadyExists, SchemaError
+from relate.protocol.errors import EquivalentSchemaRuleAlreadyExists, SchemaError
 
 from relate.server.query import ast
 

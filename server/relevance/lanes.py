@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 
-from relate.values import Vector
+from relate.protocol.values import Vector
 
 from relate.server.ai.statement import for_ctx
 from relate.server.ai import embedders

@@ -8,7 +8,7 @@ import time
 import weakref
 from collections import OrderedDict
 
-from relate.errors import CypherTypeError
+from relate.protocol.errors import CypherTypeError
 
 from relate.server.ai.statement import for_ctx
 from relate.server.query.exec.operators import Operator, label_test

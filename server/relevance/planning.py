@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from relate.errors import CypherSemanticError
+from relate.protocol.errors import CypherSemanticError
 from relate.server.query import ast
 from relate.server.query.exec.functions_registry import function
 

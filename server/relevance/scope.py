@@ -7,7 +7,7 @@ relevance joins and scoped labels read only nodes of that scope; without one the
 """
 from __future__ import annotations
 
-from relate.errors import AuthenticationError, ClientError
+from relate.protocol.errors import AuthenticationError, ClientError
 
 USER_PREFIX = "user:"
 

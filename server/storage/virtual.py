@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 import threading
 
-from relate.errors import CypherSemanticError
+from relate.protocol.errors import CypherSemanticError
 
 from .versions import NodeVersion, RelVersion
 

@@ -12,7 +12,7 @@ from relate.server.ai.providers import OpenAICompatibleProvider, ProviderConfig
 
 from tests.ai.fake_openai import FakeOpenAI
 
-from . import checks, expected as E, fixture
+from . import expected as E, fixture
 
 LOTTERIES = "MATCH (c:Concept {value: $v})-[r:RELEVANT_TO {via: $via}]->(d:Document) RETURN d.id, r.score, r.mode " \
             "ORDER BY r.rank"
