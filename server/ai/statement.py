@@ -34,6 +34,19 @@ class StatementAI:
         return found
 
 
+    def embed_many(self, texts: list[str], model: str | None = None) -> list[list[float]]:
+        """``embed`` for several texts; the ones not cached go to the embedder in one batch (one API
+        call for a remote embedder)."""
+        embedder = embedders.get(model)
+        todo = [t for t in dict.fromkeys(texts) if (embedder.name, t) not in self.cache]
+        if todo:
+            if embedder.remote:
+                self.ctx.costs["apiCalls"] += 1
+            for text, vector in zip(todo, embedder.embed(todo, self.ctx.db)):
+                self.cache[(embedder.name, text)] = vector
+        return [self.cache[(embedder.name, t)] for t in texts]
+
+
 def for_ctx(ctx) -> StatementAI:
     state = ctx.ai
     if state is None:

@@ -137,7 +137,7 @@ def prefetch_vectors(ctx, join, scope: Scope, texts: list[str], k: int) -> None:
     if len(todo) < 2:
         return
     embedder = d.config.get("vector.embedder") or embedders.DEFAULT
-    vectors = [state.embed(t, embedder) for t in todo]
+    vectors = state.embed_many(todo, embedder)
     for text, hits in zip(todo, ctx.db.index_manager.vector_search_many(d.name, vectors, k)):
         state.vector_hits[(join.name, text)] = (k, hits)
 

@@ -258,3 +258,23 @@ def test_a_huge_anchor_is_a_bounded_search(graph):
     text = "lotteries " + " ".join(f"w{i}" for i in range(20_000))
     rows, summary = graph.runner()(LOTTERIES, v=text, via="keyword")
     assert summary.costs["semanticCalls"] == 1 and rows == []
+
+
+def test_a_remote_embedder_embeds_a_joins_anchors_in_one_request():
+    from relate.server.engine import Database
+    db = Database.open(None)
+    session = db.session()
+    with FakeOpenAI() as fake:
+        db.ai_provider = OpenAICompatibleProvider(ProviderConfig(base_url=fake.base_url))
+        conn = relate.Connection(session)
+        conn.execute("CREATE VECTOR INDEX e FOR (d:Doc) ON (d.e) "
+                     "OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.embedder`: 'openai:emb'}}")
+        conn.execute("UNWIND ['kafka topics', 'okta login', 'coffee beans'] AS t CREATE (:Doc {t: t, e: ai.text.embed(t)})")
+        conn.execute("CREATE RELEVANCE JOIN j FOR (c:Topic)-[:ABOUT]->(d:Doc) ON c.name OPTIONS {indexes: ['e'], k: 1}")
+        conn.execute("UNWIND ['kafka', 'okta', 'coffee'] AS n CREATE (:Topic {name: n})")
+        before = fake.calls("/v1/embeddings")
+        result = conn.execute("MATCH (c:Topic)-[r:ABOUT]->(d:Doc) RETURN c.name, d.t ORDER BY c.name")
+        assert result.values() == [["coffee", "coffee beans"], ["kafka", "kafka topics"], ["okta", "okta login"]]
+        assert fake.calls("/v1/embeddings") - before == 1
+        assert result.summary.costs == {"semanticCalls": 3, "llmCalls": 0, "apiCalls": 1}
+    db.close()
