@@ -27,8 +27,8 @@ grammar: install
 RELATE_PASSWORD ?= relate-local
 run: install
 	$(PY) examples/hybrid-recall/recall.py data/notes.rl
-	@echo "relate-server: relate://127.0.0.1:7688, user neo4j, password $(RELATE_PASSWORD) (Ctrl-C stops it)"
-	RELATE_PASSWORD=$(RELATE_PASSWORD) $(VENV)/bin/relate-server --data data/notes.rl --listen 127.0.0.1:7688
+	@echo "relate-server: relate://127.0.0.1:7688 and the console on http://127.0.0.1:7474/, user neo4j, password $(RELATE_PASSWORD) (Ctrl-C stops it)"
+	RELATE_PASSWORD=$(RELATE_PASSWORD) $(VENV)/bin/relate-server --data data/notes.rl --listen 127.0.0.1:7688 --http-listen 127.0.0.1:7474
 
 # Only the embedded example, in a throwaway database.
 example: install
