@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install run example lint test test-all tck grammar bench bench-full server clean
+.PHONY: install run example lint test test-all tck grammar bench bench-full eval server clean
 
 install: $(STAMP)
 
@@ -59,6 +59,12 @@ bench: install
 bench-full: install
 	bash bench/peers/setup_env.sh
 	bench/peers/.venv/bin/python bench/peers/run.py --n 100000
+
+# Retrieval evaluation (docs/retrieval.md): direct-only vs three lanes on generated multi-hop corpora.
+# EVAL_SIZES=1000 for a quick run.
+EVAL_SIZES ?= 1000,50000
+eval: install
+	$(PY) -m bench.retrieval.run --sizes $(EVAL_SIZES) --out bench/results/retrieval-eval.md
 
 clean:
 	rm -rf $(VENV) bench/peers/.venv build *.egg-info .pytest_cache

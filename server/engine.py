@@ -69,6 +69,10 @@ class Database:
         self.ai_budget: Optional[dict] = None      # {semanticCalls, llmCalls, apiCalls}: relevance/costs.py
         self.ai_provider = None                    # a server/ai Provider; None = the process default
         self.index_manager = _open_index_manager(store, directory, self.procedures, fulltext_engine)
+        from .index.trigram import NameIndexes
+        from .retrieval import register as register_retrieval
+        self.name_indexes = NameIndexes(store)       # trigram name indexes, built on first use
+        register_retrieval(self.procedures)
         from .auth import UserStore
         self.users = UserStore(store)
         self._catalog: Optional[Catalog] = None
@@ -108,6 +112,7 @@ class Database:
             session.close()
         if self.index_manager is not None:
             self.index_manager.close()
+        self.name_indexes.close()
         self.store.close()
 
     # ------------------------------------------------------------ catalog and plans

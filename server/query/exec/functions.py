@@ -8,7 +8,8 @@ from __future__ import annotations
 import uuid
 
 from relate.server.query.exec import (functions_convert, functions_graph, functions_lists,  # noqa: F401
-                                      functions_math, functions_strings, functions_vector)
+                                      functions_math, functions_strings, functions_text_similarity,
+                                      functions_vector)
 from relate.server.query.exec.functions_registry import ARITY, FUNCTIONS, PURE, function
 
 __all__ = ["FUNCTIONS", "ARITY", "PURE", "lookup", "arity"]
