@@ -206,8 +206,7 @@ class IndexManager:
                            timeout_s: float | None = None) -> list[list[tuple[int, float]]]:
         """vector_search (no filters) for several query vectors at once, in their order."""
         index = self._searchable(name, VECTOR, entity, timeout_s)
-        with index.rw.read():
-            return index.impl.search_many(list(vectors), k)
+        return index.search(list(vectors), k, many=True)
 
     def fulltext_search(self, name: str, query_text: str, skip: int = 0, limit: int | None = None, *,
                         entity: str | None = None, timeout_s: float | None = None, mode: str = "lucene",

@@ -137,7 +137,9 @@ class VectorProvider(SearchProvider):
             index.impl.config.exact_max_scope = config.exact_max_scope
 
     def search(self, index, query, limit, *, skip=0, filters=(), keys=None, accept=None, timeout_s=None,
-               **options):
+               many=False, **options):
+        if many:        # ``query`` is a list of vectors: one hit list each, no filters (relevance joins)
+            return index.impl.search_many(query, limit)
         k = (limit or 0) + skip
         if keys is not None:
             found = index.impl.search_keys(query, k, keys, list(filters))
