@@ -266,7 +266,7 @@ command
     ;
 
 createIndex
-    : CREATE kind=(RANGE | TEXT | POINT | VECTOR | FULLTEXT | LOOKUP)? INDEX name=symbolicName? ifNotExists?
+    : CREATE kind=(RANGE | TEXT | POINT | VECTOR | FULLTEXT | LOOKUP)? INDEX (name=symbolicName | nameParam=PARAMETER)? ifNotExists?
       FOR indexTarget ON indexProperties (WITH LBRACK propertyList RBRACK)? (OPTIONS mapLiteral)?   # NewIndex
     | CREATE INDEX ON COLON symbolicName LPAREN propertyKeyName (COMMA propertyKeyName)* RPAREN  # LegacyIndex
     ;
@@ -278,6 +278,7 @@ indexTarget
 
 indexProperties
     : LPAREN propertyList RPAREN
+    | propertyList
     | EACH LBRACK propertyList RBRACK
     | EACH functionName LPAREN variable RPAREN
     ;
@@ -290,7 +291,7 @@ ifNotExists : IF NOT EXISTS ;
 
 ifExists : IF EXISTS ;
 
-dropIndex : DROP INDEX symbolicName ifExists? ;
+dropIndex : DROP INDEX (symbolicName | PARAMETER) ifExists? ;
 
 createConstraint
     : CREATE CONSTRAINT name=symbolicName? ifNotExists? (FOR | ON) constraintTarget (REQUIRE | ASSERT)

@@ -270,6 +270,8 @@ class ProcedureCall(LogicalOp):
     args: Optional[list[ast.Expr]]             # None: taken from parameters of the same names
     yields: list[tuple[str, str]]              # (output, variable)
     optional: bool = False                     # OPTIONAL CALL: a row of nulls when nothing comes back
+    writes: bool = False                       # a WRITE-mode procedure: the plan needs a write transaction
+    pass_through: bool = False                 # a void procedure after other clauses: rows go on unchanged
 
 
 @dataclass(eq=False)
@@ -351,7 +353,7 @@ def walk(op: LogicalOp):
 
 
 def is_updating(op: LogicalOp) -> bool:
-    return any(isinstance(o, WRITE_OPS) for o in walk(op))
+    return any(isinstance(o, WRITE_OPS) or (isinstance(o, ProcedureCall) and o.writes) for o in walk(op))
 
 
 def is_batched(op: LogicalOp) -> bool:

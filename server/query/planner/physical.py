@@ -237,7 +237,7 @@ class PhysicalBuilder:
     def _ProcedureCall(self, op):
         proc = self.procedures.get(op.name)
         args = None if op.args is None else [self.compile(a) for a in op.args]
-        return PU.ProcedureCall(self.build(op.source), proc, args, op.yields, op.optional)
+        return PU.ProcedureCall(self.build(op.source), proc, args, op.yields, op.optional, op.pass_through)
 
     def _ProduceResults(self, op):
         source = op.source
