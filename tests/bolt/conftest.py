@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from neo4j import GraphDatabase
 
-from tests.server.conftest import AUTH, PASSWORD, ServerProcess  # noqa: F401  (PASSWORD re-exported)
+from tests.server.conftest import AUTH, PASSWORD, ServerProcess, start_server  # noqa: F401  (fixtures re-exported)
 
 
 @pytest.fixture(scope="module")
