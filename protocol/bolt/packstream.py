@@ -16,6 +16,7 @@ INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 _F64 = struct.Struct(">d")
 _I8, _I16, _I32, _I64 = struct.Struct(">b"), struct.Struct(">h"), struct.Struct(">i"), struct.Struct(">q")
 _U8, _U16, _U32 = struct.Struct(">B"), struct.Struct(">H"), struct.Struct(">I")
+_FLOAT_MARKERS = b"\xC1" * 65536
 
 
 class PackStreamError(ProtocolViolation):
@@ -254,6 +255,10 @@ class Unpacker:
 
     def _list(self, view, pos, size, depth):
         self._enter(view, pos, size, depth)
+        end = pos + 9 * size
+        if size > 8 and view[pos] == 0xC1 and end <= len(view) and view[pos:end:9] == _FLOAT_MARKERS[:size]:
+            # A list of floats (an embedding): one struct call instead of one per element.
+            return list(struct.unpack_from(">" + "xd" * size, view, pos)), end
         items = []
         for _ in range(size):
             item, pos = self._value(view, pos, depth + 1)
