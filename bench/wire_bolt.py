@@ -33,6 +33,40 @@ def _native_timed(conn, query: str, n: int, **params) -> list[float]:
     return samples
 
 
+def _raw_bolt_timed(address: str, auth, query: str, params: dict, n: int) -> list[float]:
+    """Round trips of pre-packed RUN + PULL bytes over a bare socket: the server's share alone (the
+    official driver packs and unpacks PackStream in pure Python, which dominates its figures)."""
+    import socket
+    from relate.protocol import FrameDecoder, frame
+    from relate.protocol import messages as m
+    from relate.protocol.bolt import handshake as hs
+    from relate.protocol.bolt import messages as bm
+    from relate.protocol.bolt.packstream import Packer
+    host, port = address.rsplit(":", 1)
+    sock = socket.create_connection((host, int(port)))
+    sock.sendall(hs.client_handshake([hs.version_bytes(hs.BoltVersion(5, 8))]))
+    assert sock.recv(4) == hs.version_bytes(hs.BoltVersion(5, 8))
+    pack = lambda request: frame(Packer().pack(bm.encode_request(request)))  # noqa: E731
+    decoder = FrameDecoder()
+
+    def replies(count: int) -> None:
+        got = 0
+        while got < count:
+            got += len(decoder.feed(sock.recv(65536)))
+    sock.sendall(pack(m.Hello({})) + pack(m.Logon({"scheme": "basic", "principal": auth[0],
+                                                       "credentials": auth[1]})))
+    replies(2)
+    request = pack(m.Run(query, params, {})) + pack(m.Pull(1000, -1))
+    samples = []
+    for _ in range(n):
+        started = time.perf_counter()
+        sock.sendall(request)
+        replies(3)                      # SUCCESS, RECORD, SUCCESS
+        samples.append(time.perf_counter() - started)
+    sock.close()
+    return samples
+
+
 def compare(url: str, bolt_address: str, auth: tuple[str, str], trips: int, rows: int,
             stream_query: str) -> dict[str, float]:
     """Median round trips (us), streamed rows/s and a 384-float parameter (us), per protocol."""
@@ -47,8 +81,12 @@ def compare(url: str, bolt_address: str, auth: tuple[str, str], trips: int, rows
         _native_timed(conn, "RETURN 1 AS one", 50)
         figures["return1_native_median_us"] = _median_us(_native_timed(conn, "RETURN 1 AS one", trips))
         figures["return1_bolt_median_us"] = _median_us(_bolt_timed(session, "RETURN 1 AS one", trips))
+        figures["return1_bolt_raw_socket_median_us"] = _median_us(
+            _raw_bolt_timed(bolt_address, auth, "RETURN 1 AS one", {}, trips))
         figures["param384_native_median_us"] = _median_us(_native_timed(conn, VECTOR_384, trips, v=floats))
         figures["param384_bolt_list_median_us"] = _median_us(_bolt_timed(session, VECTOR_384, trips, v=floats))
+        figures["param384_bolt_raw_socket_median_us"] = _median_us(
+            _raw_bolt_timed(bolt_address, auth, VECTOR_384, {"v": floats}, trips))
         vector = Vector(floats, "f32")
         figures["param384_bolt_vector_median_us"] = _median_us(_bolt_timed(session, VECTOR_384, trips, v=vector))
         started = time.perf_counter()
