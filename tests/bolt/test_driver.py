@@ -241,3 +241,11 @@ def test_killed_connection_is_retried_by_execute_write(server):
         proxy.close()
     assert len(attempts) == 2
     assert seen == [2] and records[0]["a"] == [2]      # the first attempt left no trace
+
+
+def test_transaction_timeout_from_the_driver_stops_the_query(driver):
+    slow = neo4j.Query("UNWIND range(1, 100000000) AS i WITH i WHERE i < 0 RETURN count(i)", timeout=0.3)
+    with pytest.raises(exceptions.ClientError) as caught:
+        driver.execute_query(slow)
+    assert caught.value.code == "Neo.ClientError.Transaction.TransactionTimedOut"
+    assert driver.execute_query("RETURN 1 AS x").records[0]["x"] == 1

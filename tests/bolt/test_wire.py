@@ -154,3 +154,23 @@ def test_oversized_message_closes_the_connection(server, raw):
 def test_bolt_off_with_none(start_server):
     server = start_server("--bolt-listen", "none")
     assert server.bolt_address is None
+
+
+def test_bolt_uses_the_servers_tls_and_users(start_server, tmp_path):
+    import subprocess
+
+    from neo4j import GraphDatabase, TrustCustomCAs, exceptions
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
+                    str(cert), "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost"],
+                   check=True, capture_output=True)
+    server = start_server("--tls-cert", str(cert), "--tls-key", str(key))
+    port = server.bolt_address.rsplit(":", 1)[1]
+    with GraphDatabase.driver(f"bolt+ssc://localhost:{port}", auth=AUTH) as driver:
+        assert driver.execute_query("RETURN 'tls' AS t").records[0]["t"] == "tls"
+    with GraphDatabase.driver(f"bolt://localhost:{port}", auth=AUTH, encrypted=True,
+                              trusted_certificates=TrustCustomCAs(str(cert))) as driver:
+        driver.verify_connectivity()
+    with GraphDatabase.driver(f"bolt://localhost:{port}", auth=AUTH, connection_timeout=3) as plain:
+        with pytest.raises(exceptions.ServiceUnavailable):
+            plain.verify_connectivity()          # plain text is refused by a TLS listener
