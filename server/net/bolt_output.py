@@ -62,8 +62,21 @@ def summary_metadata(meta: dict, bookmark: str | None) -> dict:
     notifications = [n for n in meta.get("notifications", []) if isinstance(n, dict) and "code" in n]
     if notifications:
         out["notifications"] = notifications
+    plan = meta.get("plan")
+    if isinstance(plan, dict):
+        out["profile" if "rows" in plan else "plan"] = _plan(plan)
     if meta.get("bookmark") or bookmark:
         out["bookmark"] = meta.get("bookmark") or bookmark
+    return out
+
+
+def _plan(node: dict) -> dict:
+    """An EXPLAIN/PROFILE tree in Neo4j's shape (operatorType, args, identifiers, children; with
+    rows and time for PROFILE)."""
+    out = {"operatorType": node.get("operator", ""), "args": {"Details": node.get("details") or ""},
+           "identifiers": [], "children": [_plan(child) for child in node.get("children", [])]}
+    if "rows" in node:
+        out.update(rows=node["rows"], dbHits=0, time=int(node.get("time_ms", 0) * 1_000_000))
     return out
 
 

@@ -249,3 +249,18 @@ def test_transaction_timeout_from_the_driver_stops_the_query(driver):
         driver.execute_query(slow)
     assert caught.value.code == "Neo.ClientError.Transaction.TransactionTimedOut"
     assert driver.execute_query("RETURN 1 AS x").records[0]["x"] == 1
+
+
+def test_explain_and_profile_plans_reach_the_driver(driver):
+    explained = driver.execute_query("EXPLAIN MATCH (n:Person) RETURN n").summary
+    assert explained.plan is not None and explained.profile is None
+    operators = []
+
+    def walk(plan):
+        operators.append(plan["operatorType"] if isinstance(plan, dict) else plan.operator_type)
+        for child in (plan["children"] if isinstance(plan, dict) else plan.children):
+            walk(child)
+    walk(explained.plan)
+    assert operators[0] == "ProduceResults" and any("Label" in op or "Scan" in op for op in operators)
+    profiled = driver.execute_query("PROFILE UNWIND range(1, 5) AS i RETURN i").summary
+    assert profiled.profile is not None and profiled.profile["rows"] == 5
