@@ -1,14 +1,14 @@
-"""One Bolt client connection: the Bolt handshake, PackStream requests, and the same SessionCore,
-users, limits, timeouts and logging as the native listener (``ClientConnection``, whose request queue,
-reader/processor split and shutdown it reuses). Bolt-only requests (LOGOFF, ROUTE, TELEMETRY) are
-answered here; everything else goes through the core."""
+"""One Bolt client connection: the native ``ClientConnection`` (request queue, reader/processor split,
+limits, timeouts, shutdown, the same SessionCore, users and logging) with Bolt's handshake and its
+wire-format hooks: PackStream requests, Bolt replies. Bolt-only requests (LOGOFF, ROUTE, TELEMETRY)
+are answered here; everything else goes through the core."""
 from __future__ import annotations
 
 import asyncio
 
 import structlog
 
-from relate.protocol import FrameDecoder, ProtocolViolation
+from relate.protocol import ProtocolViolation
 from relate.protocol import messages as m
 from relate.protocol.bolt import handshake as hs
 from relate.protocol.bolt import messages as bm
@@ -19,11 +19,19 @@ from relate.protocol.states import State
 from ..session import SessionCore
 from .bolt_output import DATABASE, BoltOutput
 from .bolt_values import dehydrator, hydrator
-from .connection import _DISCONNECTS, HANDSHAKE_TIMEOUT_S, READ_SIZE, ClientConnection, RequestQueue
+from .connection import HANDSHAKE_TIMEOUT_S, ClientConnection, RequestQueue
 
 ROUTING_TTL_S = 300
 _log = structlog.get_logger("relate.bolt")
 _DATABASES = (None, "", DATABASE)
+
+
+class _BoltCodec:
+    """PackStream both ways for one connection's Bolt version."""
+
+    def __init__(self, version: hs.BoltVersion):
+        self.packer = Packer(dehydrator(version))
+        self.unpacker = Unpacker(hydrator(version))
 
 
 class DatabaseNotFound(ProtocolViolation):
@@ -67,35 +75,21 @@ class BoltConnection(ClientConnection):
         ts = getattr(getattr(self._server.database, "store", None), "last_commit_ts", None)
         return f"rl:{ts}" if isinstance(ts, int) else None
 
-    async def _session(self) -> None:
-        config = self._server.config
-        self.core = core = SessionCore(self._server.database, self._server.authenticator, connection_id=self.id,
-                                       peer=self.peer, query_timeout=config.query_timeout,
-                                       batch_size=config.batch_size)
-        out = BoltOutput(self._writer, Packer(dehydrator(self.version)), self.version, connection_id=self.id,
-                         bookmark=self._last_bookmark)
-        queue = RequestQueue()
-        self._reader_task = asyncio.create_task(self._read_requests(queue, Unpacker(hydrator(self.version)), core))
-        _log.debug("bolt session", conn=self.id, version=str(self.version))
-        while True:
-            item = await queue.get()
-            if item is None:
-                break
-            if isinstance(item, ProtocolViolation):
-                out.answering(None)
-                await core.reject(item, out)
-                if item.fatal:
-                    await out.flush()
-                    break
-            else:
-                await self._handle(item, core, out, queue)
-            if core.state is State.DEFUNCT:
-                await out.flush()
-                break
-            if queue.empty():
-                await out.flush()
+    # -- the wire format hooks of ClientConnection -----------------------------------------------
 
-    async def _handle(self, request, core: SessionCore, out: BoltOutput, queue: RequestQueue) -> None:
+    def _codec(self):
+        return _BoltCodec(self.version)
+
+    def _output(self, codec):
+        _log.debug("bolt session", conn=self.id, version=str(self.version))
+        return BoltOutput(self._writer, codec.packer, self.version, connection_id=self.id,
+                          bookmark=self._last_bookmark)
+
+    def _decode(self, codec, payload: bytes):
+        return bm.decode_request(codec.unpacker.unpack_message(payload))
+
+    async def _handle(self, request, out: BoltOutput, queue: RequestQueue) -> None:
+        core = self.core
         state = core.state
         if bolt_transition(state, request.signature) is None:
             out.answering(None)
@@ -147,32 +141,3 @@ class BoltConnection(ClientConnection):
     def _local_address(self) -> str:
         host, port = self._writer.get_extra_info("sockname")[:2]
         return f"{host}:{port}"
-
-    async def _read_requests(self, queue: RequestQueue, unpacker: Unpacker, core: SessionCore) -> None:
-        decoder = FrameDecoder(self._server.config.max_message_size)
-        try:
-            while True:
-                data = await self._reader.read(READ_SIZE)
-                if not data:
-                    break
-                try:
-                    payloads = decoder.feed(data)
-                except ProtocolViolation as exc:      # oversized: the stream cannot be trusted any more
-                    await queue.put(exc)
-                    return
-                for payload in payloads:
-                    try:
-                        request = bm.decode_request(unpacker.unpack_message(payload))
-                    except ProtocolViolation as exc:
-                        await queue.put(exc)
-                        continue
-                    except RecursionError:
-                        await queue.put(ProtocolViolation("a value is nested too deeply"))
-                        continue
-                    if request.signature == m.RESET:
-                        core.interrupt()
-                    await queue.put(request)
-        except _DISCONNECTS:
-            pass
-        core.abort()
-        await queue.put(None)
