@@ -33,9 +33,10 @@ def _native_timed(conn, query: str, n: int, **params) -> list[float]:
     return samples
 
 
-def _raw_bolt_timed(address: str, auth, query: str, params: dict, n: int) -> list[float]:
+def _raw_bolt_timed(address: str, auth, query: str, params: dict, n: int, replies_each: int = 3) -> list[float]:
     """Round trips of pre-packed RUN + PULL bytes over a bare socket: the server's share alone (the
-    official driver packs and unpacks PackStream in pure Python, which dominates its figures)."""
+    official driver packs and unpacks PackStream in pure Python, which dominates its figures).
+    ``replies_each``: the messages one round trip answers (SUCCESS, the RECORDs, SUCCESS)."""
     import socket
     from relate.protocol import FrameDecoder, frame
     from relate.protocol import messages as m
@@ -56,12 +57,12 @@ def _raw_bolt_timed(address: str, auth, query: str, params: dict, n: int) -> lis
     sock.sendall(pack(m.Hello({})) + pack(m.Logon({"scheme": "basic", "principal": auth[0],
                                                        "credentials": auth[1]})))
     replies(2)
-    request = pack(m.Run(query, params, {})) + pack(m.Pull(1000, -1))
+    request = pack(m.Run(query, params, {})) + pack(m.Pull(-1, -1))
     samples = []
     for _ in range(n):
         started = time.perf_counter()
         sock.sendall(request)
-        replies(3)                      # SUCCESS, RECORD, SUCCESS
+        replies(replies_each)
         samples.append(time.perf_counter() - started)
     sock.close()
     return samples
@@ -95,4 +96,6 @@ def compare(url: str, bolt_address: str, auth: tuple[str, str], trips: int, rows
         started = time.perf_counter()
         count = sum(1 for _ in session.run(stream_query, n=rows))
         figures["stream_bolt_rows_per_s"] = count / (time.perf_counter() - started)
+        (seconds,) = _raw_bolt_timed(bolt_address, auth, stream_query, {"n": rows}, 1, replies_each=rows + 2)
+        figures["stream_bolt_raw_socket_rows_per_s"] = rows / seconds
     return figures
