@@ -87,10 +87,25 @@ class Packer:
     def pack_into(self, value: Any, out: bytearray) -> None:
         self._pack(value, out, 0)
 
+    def pack_row(self, row, out: bytearray) -> None:
+        """A result row (a tuple or list) as a PackStream list, appended to ``out``."""
+        _header(len(row), 0x90, (0xD4, 0xD5, 0xD6), out, "list")
+        pack = self._pack
+        for value in row:
+            pack(value, out, 1)
+
     def _pack(self, value: Any, out: bytearray, depth: int) -> None:
+        kind = type(value)
+        # The common scalars first: result rows are mostly small ints and short strings.
+        if kind is int and -16 <= value <= 127:
+            out.append(value & 0xFF)
+            return
+        if kind is str and len(value) < 16 and value.isascii():
+            out.append(0x80 + len(value))
+            out += value.encode("ascii")
+            return
         if depth > MAX_DEPTH:
             raise PackStreamError(f"value nested deeper than {MAX_DEPTH} levels")
-        kind = type(value)
         if value is None:
             out.append(0xC0)
         elif kind is bool:

@@ -133,14 +133,13 @@ class BoltOutput:
         self._buffer += _IGNORED
 
     async def records(self, rows: list) -> None:
-        buffer, pack_into = self._buffer, self._packer.pack_into
+        buffer, pack_row = self._buffer, self._packer.pack_row
         body = bytearray()
         try:
             for row in rows:
                 body.clear()
                 body += _RECORD_HEAD
-                # Rows are tuples; PackStream lists take a list header, the packer writes the fields.
-                pack_into(list(row), body)
+                pack_row(row, body)
                 if len(body) <= 0xFFFF:
                     buffer += len(body).to_bytes(2, "big")
                     buffer += body
