@@ -264,3 +264,20 @@ def test_explain_and_profile_plans_reach_the_driver(driver):
     assert operators[0] == "ProduceResults" and any("Label" in op or "Scan" in op for op in operators)
     profiled = driver.execute_query("PROFILE UNWIND range(1, 5) AS i RETURN i").summary
     assert profiled.profile is not None and profiled.profile["rows"] == 5
+
+
+async def test_async_driver(bolt_url):
+    from neo4j import AsyncGraphDatabase
+    async with AsyncGraphDatabase.driver(bolt_url, auth=AUTH) as driver:
+        await driver.verify_connectivity()
+        async with driver.session() as session:
+            total = await session.execute_write(
+                lambda tx: _sum_in_tx(tx, "UNWIND range(1, 10) AS i CREATE (:Async {i: i}) RETURN sum(i) AS s"))
+        records, _, _ = await driver.execute_query("MATCH (n:Async) RETURN count(n) AS c")
+    assert total == 55 and records[0]["c"] == 10
+
+
+async def _sum_in_tx(tx, query):
+    result = await tx.run(query)
+    record = await result.single()
+    return record["s"]
