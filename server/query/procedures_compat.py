@@ -54,10 +54,14 @@ def _set_vector(ctx, entity, key, vector):
         if not tx.node_exists(entity.id):
             raise EntityNotFound(f"Node {entity.id} does not exist")
         tx.set_node_prop(entity.id, key, floats)
+        ctx.touched_nodes.add(entity.id)          # constraints re-check it at the end of the statement
+        ctx.writes = True
     elif isinstance(entity, RelRef):
         if not tx.rel_exists(entity.id):
             raise EntityNotFound(f"Relationship {entity.id} does not exist")
         tx.set_rel_prop(entity.id, key, floats)
+        ctx.touched_rels.add(entity.id)
+        ctx.writes = True
     else:
         raise CypherTypeError("Expected a node or a relationship", detail="InvalidArgumentType")
     if ctx.counters is not None:
