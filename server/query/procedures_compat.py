@@ -1,7 +1,8 @@
 """Procedures that Neo4j tools call on connect and on use, as real procedures over Relate's data and
 catalog: ``dbms.components``, ``db.create.setNodeVectorProperty`` /
-``db.create.setRelationshipVectorProperty``, and the subset of APOC that schema readers need
-(``apoc.meta.data``, ``apoc.schema.nodes``)."""
+``db.create.setRelationshipVectorProperty``, the subset of APOC that schema readers need
+(``apoc.meta.data``, ``apoc.schema.nodes``) and graph loaders call (``apoc.merge.node``,
+``apoc.merge.relationship``)."""
 from __future__ import annotations
 
 import datetime as _dt
@@ -28,6 +29,13 @@ def register_compat(registry) -> None:
     registry.register("db.create.setRelationshipVectorProperty",
                       [("relationship", "RELATIONSHIP?"), ("key", "STRING?"), ("vector", "ANY?")], [],
                       lambda ctx, rel, key, vector: _set_vector(ctx, rel, key, vector), mode="WRITE")
+    registry.register("apoc.merge.node", [("labels", "LIST? OF STRING?"), ("identProps", "MAP?"),
+                                          ("onCreateProps", "MAP?", {}), ("onMatchProps", "MAP?", {})],
+                      [("node", "NODE?")], _merge_node, mode="WRITE")
+    registry.register("apoc.merge.relationship", [("startNode", "NODE?"), ("relType", "STRING?"),
+                                                  ("identProps", "MAP?"), ("onCreateProps", "MAP?"),
+                                                  ("endNode", "NODE?"), ("onMatchProps", "MAP?", {})],
+                      [("rel", "RELATIONSHIP?")], _merge_relationship, mode="WRITE")
     registry.register("apoc.meta.data", [("config", "MAP?", {})], META_OUTPUTS, _meta_data)
     registry.register("apoc.schema.nodes", [("config", "MAP?", {})], SCHEMA_OUTPUTS, _schema_nodes)
 
@@ -67,6 +75,93 @@ def _set_vector(ctx, entity, key, vector):
     if ctx.counters is not None:
         ctx.counters.add("properties_set")
     return []
+
+
+# -- apoc.merge.node / apoc.merge.relationship ----------------------------------------------------
+
+def _writer(ctx, name: str):
+    if not hasattr(ctx.tx, "create_node"):
+        raise ArgumentError(f"{name} needs a writing transaction")
+    ctx.writes = True
+    return ctx.tx
+
+
+def _ident(props, name: str) -> dict:
+    props = dict(props or {})
+    if any(value is None for value in props.values()):
+        raise ArgumentError(f"{name}: the identifying properties may not be null: {sorted(props)}")
+    return props
+
+
+def _matches(found: dict, ident: dict) -> bool:
+    from .exec.values_ops import equals
+    return all(equals(found.get(key), value) is True for key, value in ident.items())
+
+
+def _set_props(ctx, setter, eid: int, props) -> None:
+    for key, value in dict(props or {}).items():
+        setter(eid, key, value)
+        ctx.counters.add("properties_set")
+
+
+def _merge_node(ctx, labels, ident, on_create=None, on_match=None):
+    """MERGE of a node by labels and identifying properties (APOC's semantics): every match gets
+    ``onMatchProps``; none found creates one with the identifying and ``onCreateProps`` properties."""
+    if not labels or not all(isinstance(label, str) and label for label in labels):
+        raise ArgumentError("apoc.merge.node needs at least one non-empty label")
+    ident = _ident(ident, "apoc.merge.node")
+    tx = _writer(ctx, "apoc.merge.node")
+    first, rest = labels[0], set(labels[1:])
+    if ident:
+        key, value = next(iter(ident.items()))
+        candidates = tx.index_seek("node", first, key, value)     # a label scan when no index exists
+    else:
+        candidates = tx.nodes_by_label(first)
+    found = []
+    for nid in candidates:
+        ctx.check()
+        node = tx.node(nid)
+        if node is not None and rest <= node[0] and _matches(node[1], ident):
+            found.append(nid)
+    if not found:
+        props = {**ident, **{k: v for k, v in dict(on_create or {}).items() if v is not None}}
+        nid = tx.create_node(labels, props)
+        ctx.counters.add("nodes_created")
+        ctx.counters.add("labels_added", len(set(labels)))
+        ctx.counters.add("properties_set", len(props))
+        ctx.touched_nodes.add(nid)
+        return [{"node": NodeRef(nid)}]
+    for nid in found:
+        _set_props(ctx, tx.set_node_prop, nid, on_match)
+        ctx.touched_nodes.add(nid)
+    return [{"node": NodeRef(nid)} for nid in found]
+
+
+def _merge_relationship(ctx, start, rel_type, ident, on_create, end, on_match=None):
+    """MERGE of a relationship of ``relType`` from ``startNode`` to ``endNode`` by identifying
+    properties, as apoc.merge.relationship does."""
+    if not isinstance(start, NodeRef) or not isinstance(end, NodeRef):
+        raise ArgumentError("apoc.merge.relationship needs a start node and an end node")
+    if not isinstance(rel_type, str) or not rel_type:
+        raise ArgumentError("apoc.merge.relationship needs a relationship type")
+    ident = _ident(ident, "apoc.merge.relationship")
+    tx = _writer(ctx, "apoc.merge.relationship")
+    found = []
+    for rid, other in tx.expand(start.id, "out", (rel_type,)):
+        ctx.check()
+        if other == end.id and tx.rel_endpoints(rid)[0] == start.id and _matches(tx.rel_props(rid), ident):
+            found.append(rid)
+    if not found:
+        props = {**ident, **{k: v for k, v in dict(on_create or {}).items() if v is not None}}
+        rid = tx.create_rel(rel_type, start.id, end.id, props)
+        ctx.counters.add("relationships_created")
+        ctx.counters.add("properties_set", len(props))
+        ctx.touched_rels.add(rid)
+        return [{"rel": RelRef(rid)}]
+    for rid in found:
+        _set_props(ctx, tx.set_rel_prop, rid, on_match)
+        ctx.touched_rels.add(rid)
+    return [{"rel": RelRef(rid)} for rid in found]
 
 
 # -- apoc.meta.data --------------------------------------------------------------------------------

@@ -71,3 +71,20 @@ def test_index_names_as_parameters(db):
     assert db.execute("SHOW VECTOR INDEXES YIELD name RETURN name").fetchall() == []
     with pytest.raises(relate.ParameterMissing):
         db.execute("DROP INDEX $name").consume()
+
+
+def test_apoc_merge_node_and_relationship(db):
+    query = ("UNWIND $rows AS row CALL apoc.merge.node([row.label], {id: row.id}, {name: row.name}, {seen: true}) "
+             "YIELD node RETURN node.id AS id, node.name AS name, node.seen AS seen ORDER BY id")
+    first = db.execute(query, rows=[{"label": "P", "id": 1, "name": "a"}, {"label": "P", "id": 2, "name": "b"}])
+    assert first.fetchall() == [(1, "a", None), (2, "b", None)]
+    assert first.summary.counters.nodes_created == 2
+    again = db.execute(query, rows=[{"label": "P", "id": 1, "name": "ignored"}])
+    assert again.fetchall() == [(1, "a", True)] and again.summary.counters.nodes_created == 0
+    rel = ("MATCH (a:P {id: 1}), (b:P {id: 2}) CALL apoc.merge.relationship(a, 'KNOWS', {}, {w: $w}, b) "
+           "YIELD rel RETURN rel.w AS w")
+    assert db.execute(rel, w=1).fetchall() == [(1,)]
+    assert db.execute(rel, w=2).fetchall() == [(1,)]              # merged: onCreate not applied again
+    assert db.execute("MATCH ()-[r:KNOWS]->() RETURN count(r)").fetchone()[0] == 1
+    with pytest.raises(relate.ArgumentError):
+        db.execute("CALL apoc.merge.node(['P'], {id: null})").consume()

@@ -152,3 +152,22 @@ def test_langchain_graph_schema_refresh_and_query(server):
     assert graph.query("MATCH (p:Person)-[:LIVES_IN]->(c) RETURN p.name AS who, c.name AS city") == [
         {"who": "Bob", "city": "Oslo"}]
     graph.close()
+
+
+def test_langchain_add_graph_documents(server):
+    from langchain_core.documents import Document
+    from langchain_neo4j.graphs.graph_document import GraphDocument, Node, Relationship
+    graph = Neo4jGraph(**_store(server), refresh_schema=False)
+    ada, babbage = Node(id="Ada", type="Scientist"), Node(id="Babbage", type="Scientist", properties={"born": 1791})
+    engine = Node(id="Analytical Engine", type="Machine")
+    doc = GraphDocument(nodes=[ada, babbage, engine],
+                        relationships=[Relationship(source=ada, target=engine, type="PROGRAMMED"),
+                                       Relationship(source=babbage, target=engine, type="DESIGNED",
+                                                    properties={"year": 1837})],
+                        source=Document(page_content="Ada and Babbage"))
+    graph.add_graph_documents([doc, doc])            # twice: merged, not duplicated
+    rows = graph.query("MATCH (s:Scientist)-[r]->(m:Machine) RETURN s.id AS s, type(r) AS t, r.year AS y, "
+                       "s.born AS born, m.id AS m ORDER BY s")
+    assert rows == [{"s": "Ada", "t": "PROGRAMMED", "y": None, "born": None, "m": "Analytical Engine"},
+                    {"s": "Babbage", "t": "DESIGNED", "y": 1837, "born": 1791, "m": "Analytical Engine"}]
+    graph.close()
