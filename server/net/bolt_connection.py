@@ -14,7 +14,7 @@ from relate.protocol.bolt import handshake as hs
 from relate.protocol.bolt import messages as bm
 from relate.protocol.bolt.packstream import Packer, Unpacker
 from relate.protocol.bolt.states import bolt_transition, ignores
-from relate.protocol.states import State
+from relate.protocol.states import TX_STATES, State
 
 from ..session import SessionCore
 from .bolt_output import DATABASE, BoltOutput
@@ -72,6 +72,9 @@ class BoltConnection(ClientConnection):
         return self.version is not None
 
     def _last_bookmark(self) -> str | None:
+        """An auto-commit statement's bookmark (inside a transaction COMMIT gives it instead)."""
+        if self.core is not None and self.core.state in TX_STATES:
+            return None
         ts = getattr(getattr(self._server.database, "store", None), "last_commit_ts", None)
         return f"rl:{ts}" if isinstance(ts, int) else None
 

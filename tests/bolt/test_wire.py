@@ -174,3 +174,15 @@ def test_bolt_uses_the_servers_tls_and_users(start_server, tmp_path):
     with GraphDatabase.driver(f"bolt://localhost:{port}", auth=AUTH, connection_timeout=3) as plain:
         with pytest.raises(exceptions.ServiceUnavailable):
             plain.verify_connectivity()          # plain text is refused by a TLS listener
+
+
+def test_bookmarks_come_with_auto_commit_summaries_and_commit_only(raw):
+    _ready(raw)
+    raw.send(m.Run("CREATE (:Marked)", {}, {}), m.Pull(-1, -1))
+    assert raw.recv()[0] == SUCCESS
+    auto = raw.recv()[1][0]
+    assert auto["bookmark"].startswith("rl:") and auto["stats"] == {"nodes-created": 1, "labels-added": 1}
+    raw.send(m.Begin({}), m.Run("CREATE (:Marked)", {}, {}), m.Pull(-1, -1), m.Commit())
+    begin, run, pull, commit = (raw.recv() for _ in range(4))
+    assert run[1][0]["qid"] == 0 and "bookmark" not in pull[1][0]
+    assert int(commit[1][0]["bookmark"][3:]) > int(auto["bookmark"][3:])
