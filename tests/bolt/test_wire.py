@@ -186,3 +186,12 @@ def test_bookmarks_come_with_auto_commit_summaries_and_commit_only(raw):
     begin, run, pull, commit = (raw.recv() for _ in range(4))
     assert run[1][0]["qid"] == 0 and "bookmark" not in pull[1][0]
     assert int(commit[1][0]["bookmark"][3:]) > int(auto["bookmark"][3:])
+
+
+def test_requests_before_logon_close_the_connection(raw):
+    raw.manifest_handshake()
+    raw.send(m.Hello({}), m.Run("MATCH (n) RETURN n", {}, {}), m.Pull(-1, -1))
+    assert raw.recv()[0] == SUCCESS
+    failure = raw.recv()
+    assert failure[0] == FAILURE and "AUTHENTICATION" in failure[1][0]["message"]
+    assert raw.recv() is None
