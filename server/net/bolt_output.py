@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from relate.errors import DatabaseError
+from relate.protocol.errors import DatabaseError
 from relate.protocol import frame
 from relate.protocol import messages as m
 from relate.protocol.bolt import messages as bm

@@ -11,10 +11,10 @@ from typing import Any
 
 import numpy as np
 
-from relate import temporal
+from relate.protocol import temporal
 from relate.protocol.bolt.handshake import BoltVersion
 from relate.protocol.bolt.packstream import PackStreamError, Structure
-from relate.values import Duration, Node, Path, Relationship, Vector
+from relate.protocol.values import Duration, Node, Path, Relationship, Vector
 
 NODE, RELATIONSHIP, UNBOUND_RELATIONSHIP, PATH = 0x4E, 0x52, 0x72, 0x50
 DATE, TIME, LOCAL_TIME, DATE_TIME, DATE_TIME_ZONE_ID, LOCAL_DATE_TIME = 0x44, 0x54, 0x74, 0x49, 0x69, 0x64

@@ -10,9 +10,9 @@ from collections import defaultdict
 
 import numpy as np
 
-from relate import temporal
-from relate.errors import ArgumentError, CypherTypeError, EntityNotFound
-from relate.values import Duration, Vector
+from relate.protocol import temporal
+from relate.protocol.errors import ArgumentError, CypherTypeError, EntityNotFound
+from relate.protocol.values import Duration, Vector
 
 from .refs import NodeRef, RelRef
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Optional
 
-from relate.errors import (ConstraintNotFound, CypherSyntaxError, CypherTypeError,
-                           EquivalentSchemaRuleAlreadyExists, IndexNotFound, ParameterMissing, SchemaError)
-from relate.summary import Counters
+from relate.protocol.errors import (ConstraintNotFound, CypherSyntaxError, CypherTypeError,
+                                    EquivalentSchemaRuleAlreadyExists, IndexNotFound, ParameterMissing,
+                                    SchemaError)
+from relate.protocol.summary import Counters
 
 from .. import ast
 from . import types
