@@ -96,6 +96,7 @@ setClause : SET setItem (COMMA setItem)* ;
 setItem
     : variable op=(EQ | PLUS_EQ) expression     # SetVariableItem
     | variable labelNames                       # SetLabelsItem
+    | variable dynamicLabelNames                # SetDynamicLabelsItem
     | postfixExpression EQ expression           # SetPropertyItem
     ;
 
@@ -107,6 +108,9 @@ removeItem
     ;
 
 labelNames : (COLON symbolicName)+ ;
+
+// SET n:$(expr): labels computed per row (a string or a list of strings), as in Neo4j 5.26.
+dynamicLabelNames : (COLON (symbolicName | DYNAMIC_LABEL expression RPAREN))+ ;
 
 deleteClause : (DETACH | NODETACH)? DELETE expression (COMMA expression)* ;
 
@@ -511,6 +515,7 @@ STRING
     | '"' (~["\\] | '\\' .)* '"'
     ;
 
+DYNAMIC_LABEL : '$(' ;
 PARAMETER : '$' (IDENTIFIER | ESCAPED_IDENTIFIER | DIGIT+) ;
 
 IDENTIFIER : [\p{ID_Start}_] [\p{ID_Continue}]* ;

@@ -88,3 +88,15 @@ def test_apoc_merge_node_and_relationship(db):
     assert db.execute("MATCH ()-[r:KNOWS]->() RETURN count(r)").fetchone()[0] == 1
     with pytest.raises(relate.ArgumentError):
         db.execute("CALL apoc.merge.node(['P'], {id: null})").consume()
+
+
+def test_dynamic_labels_in_set(db):
+    db.execute("CREATE (:A {t: 'X'}), (:A {t: 'Y'})").consume()
+    result = db.execute("MATCH (n:A) SET n:$(n.t), n:$(['Z', 'W']):Q RETURN labels(n) AS l ORDER BY n.t")
+    assert [sorted(r[0]) for r in result.fetchall()] == [["A", "Q", "W", "X", "Z"], ["A", "Q", "W", "Y", "Z"]]
+    assert result.summary.counters.labels_added == 8
+    with pytest.raises(relate.CypherTypeError):
+        db.execute("MATCH (n:A) SET n:$(n.t), n:$(1)").consume()
+    with pytest.raises(relate.CypherSyntaxError):
+        db.execute("MATCH (n:A) SET n:$(nope)").consume()
+    assert db.execute("MATCH (n:X) RETURN count(n)").fetchone()[0] == 1       # the failures left nothing

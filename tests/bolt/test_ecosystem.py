@@ -171,3 +171,18 @@ def test_langchain_add_graph_documents(server):
     assert rows == [{"s": "Ada", "t": "PROGRAMMED", "y": None, "born": None, "m": "Analytical Engine"},
                     {"s": "Babbage", "t": "DESIGNED", "y": 1837, "born": 1791, "m": "Analytical Engine"}]
     graph.close()
+
+
+def test_langchain_add_graph_documents_with_a_base_entity_label(server):
+    from langchain_core.documents import Document
+    from langchain_neo4j.graphs.graph_document import GraphDocument, Node, Relationship
+    graph = Neo4jGraph(**_store(server), refresh_schema=False)
+    lovelace, note = Node(id="Lovelace", type="Writer"), Node(id="Note G", type="Text")
+    doc = GraphDocument(nodes=[lovelace, note], relationships=[Relationship(source=lovelace, target=note,
+                                                                            type="WROTE")],
+                        source=Document(page_content="Note G", metadata={"id": "doc-1"}))
+    graph.add_graph_documents([doc], baseEntityLabel=True, include_source=True)   # SET n:$(row.type)
+    rows = graph.query("MATCH (d:Document)-[:MENTIONS]->(w:__Entity__:Writer)-[:WROTE]->(t:__Entity__:Text) "
+                       "RETURN d.text AS text, w.id AS writer, t.id AS work")
+    assert rows == [{"text": "Note G", "writer": "Lovelace", "work": "Note G"}]
+    graph.close()

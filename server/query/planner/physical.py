@@ -280,7 +280,9 @@ class PhysicalBuilder:
                 out.append(PW.SetSpec("merge" if item.merge else "replace", self.compile(ast.Variable(item.variable)),
                                       value=self.compile(item.value)))
             elif isinstance(item, ast.SetLabels):
-                out.append(PW.SetSpec("labels", self.compile(ast.Variable(item.variable)), labels=tuple(item.labels)))
+                labels = tuple(label if isinstance(label, str) else self.compile(label) for label in item.labels)
+                kind = "labels" if all(isinstance(label, str) for label in labels) else "dynamic_labels"
+                out.append(PW.SetSpec(kind, self.compile(ast.Variable(item.variable)), labels=labels))
             elif isinstance(item, ast.RemoveProperty):
                 out.append(PW.SetSpec("property", self.compile(item.target.subject), item.target.key))
             elif isinstance(item, ast.RemoveLabels):
