@@ -270,7 +270,7 @@ class ProcedureCall(LogicalOp):
     args: Optional[list[ast.Expr]]             # None: taken from parameters of the same names
     yields: list[tuple[str, str]]              # (output, variable)
     optional: bool = False                     # OPTIONAL CALL: a row of nulls when nothing comes back
-    writes: bool = False                       # a WRITE-mode procedure: the plan needs a write transaction
+    writes: bool = False                       # a WRITE procedure: the statement runs in a write transaction
     pass_through: bool = False                 # a void procedure after other clauses: rows go on unchanged
 
 
