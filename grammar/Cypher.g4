@@ -31,6 +31,7 @@ clause
     | foreachClause
     | callSubqueryClause
     | callProcedureClause
+    | loadCsvClause
     ;
 
 // ------------------------------------------------------------------------------------------------
@@ -59,6 +60,9 @@ combineSearch
 searchSource : indexSearch | combineSearch | LPAREN searchSpec RPAREN ;
 
 unwindClause : UNWIND expression AS variable ;
+
+// LOAD CSV; Parquet and Arrow IPC files load through the same clause (chosen by file extension).
+loadCsvClause : LOAD CSV (WITH HEADERS)? FROM expression AS variable (FIELDTERMINATOR STRING)? ;
 
 withClause : WITH projectionBody whereClause? ;
 
@@ -363,10 +367,11 @@ keyword : nonNotKeyword | NOT ;
 
 nonNotKeyword
     : ALL | ALLSHORTESTPATHS | ALTER | AND | ANY | AS | ASC | ASCENDING | ASSERT | BY | CALL | CASE
-    | CHANGE | COLLECT | COMBINE | CONSTANT | CONSTRAINT | CONSTRAINTS | CONTAINS | COUNT | CREATE
+    | CHANGE | COLLECT | COMBINE | CONSTANT | CONSTRAINT | CONSTRAINTS | CONTAINS | COUNT | CREATE | CSV
     | CURRENT | DELETE | DESC | DESCENDING | DETACH | DISTINCT | DROP | EACH | ELSE | ENCRYPTED | END
-    | ENDS | EXISTS | EXPLAIN | FALSE | FOR | FOREACH | FULLTEXT | FUNCTION | FUNCTIONS | IF | IN
-    | INDEX | INDEXES | IS | KEY | LIMIT | LOOKUP | MATCH | MERGE | NODE | NODETACH | NONE
+    | ENDS | EXISTS | EXPLAIN | FALSE | FIELDTERMINATOR | FOR | FOREACH | FROM | FULLTEXT | FUNCTION
+    | FUNCTIONS | HEADERS | IF | IN | INDEX | INDEXES | IS | KEY | LIMIT | LOAD | LOOKUP | MATCH | MERGE
+    | NODE | NODETACH | NONE
     | NULL | OF | OFFSET | ON | OPTIONAL | OPTIONS | OR | ORDER | PASSWORD | PLAINTEXT | POINT
     | PROCEDURE | PROCEDURES | PROFILE | RANGE | REDUCE | REL | RELATIONSHIP | REMOVE | REQUIRE
     | REQUIRED | RETURN | ROW | ROWS | RRF | SCORE | SEARCH | SET | SHORTESTPATH | SHOW | SINGLE
@@ -398,6 +403,7 @@ CONSTRAINTS : 'CONSTRAINTS' ;
 CONTAINS : 'CONTAINS' ;
 COUNT : 'COUNT' ;
 CREATE : 'CREATE' ;
+CSV : 'CSV' ;
 CURRENT : 'CURRENT' ;
 DELETE : 'DELETE' ;
 DESC : 'DESC' ;
@@ -413,11 +419,14 @@ ENDS : 'ENDS' ;
 EXISTS : 'EXISTS' ;
 EXPLAIN : 'EXPLAIN' ;
 FALSE : 'FALSE' ;
+FIELDTERMINATOR : 'FIELDTERMINATOR' ;
 FOR : 'FOR' ;
 FOREACH : 'FOREACH' ;
+FROM : 'FROM' ;
 FULLTEXT : 'FULLTEXT' ;
 FUNCTION : 'FUNCTION' ;
 FUNCTIONS : 'FUNCTIONS' ;
+HEADERS : 'HEADERS' ;
 IF : 'IF' ;
 IN : 'IN' ;
 INDEX : 'INDEX' ;
@@ -425,6 +434,7 @@ INDEXES : 'INDEXES' ;
 IS : 'IS' ;
 KEY : 'KEY' ;
 LIMIT : 'LIMIT' ;
+LOAD : 'LOAD' ;
 LOOKUP : 'LOOKUP' ;
 MATCH : 'MATCH' ;
 MERGE : 'MERGE' ;

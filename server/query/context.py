@@ -25,7 +25,7 @@ class ExecContext:
 
     __slots__ = ("tx", "params", "db", "counters", "now", "deadline", "cancelled", "_ticks",
                  "deleted_nodes", "deleted_rels", "pending_deletes", "touched_nodes", "touched_rels",
-                 "writes", "commit_batch")
+                 "writes", "commit_batch", "load_position")
 
     def __init__(self, tx, params: dict, db, *, deadline: float | None = None):
         self.tx = tx
@@ -45,6 +45,7 @@ class ExecContext:
         # CALL { ... } IN TRANSACTIONS commits each batch through this (set by the engine for
         # auto-commit updating statements; None elsewhere, where batches are not committed apart).
         self.commit_batch: Optional[Callable[[], None]] = None
+        self.load_position: Optional[tuple[str, int]] = None   # (url, line) of LOAD CSV's current row
 
     def check(self) -> None:
         """Raise Terminated or QueryTimeout when the statement was cancelled or ran out of time."""
