@@ -66,6 +66,8 @@ class Database:
         self.plan_cache = PlanCache(plan_cache_size)
         self.procedures = ProcedureRegistry()
         register_builtins(self.procedures)
+        from .query import procedures_backup
+        procedures_backup.register(self.procedures)
         self.index_manager = _open_index_manager(store, directory, self.procedures, fulltext_engine)
         from .auth import UserStore
         self.users = UserStore(store)
