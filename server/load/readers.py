@@ -110,11 +110,34 @@ def _arrow_rows(path: Path, url: str, headers: bool, kind: str):
         raise load_error(f"LOAD CSV: {url} near row {line}: unreadable {kind} file ({bad})") from None
 
 
+def _vectors(column, kind) -> list:
+    import numpy as np
+
+    from relate.values import Vector
+    coordinate = "FLOAT32" if kind.value_type.bit_width == 32 else "FLOAT64"
+    flat = column.flatten().to_numpy(zero_copy_only=False)
+    rows = flat.reshape(-1, kind.list_size) if kind.list_size else flat.reshape(len(column), 0)
+    valid = column.is_valid().to_numpy(zero_copy_only=False).tolist() if column.null_count else None
+    if valid is None:
+        return [Vector(row, coordinate) for row in rows]
+    values, j = [], 0
+    for ok in valid:                    # flatten() skips null lists: walk the rows of the valid ones
+        if ok:
+            values.append(Vector(rows[j], coordinate))
+            j += 1
+        else:
+            values.append(None)
+    return values
+
+
 def _column_values(column) -> list:
-    """Python values of an Arrow column; dates and timestamps become Cypher temporal values."""
+    """Python values of an Arrow column; dates and timestamps become Cypher temporal values, and
+    fixed-size lists of floats become vectors (FLOAT32 / FLOAT64) without a Python float per element."""
     import pyarrow as pa
-    values = column.to_pylist()
     kind = column.type
+    if pa.types.is_fixed_size_list(kind) and kind.value_type in (pa.float32(), pa.float64()):
+        return _vectors(column, kind)
+    values = column.to_pylist()
     if pa.types.is_date(kind) or pa.types.is_timestamp(kind):
         from relate.temporal import Date, DateTime, LocalDateTime
         if pa.types.is_date(kind):

@@ -19,12 +19,12 @@ from .snapshot import _FOOTER, _MAGIC, FORMAT, NODE_RECORD, REL_RECORD, SNAPSHOT
 from .wal import fsync_directory
 
 _CHUNK = 1 << 20
-_FLOAT32_TAG = b"FLOAT32\0"
+FLOAT32_TAG = b"FLOAT32\0"
 
 
 def packed_vector(row: np.ndarray) -> msgpack.ExtType:
     """A float32 vector in its stored form (what the codec writes for ``Vector(row, 'FLOAT32')``)."""
-    return msgpack.ExtType(codec.EXT_VECTOR, _FLOAT32_TAG + np.ascontiguousarray(row, np.float32).tobytes())
+    return msgpack.ExtType(codec.EXT_VECTOR, FLOAT32_TAG + np.ascontiguousarray(row, np.float32).tobytes())
 
 
 def require_new_directory(directory: str) -> None:
