@@ -1,4 +1,4 @@
-"""Dump archives: a versioned, gzip-compressed tar of a backup (``manifest.json`` + the snapshot
+"""Dump archives: a versioned, gzip-compressed tar of a backup (``backup.json`` + the snapshot
 file), and loading one into a new database directory.
 
 Only the two known members are ever extracted (no paths, links or other names), so a hostile

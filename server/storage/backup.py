@@ -1,7 +1,7 @@
 """Online backups: a consistent copy of the graph at one snapshot ts, written while writers go on.
 
 ``backup(store, directory)`` registers a read snapshot (MVCC keeps its versions alive), writes the
-snapshot file of ``snapshot.py`` for that ts into a new directory plus ``manifest.json``; the copy
+snapshot file of ``snapshot.py`` for that ts into a new directory plus ``backup.json``; the copy
 opens as an ordinary database (search indexes rebuild from it on first open).
 """
 from __future__ import annotations
@@ -16,7 +16,7 @@ from . import snapshot
 from .bulk import require_new_directory
 from .wal import fsync_directory
 
-MANIFEST_NAME = "manifest.json"
+MANIFEST_NAME = "backup.json"       # not manifest.json: the storage keeps its own checkpoint manifest
 BACKUP_FORMAT = 1
 
 

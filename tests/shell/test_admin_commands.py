@@ -10,6 +10,7 @@ import pyarrow.parquet as pq
 import relate
 
 from relate.server.engine import Database
+from relate.server.storage.wal import HEADER_SIZE
 
 from .conftest import PASSWORD, run_shell, shell_env
 
@@ -191,12 +192,13 @@ def test_check_detects_a_corrupted_snapshot_and_wal(tmp_path):
 
     db = Database.open(str(tmp_path / "db2"))
     try:
-        db.session().run("CREATE (:Late {x: 'written after the last checkpoint'})").consume()
+        session = db.session()
+        for i in range(3):          # three commits after the last checkpoint: damage the first one
+            session.run("CREATE (:Late {i: $i})", {"i": i}).consume()
         wal = max((p for p in (tmp_path / "db2").iterdir() if p.name.startswith("wal-")),
                   key=lambda p: p.stat().st_size)
         raw = bytearray(wal.read_bytes())
-        assert raw
-        raw[-3] ^= 0xFF
+        raw[HEADER_SIZE + 4] ^= 0xFF       # inside the first record's payload: valid records follow it
         wal.write_bytes(bytes(raw))
         done = run_shell(tmp_path, "check", "db2")
     finally:
