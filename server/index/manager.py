@@ -212,6 +212,9 @@ class IndexManager:
                 return False
             if index.state == "ONLINE" and index.has_pending():
                 index.flush()
+            wait_build = getattr(index.impl, "wait_build", None)   # a vector index's background HNSW build
+            if wait_build is not None and not wait_build(max(0.0, deadline - time.monotonic())):
+                return False
         return True
 
     # ---- commits ----------------------------------------------------------------------------
