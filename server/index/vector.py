@@ -411,7 +411,8 @@ class VectorIndex:
         if scope == 0:
             return []
         k = min(k, scope)
-        if self.hnsw and scope > self.config.exact_max_scope:
+        # exact_max_scope is for filters (HNSW with a selector is slow on few rows); unfiltered, HNSW wins
+        if self.hnsw and (scope > self.config.exact_max_scope or not filters):
             if (filters or allowed is not None) and scope >= POSTFILTER_MIN_SHARE * n:
                 # a permissive filter, or tombstones only
                 hits = self._postfilter_search(q, k, filters, allowed, scope)
