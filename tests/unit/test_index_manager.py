@@ -7,8 +7,7 @@ import time
 import numpy as np
 import pytest
 
-from relate.errors import (ArgumentError, EquivalentSchemaRuleAlreadyExists, IndexNotFound, SchemaError,
-                           TransientError)
+from relate.errors import ArgumentError, EquivalentSchemaRuleAlreadyExists, IndexNotFound, SchemaError
 from relate.server.index import IndexManager
 from relate.server.index import managed
 from relate.server.storage import GraphStore
