@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import shutil
 import time
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 
 from relate.errors import ClientError

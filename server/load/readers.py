@@ -111,8 +111,6 @@ def _arrow_rows(path: Path, url: str, headers: bool, kind: str):
 
 
 def _vectors(column, kind) -> list:
-    import numpy as np
-
     from relate.values import Vector
     coordinate = "FLOAT32" if kind.value_type.bit_width == 32 else "FLOAT64"
     flat = column.flatten().to_numpy(zero_copy_only=False)
