@@ -39,6 +39,7 @@ class _Group:
 
 class _Bad:
     """Collects rejected rows; more than ``max_bad`` of them stops the import."""
+
     def __init__(self, max_bad: int, stats: ImportStats):
         self.max_bad, self.stats = max_bad, stats
 
