@@ -117,3 +117,13 @@ def test_parquet_and_arrow_ipc_keep_column_types(conn, import_dir):
 
 def test_server_flag_sets_the_import_directory(tmp_path):
     assert load_config(["--import-dir", str(tmp_path)], environ={}).import_dir == str(tmp_path)
+
+
+def test_a_malformed_row_rolls_back_only_its_own_batch(conn, import_dir):
+    (import_dir / "b.csv").write_text("id\n1\n2\n3\n4,x\n5\n")
+    with pytest.raises(ClientError) as err:
+        conn.execute("LOAD CSV WITH HEADERS FROM 'file:///b.csv' AS r "
+                     "CALL { WITH r CREATE (:B {id: r.id}) } IN TRANSACTIONS OF 2 ROWS")
+    assert "line 5" in err.value.message
+    # rows 1-2 were committed as the first batch; row 3 was in the failing batch: no trace of it
+    assert conn.execute("MATCH (b:B) RETURN b.id ORDER BY b.id").values() == [["1"], ["2"]]
