@@ -20,7 +20,7 @@ import faiss
 import numpy as np
 from time import monotonic as time_now
 
-from relate.errors import ArgumentError
+from relate.protocol.errors import ArgumentError
 
 from .filters import FilterColumns
 

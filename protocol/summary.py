@@ -4,6 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+__all__ = ["COUNTER_KEYS", "Counters", "Summary"]
+
 COUNTER_KEYS = (
     "nodes_created", "nodes_deleted", "relationships_created", "relationships_deleted",
     "properties_set", "labels_added", "labels_removed", "indexes_added", "indexes_removed",
@@ -11,7 +13,7 @@ COUNTER_KEYS = (
 )
 
 
-class Counters(dict):
+class Counters(dict[str, int]):
     """Update counters keyed by COUNTER_KEYS; missing keys read as 0."""
 
     def __missing__(self, key: str) -> int:
@@ -21,7 +23,8 @@ class Counters(dict):
 
     def __getattr__(self, key: str) -> int:
         try:
-            return self[key]
+            value: int = self[key]
+            return value
         except KeyError:
             raise AttributeError(key) from None
 
