@@ -3,7 +3,7 @@ on the data, and every vector / full-text index is ONLINE and covers exactly the
 would index. Works on a private copy; the directory itself is never changed."""
 from __future__ import annotations
 
-from relate.errors import ConstraintValidationFailed
+from relate.protocol.errors import ConstraintValidationFailed
 
 from .storage.verify import Problem, verify
 

@@ -1,7 +1,8 @@
 """``relate import|dump|load|check``: administration subcommands on database directories.
 
 Each subcommand is one function taking its argv; ``SUBCOMMANDS`` is the dispatch table ``main`` uses.
-The server-side modules are imported inside each function (the shell itself never loads the engine).
+The engine's tools come through ``relate.embedded.admin_tools()`` inside each function (the shell
+itself never loads the engine).
 """
 from __future__ import annotations
 
@@ -53,8 +54,9 @@ def cmd_import(argv: list[str]) -> int:
                                          "the load; indexes are built before the command returns")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     args = parser.parse_args(argv)
+    from relate.embedded import admin_tools
     from relate.errors import RelateError
-    from relate.server.importer.run import run_import
+    run_import = admin_tools().run_import
     schema = []
     if args.schema:
         from .statements import StatementSplitter
@@ -94,21 +96,15 @@ def cmd_dump(argv: list[str]) -> int:
     parser.add_argument("-p", "--password", default=os.environ.get("RELATE_PASSWORD"))
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     args = parser.parse_args(argv)
+    from relate.embedded import admin_tools
     from relate.errors import RelateError
-    from relate.server.storage.archive import archive_backup, dump_store
+    tools = admin_tools()
     try:
         with progress_bars(not args.quiet and sys.stderr.isatty()) as progress:
             if _remote(args.database):
-                manifest = _dump_server(args, archive_backup, progress)
+                manifest = _dump_server(args, tools.archive_backup, progress)
             else:
-                from relate.server.storage import GraphStore
-                if not os.path.isdir(args.database):
-                    raise OSError(f"{args.database} is not a database directory")
-                store = GraphStore.open(args.database)
-                try:
-                    manifest = dump_store(store, args.archive, progress)
-                finally:
-                    store.close()
+                manifest = tools.dump_directory(args.database, args.archive, progress)
     except (RelateError, OSError) as exc:
         print(f"relate dump: {getattr(exc, 'message', None) or exc}", file=sys.stderr)
         return EXIT_FAILED
@@ -139,18 +135,11 @@ def cmd_load(argv: list[str]) -> int:
     parser.add_argument("database", help="the new database directory (must not exist or be empty)")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     args = parser.parse_args(argv)
+    from relate.embedded import admin_tools
     from relate.errors import RelateError
-    from relate.server.storage.archive import load_archive
     try:
         with progress_bars(not args.quiet and sys.stderr.isatty()) as progress:
-            manifest = load_archive(args.archive, args.database, progress)
-            from relate.server.engine import Database
-            db = Database.open(args.database)
-            try:
-                if db.index_manager is not None and not db.index_manager.await_indexes(86400):
-                    raise OSError("search indexes did not come online")
-            finally:
-                db.close()
+            manifest = admin_tools().load_and_index(args.archive, args.database, progress)
     except (RelateError, OSError) as exc:
         print(f"relate load: {getattr(exc, 'message', None) or exc}", file=sys.stderr)
         return EXIT_FAILED
@@ -164,8 +153,8 @@ def cmd_check(argv: list[str]) -> int:
                                      "constraints and search indexes against a rebuild. Exit 1 on problems.")
     parser.add_argument("database")
     args = parser.parse_args(argv)
-    from relate.server.dbcheck import check_database
-    problems = check_database(args.database)
+    from relate.embedded import admin_tools
+    problems = admin_tools().check_database(args.database)
     for problem in problems:
         print(f"{problem.kind}: {problem.message}")
     if problems:

@@ -7,7 +7,7 @@ import shutil
 import time
 from dataclasses import dataclass, field
 
-from relate.errors import ClientError
+from relate.protocol.errors import ClientError
 from relate.server.storage.bulk import SnapshotWriter, require_new_directory
 
 from .convert import column_values

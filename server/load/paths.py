@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from relate.errors import ClientError
+from relate.protocol.errors import ClientError
 
 EXTERNAL_RESOURCE_FAILED = "Neo.ClientError.Statement.ExternalResourceFailed"
 

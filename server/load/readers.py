@@ -111,7 +111,7 @@ def _arrow_rows(path: Path, url: str, headers: bool, kind: str):
 
 
 def _vectors(column, kind) -> list:
-    from relate.values import Vector
+    from relate.protocol.values import Vector
     coordinate = "FLOAT32" if kind.value_type.bit_width == 32 else "FLOAT64"
     flat = column.flatten().to_numpy(zero_copy_only=False)
     rows = flat.reshape(-1, kind.list_size) if kind.list_size else flat.reshape(len(column), 0)
@@ -137,7 +137,7 @@ def _column_values(column) -> list:
         return _vectors(column, kind)
     values = column.to_pylist()
     if pa.types.is_date(kind) or pa.types.is_timestamp(kind):
-        from relate.temporal import Date, DateTime, LocalDateTime
+        from relate.protocol.temporal import Date, DateTime, LocalDateTime
         if pa.types.is_date(kind):
             convert = Date.from_python
         else:

@@ -1,7 +1,7 @@
 """``CALL db.backup($directory)``: an online, consistent copy of the database (storage/backup.py)."""
 from __future__ import annotations
 
-from relate.errors import ProcedureCallFailed, RelateError
+from relate.protocol.errors import ProcedureCallFailed, RelateError
 
 
 def register(registry) -> None:

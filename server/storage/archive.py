@@ -13,7 +13,7 @@ import shutil
 import tarfile
 import tempfile
 
-from relate.errors import DatabaseError
+from relate.protocol.errors import DatabaseError
 
 from .backup import BACKUP_FORMAT, MANIFEST_NAME, backup
 from .bulk import require_new_directory

@@ -10,7 +10,7 @@ import json
 import os
 import time
 
-from relate.errors import DatabaseError
+from relate.protocol.errors import DatabaseError
 
 from . import snapshot
 from .bulk import require_new_directory

@@ -12,7 +12,7 @@ import zlib
 import msgpack
 import numpy as np
 
-from relate.errors import DatabaseError
+from relate.protocol.errors import DatabaseError
 
 from . import codec
 from .snapshot import _FOOTER, _MAGIC, FORMAT, NODE_RECORD, REL_RECORD, SNAPSHOT_NAME, TEMP_NAME
