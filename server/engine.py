@@ -69,6 +69,10 @@ class Database:
         from .query import procedures_backup
         procedures_backup.register(self.procedures)
         self.index_manager = _open_index_manager(store, directory, self.procedures, fulltext_engine)
+        from .index.trigram import NameIndexes
+        from .retrieval import register as register_retrieval
+        self.name_indexes = NameIndexes(store)       # trigram name indexes, built on first use
+        register_retrieval(self.procedures)
         from .auth import UserStore
         self.users = UserStore(store)
         self._catalog: Optional[Catalog] = None
@@ -108,6 +112,7 @@ class Database:
             session.close()
         if self.index_manager is not None:
             self.index_manager.close()
+        self.name_indexes.close()
         self.store.close()
 
     # ------------------------------------------------------------ catalog and plans
@@ -275,7 +280,8 @@ class Session:
         tx = self.db.store.begin_read()
         ctx = ExecContext(tx, params, self.db, deadline=deadline)
         self._ctx = ctx
-        summary = Summary(counters=ctx.counters, query_type="r")
+        summary = Summary(counters=ctx.counters, query_type="r", costs=ctx.costs,
+                          notifications=ctx.notifications)
 
         def done():
             tx.close()
@@ -319,7 +325,8 @@ class Session:
         finally:
             self._ctx, self.running_query = None, None
         query_type = ("rw" if plan.columns else "w") if plan.updating else "r"
-        summary = Summary(counters=ctx.counters, query_type=query_type)
+        summary = Summary(counters=ctx.counters, query_type=query_type, costs=ctx.costs,
+                          notifications=ctx.notifications)
         if profile:
             summary.plan = describe_plan(plan.root, None, profiled=True)
         return EngineResult(plan.columns, iter(rows), summary=summary, started=started, materialized=True)

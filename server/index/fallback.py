@@ -21,12 +21,15 @@ class ExactFallback:
         self._lock = threading.Lock()
         self._cached: dict[str, tuple[int, VectorIndex]] = {}
 
-    def search(self, store, definition: IndexDefinition, vector, k: int, filters) -> list[tuple[int, float]]:
+    def search(self, store, definition: IndexDefinition, vector, k: int, filters,
+               keys=None) -> list[tuple[int, float]]:
         ts = store.last_commit_ts
         with self._lock:
             cached = self._cached.get(definition.name)
             if cached is None or cached[0] != ts:
                 cached = self._cached[definition.name] = (ts, self._scan(store, definition))
+        if keys is not None:
+            return cached[1].search_keys(vector, k, keys, list(filters))
         return cached[1].search(vector, k, list(filters))
 
     def forget(self, name: str) -> None:
