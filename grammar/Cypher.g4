@@ -267,6 +267,10 @@ command
     | createUser
     | alterUser
     | dropUser
+    | createRelevanceJoin
+    | dropRelevanceJoin
+    | createLabel
+    | dropLabel
     ;
 
 createIndex
@@ -334,6 +338,8 @@ showKind
     | filter=ALL? (FUNCTION | FUNCTIONS)                                                   # ShowFunctions
     | CURRENT? (USER | USERS)                                                              # ShowUsers
     | (TRANSACTION | TRANSACTIONS)                                                         # ShowTransactions
+    | RELEVANCE (JOIN | JOINS)                                                             # ShowRelevanceJoins
+    | LABEL (DECLARATION | DECLARATIONS)                                                   # ShowLabelDeclarations
     ;
 
 createUser
@@ -352,6 +358,22 @@ passwordChange : CHANGE NOT? REQUIRED ;
 
 dropUser : DROP USER symbolicName ifExists? ;
 
+// Relevance joins (docs/relevance.md): a relationship type answered by a search at query time.
+createRelevanceJoin
+    : CREATE RELEVANCE JOIN name=symbolicName ifNotExists?
+      FOR LPAREN anchor=variable COLON symbolicName (PIPE COLON? symbolicName)* RPAREN
+      MINUS LBRACK COLON relType=symbolicName RBRACK MINUS GT
+      LPAREN targetVar=variable COLON target=symbolicName RPAREN
+      ON propertyRef (OPTIONS mapLiteral)?
+    ;
+
+dropRelevanceJoin : DROP RELEVANCE JOIN symbolicName ifExists? ;
+
+// Label declarations: parents (a child label implies its parents) and a lifecycle (curation).
+createLabel : CREATE LABEL symbolicName ifNotExists? (OPTIONS mapLiteral)? ;
+
+dropLabel : DROP LABEL symbolicName ifExists? ;
+
 // ------------------------------------------------------------------------------------------------
 // Names. Every keyword doubles as a name where Cypher allows one.
 // ------------------------------------------------------------------------------------------------
@@ -368,12 +390,13 @@ keyword : nonNotKeyword | NOT ;
 nonNotKeyword
     : ALL | ALLSHORTESTPATHS | ALTER | AND | ANY | AS | ASC | ASCENDING | ASSERT | BY | CALL | CASE
     | CHANGE | COLLECT | COMBINE | CONSTANT | CONSTRAINT | CONSTRAINTS | CONTAINS | COUNT | CREATE | CSV
-    | CURRENT | DELETE | DESC | DESCENDING | DETACH | DISTINCT | DROP | EACH | ELSE | ENCRYPTED | END
+    | CURRENT | DECLARATION | DECLARATIONS | DELETE | DESC | DESCENDING | DETACH | DISTINCT | DROP | EACH
+    | ELSE | ENCRYPTED | END
     | ENDS | EXISTS | EXPLAIN | FALSE | FIELDTERMINATOR | FOR | FOREACH | FROM | FULLTEXT | FUNCTION
-    | FUNCTIONS | HEADERS | IF | IN | INDEX | INDEXES | IS | KEY | LIMIT | LOAD | LOOKUP | MATCH | MERGE
-    | NODE | NODETACH | NONE
+    | FUNCTIONS | HEADERS | IF | IN | INDEX | INDEXES | IS | JOIN | JOINS | KEY | LABEL | LIMIT | LOAD
+    | LOOKUP | MATCH | MERGE | NODE | NODETACH | NONE
     | NULL | OF | OFFSET | ON | OPTIONAL | OPTIONS | OR | ORDER | PASSWORD | PLAINTEXT | POINT
-    | PROCEDURE | PROCEDURES | PROFILE | RANGE | REDUCE | REL | RELATIONSHIP | REMOVE | REQUIRE
+    | PROCEDURE | PROCEDURES | PROFILE | RANGE | REDUCE | REL | RELATIONSHIP | RELEVANCE | REMOVE | REQUIRE
     | REQUIRED | RETURN | ROW | ROWS | RRF | SCORE | SEARCH | SET | SHORTESTPATH | SHOW | SINGLE
     | SKIP_ | STARTS | TEXT | THEN | TRANSACTION | TRANSACTIONS | TRUE | TYPED | UNION | UNIQUE
     | UNWIND | USER | USERS | USING | VECTOR | WEIGHT | WHEN | WHERE | WITH | WRRF | XOR | YIELD
@@ -405,6 +428,8 @@ COUNT : 'COUNT' ;
 CREATE : 'CREATE' ;
 CSV : 'CSV' ;
 CURRENT : 'CURRENT' ;
+DECLARATION : 'DECLARATION' ;
+DECLARATIONS : 'DECLARATIONS' ;
 DELETE : 'DELETE' ;
 DESC : 'DESC' ;
 DESCENDING : 'DESCENDING' ;
@@ -432,7 +457,10 @@ IN : 'IN' ;
 INDEX : 'INDEX' ;
 INDEXES : 'INDEXES' ;
 IS : 'IS' ;
+JOIN : 'JOIN' ;
+JOINS : 'JOINS' ;
 KEY : 'KEY' ;
+LABEL : 'LABEL' ;
 LIMIT : 'LIMIT' ;
 LOAD : 'LOAD' ;
 LOOKUP : 'LOOKUP' ;
@@ -460,6 +488,7 @@ RANGE : 'RANGE' ;
 REDUCE : 'REDUCE' ;
 REL : 'REL' ;
 RELATIONSHIP : 'RELATIONSHIP' ;
+RELEVANCE : 'RELEVANCE' ;
 REMOVE : 'REMOVE' ;
 REQUIRE : 'REQUIRE' ;
 REQUIRED : 'REQUIRED' ;

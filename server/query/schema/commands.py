@@ -245,6 +245,10 @@ def _show(db, tx, cmd: ast.ShowCommand, params, catalog: Catalog) -> CommandResu
         rows, default, extra = db.users.list_users(tx=tx), USER_COLUMNS, []
     elif kind == "TRANSACTIONS":
         rows, default, extra = db.show_transactions(), TRANSACTION_COLUMNS, []
+    elif kind in ("RELEVANCE JOINS", "LABELS"):
+        from relate.server.relevance.ddl import show_rows
+        rows, default = show_rows(tx, kind)
+        extra = []
     else:
         raise CypherSyntaxError(f"SHOW {kind} is not supported", detail="UnexpectedSyntax", phase="compile time")
     every = default + extra
@@ -353,3 +357,5 @@ _HANDLERS = {
     ast.CreateUser: _create_user, ast.AlterUser: _alter_user, ast.DropUser: _drop_user,
 }
 
+from relate.server.relevance.ddl import HANDLERS as _RELEVANCE_HANDLERS  # noqa: E402
+_HANDLERS.update(_RELEVANCE_HANDLERS)     # CREATE/DROP RELEVANCE JOIN and LABEL
