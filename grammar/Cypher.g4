@@ -100,6 +100,7 @@ setClause : SET setItem (COMMA setItem)* ;
 setItem
     : variable op=(EQ | PLUS_EQ) expression     # SetVariableItem
     | variable labelNames                       # SetLabelsItem
+    | variable dynamicLabelNames                # SetDynamicLabelsItem
     | postfixExpression EQ expression           # SetPropertyItem
     ;
 
@@ -111,6 +112,9 @@ removeItem
     ;
 
 labelNames : (COLON symbolicName)+ ;
+
+// SET n:$(expr): labels computed per row (a string or a list of strings), as in Neo4j 5.26.
+dynamicLabelNames : (COLON (symbolicName | DYNAMIC_LABEL expression RPAREN))+ ;
 
 deleteClause : (DETACH | NODETACH)? DELETE expression (COMMA expression)* ;
 
@@ -274,7 +278,7 @@ command
     ;
 
 createIndex
-    : CREATE kind=(RANGE | TEXT | POINT | VECTOR | FULLTEXT | LOOKUP)? INDEX name=symbolicName? ifNotExists?
+    : CREATE kind=(RANGE | TEXT | POINT | VECTOR | FULLTEXT | LOOKUP)? INDEX (name=symbolicName | nameParam=PARAMETER)? ifNotExists?
       FOR indexTarget ON indexProperties (WITH LBRACK propertyList RBRACK)? (OPTIONS mapLiteral)?   # NewIndex
     | CREATE INDEX ON COLON symbolicName LPAREN propertyKeyName (COMMA propertyKeyName)* RPAREN  # LegacyIndex
     ;
@@ -286,6 +290,7 @@ indexTarget
 
 indexProperties
     : LPAREN propertyList RPAREN
+    | propertyList
     | EACH LBRACK propertyList RBRACK
     | EACH functionName LPAREN variable RPAREN
     ;
@@ -298,7 +303,7 @@ ifNotExists : IF NOT EXISTS ;
 
 ifExists : IF EXISTS ;
 
-dropIndex : DROP INDEX symbolicName ifExists? ;
+dropIndex : DROP INDEX (symbolicName | PARAMETER) ifExists? ;
 
 createConstraint
     : CREATE CONSTRAINT name=symbolicName? ifNotExists? (FOR | ON) constraintTarget (REQUIRE | ASSERT)
@@ -549,6 +554,7 @@ STRING
     | '"' (~["\\] | '\\' .)* '"'
     ;
 
+DYNAMIC_LABEL : '$(' ;
 PARAMETER : '$' (IDENTIFIER | ESCAPED_IDENTIFIER | DIGIT+) ;
 
 IDENTIFIER : [\p{ID_Start}_] [\p{ID_Continue}]* ;
