@@ -49,7 +49,9 @@ class RelateServer:
         config = self.config
         if self.database is None:
             from relate.server.engine import Database   # the engine loads only in the server process
-            self.database = await asyncio.to_thread(Database.open, config.data, fulltext_engine=config.fulltext_engine)
+            self.database = await asyncio.to_thread(Database.open, config.data,
+                                                    fulltext_engine=config.fulltext_engine,
+                                                    import_dir=config.import_dir)
         users = user_store_for(self.database)
         if config.auth:
             if users is None:
