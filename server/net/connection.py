@@ -149,6 +149,8 @@ class ClientConnection:
                         message = m.decode_request(codec.unpack(payload))
                     except ProtocolViolation as exc:
                         await queue.put(exc)
+                        if exc.fatal:             # hostile bytes (too deep): stop reading this peer
+                            return
                         continue
                     if message.signature == m.RESET:
                         core.interrupt()
