@@ -13,6 +13,7 @@ import structlog
 from .auth import Authenticator, UserStore
 from .config import Config, split_address
 from .net.connection import ClientConnection
+from .net.preauth import PreAuthGate
 from .net.health import serve_health
 
 _log = structlog.get_logger("relate.server")
@@ -34,6 +35,7 @@ class RelateServer:
         self.database = database          # normally opened by start(); tests may pass their own
         self.authenticator: Authenticator | None = None
         self._connections: set[ClientConnection] = set()
+        self.preauth = PreAuthGate(config.max_unauthenticated, config.login_timeout)
         self._tasks: set[asyncio.Task] = set()
         self._listeners: list[asyncio.AbstractServer] = []
         self._stopping = asyncio.Event()
@@ -104,11 +106,16 @@ class RelateServer:
             writer.close()
             return
         connection = ClientConnection(reader, writer, self)
+        if not self.preauth.admit(connection):
+            _log.warning("connection refused", reason="too many unauthenticated", peer=connection.peer)
+            writer.close()
+            return
         self._connections.add(connection)
         try:
             await connection.serve()
         finally:
             self._connections.discard(connection)
+            self.preauth.release(connection)
 
     async def run(self) -> None:
         """Start, serve until SIGTERM/SIGINT, then shut down."""

@@ -29,6 +29,9 @@ class Config:
     tls_key: str | None = None
     max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE
     max_connections: int = 1000
+    max_unauthenticated: int = 100          # connections not yet logged in, at once
+    login_timeout: float | None = 10.0      # seconds from accept to a successful LOGON
+    message_timeout: float | None = 30.0    # seconds a started message may take to arrive whole
     batch_size: int = 1000                  # rows per engine fetch inside one PULL
     shutdown_timeout: float = 10.0          # seconds SIGTERM waits for running requests
     ready_file: str | None = None           # written with the bound addresses once listening
@@ -83,6 +86,12 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("--tls-key", help="PEM private key for --tls-cert")
     parser.add_argument("--max-message-size", type=int, help="largest request in bytes")
     parser.add_argument("--max-connections", type=int)
+    parser.add_argument("--max-unauthenticated", type=int,
+                        help="connections that have not logged in yet, at once (default 100)")
+    parser.add_argument("--login-timeout", type=float,
+                        help="seconds a new connection has to log in (default 10)")
+    parser.add_argument("--message-timeout", type=float,
+                        help="seconds a started request may take to arrive whole (default 30)")
     parser.add_argument("--batch-size", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--shutdown-timeout", type=float, help="seconds SIGTERM waits for running requests")
     parser.add_argument("--ready-file", help="write the bound addresses here once listening")

@@ -14,7 +14,7 @@ from relate.driver.hydration import value_codec
 from relate.protocol import FrameDecoder, ProtocolViolation
 from relate.protocol import handshake as hs
 from relate.protocol import messages as m
-from relate.protocol.states import State
+from relate.protocol.states import AUTHENTICATED_STATES, State
 
 from ..session import SessionCore
 from .output import WireOutput
@@ -25,6 +25,11 @@ QUEUE_SIZE = 256          # pipelined requests held before the reader stops read
 _ids = itertools.count(1)
 _log = structlog.get_logger("relate.net")
 _DISCONNECTS = (ConnectionError, asyncio.IncompleteReadError, ssl.SSLError, OSError)
+
+
+class IncompleteMessage(ProtocolViolation):
+    """A request stalled mid-message: the stream cannot be resynchronized."""
+    fatal = True
 
 
 class RequestQueue:
@@ -88,6 +93,10 @@ class ClientConnection:
         finally:
             await self._close()
 
+    def expire(self) -> None:
+        """The login deadline passed: drop the connection (the reader sees EOF)."""
+        self._writer.transport.abort()
+
     def stop(self) -> None:
         """Cut the connection (server shutdown): the running query is cancelled, the tx rolled back."""
         if self.core is not None:
@@ -114,6 +123,7 @@ class ClientConnection:
         codec = value_codec()
         out = WireOutput(self._writer, codec)
         queue = RequestQueue()
+        preauth = getattr(self._server, "preauth", None)
         self._reader_task = asyncio.create_task(self._read_requests(queue, codec, core))
         while True:
             item = await queue.get()
@@ -126,6 +136,9 @@ class ClientConnection:
                     break
             else:
                 await core.handle(item, out, queue.peek())
+                if preauth is not None and core.state in AUTHENTICATED_STATES:
+                    preauth.release(self)
+                    preauth = None
             if core.state is State.DEFUNCT:
                 await out.flush()
                 break
@@ -134,9 +147,19 @@ class ClientConnection:
 
     async def _read_requests(self, queue: RequestQueue, codec, core: SessionCore) -> None:
         decoder = FrameDecoder(self._server.config.max_message_size)
+        message_timeout = getattr(self._server.config, "message_timeout", None)
         try:
             while True:
-                data = await self._reader.read(READ_SIZE)
+                if decoder.pending and message_timeout:
+                    # A chunk header announcing bytes that never come must not hold the connection.
+                    try:
+                        data = await asyncio.wait_for(self._reader.read(READ_SIZE), message_timeout)
+                    except asyncio.TimeoutError:
+                        await queue.put(IncompleteMessage(
+                            f"a request was not received whole within {message_timeout:g} s"))
+                        return
+                else:
+                    data = await self._reader.read(READ_SIZE)
                 if not data:
                     break
                 try:

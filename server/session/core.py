@@ -180,7 +180,11 @@ class SessionCore:
         self._state = State.FAILED if self._engine is not None and not violation.fatal else State.DEFUNCT
 
     def interrupt(self) -> None:
-        """A RESET was received (it is queued behind earlier requests): stop what runs now."""
+        """A RESET was received (it is queued behind earlier requests): stop what runs now.
+        Before login nothing runs, and a RESET there is checked against the state table like any
+        request (it must neither reach READY nor turn a pipelined HELLO/LOGON into IGNORED)."""
+        if self._engine is None:
+            return
         self._pending_resets += 1
         self._cancel_running()
 
