@@ -30,7 +30,7 @@ _FEW_ROWS = 4
 # unpacked by a nested call (C stack), and deep lists make every later recursive walk (the engine,
 # the packer) fail. A decoded value may nest at most MAX_DEPTH containers in all, ext values and
 # their payloads included; msgpack's own container and string lengths stay bounded by the frame.
-MAX_DEPTH = 64
+MAX_DEPTH = 256
 MAX_EXT_DEPTH = 8
 
 

@@ -25,6 +25,7 @@ from .explicit_tx import ExplicitTx
 from .query import ast
 from .query.context import ExecContext
 from .query.exec.results import EngineResult
+from .query.limits import ensure_recursion_headroom, too_complex
 from .query.materialize import materialize_row
 from .query.parser import parse
 from .query.plan_cache import PlanCache
@@ -75,6 +76,7 @@ class Database:
     @classmethod
     def open(cls, path: Optional[str] = None, **options) -> "Database":
         _quiet_embedded_logs()
+        ensure_recursion_headroom()
         if options.pop("tune_gc", True):
             _tune_gc()
         store_options = {k: options.pop(k) for k in _OPEN_OPTIONS if k in options}
@@ -128,7 +130,10 @@ class Database:
         if prepared is not None:
             return prepared
         generation = self.plan_cache.generation
-        statement = parse(text)
+        try:
+            statement = parse(text)
+        except RecursionError:
+            raise too_complex("compile time") from None
         try:
             columns = analyze(statement, function_known=_function_known, procedures=self.procedures,
                               search_index=self._search_index_info)
@@ -139,6 +144,8 @@ class Database:
         except RelateError as exc:
             _add_excerpt(exc, text)
             raise
+        except RecursionError:
+            raise too_complex("compile time") from None
         if statement.mode != "PROFILE":
             self.plan_cache.put(text, prepared, generation)
         return prepared
@@ -295,7 +302,10 @@ class Session:
             ctx.commit_batch = lambda: self._commit_batch(ctx)
         self._ctx, self.running_query = ctx, query
         try:
-            rows = [materialize_row(row, tx) for row in plan.root.rows(ctx, {})]
+            try:
+                rows = [materialize_row(row, tx) for row in plan.root.rows(ctx, {})]
+            except RecursionError:
+                raise too_complex("runtime") from None
             self._finish_statement(ctx)
             if explicit is not None:
                 pass

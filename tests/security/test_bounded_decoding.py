@@ -42,9 +42,9 @@ def test_lists_inside_ext_payloads_count_towards_the_depth():
 def test_rows_are_bounded_too():
     codec = value_codec()
     with pytest.raises(ValueTooDeep):
-        codec.unpack_rows([nested_list(200)])
+        codec.unpack_rows([nested_list(300)])
     with pytest.raises(ValueTooDeep):
-        codec.unpack_rows([msgpack.packb([1])] * 5 + [nested_list(200)])
+        codec.unpack_rows([msgpack.packb([1])] * 5 + [nested_list(300)])
 
 
 def test_values_within_the_limit_still_decode():

@@ -11,6 +11,7 @@ from antlr4.error.Errors import ParseCancellationException
 from relate.grammar._generated.CypherLexer import CypherLexer
 from relate.grammar._generated.CypherParser import CypherParser
 
+from ..limits import check_nesting
 from .fast_lexer import PrefilledTokenStream, tokenize
 from .syntax_errors import ExpectationTrackingStrategy, LexerErrorListener, ParserErrorListener
 
@@ -34,6 +35,8 @@ def lex(text: str) -> CommonTokenStream:
 def parse_tree(text: str) -> CypherParser.StatementEOFContext:
     """The ``statementEOF`` parse tree of one statement."""
     fast_tokens = tokenize(text)
+    # Bracket nesting is bounded before the (recursive) parser sees the text.
+    check_nesting(lex(text).tokens if fast_tokens is None else fast_tokens, text)
     with _ANTLR_LOCK:
         return _parse_tree(text, fast_tokens)
 

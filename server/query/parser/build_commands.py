@@ -33,6 +33,9 @@ class CommandBuilder(ClauseBuilder):
             properties = self._property_keys(props_ctx.propertyList())
         else:                                   # LOOKUP index: ON EACH labels(n) / type(r)
             properties = []
+        if kind != "LOOKUP" and not target.symbolicName():
+            raise self.error(target, "An index needs a label or relationship type, as in FOR (n:Label)",
+                             "InvalidIndexTarget")
         with_list = ctx.propertyList()
         options = ctx.mapLiteral()
         return ast.CreateIndex(
