@@ -47,7 +47,10 @@ class RelateServer:
         config = self.config
         if self.database is None:
             from relate.server.engine import Database   # the engine loads only in the server process
-            self.database = await asyncio.to_thread(Database.open, config.data, fulltext_engine=config.fulltext_engine)
+            self.database = await asyncio.to_thread(
+                Database.open, config.data, fulltext_engine=config.fulltext_engine,
+                max_statement_bytes=config.max_statement_bytes, max_string_chars=config.max_string_chars,
+                max_list_items=config.max_list_items)
         users = user_store_for(self.database)
         if config.auth:
             if users is None:

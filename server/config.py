@@ -32,6 +32,9 @@ class Config:
     max_unauthenticated: int = 100          # connections not yet logged in, at once
     login_timeout: float | None = 10.0      # seconds from accept to a successful LOGON
     message_timeout: float | None = 30.0    # seconds a started message may take to arrive whole
+    max_statement_bytes: int = 4 * 2 ** 20  # longer statements are refused before parsing
+    max_string_chars: int = 64 * 2 ** 20    # largest string a statement may build
+    max_list_items: int = 16 * 2 ** 20      # largest list a statement may build (by concatenation)
     batch_size: int = 1000                  # rows per engine fetch inside one PULL
     shutdown_timeout: float = 10.0          # seconds SIGTERM waits for running requests
     ready_file: str | None = None           # written with the bound addresses once listening
@@ -88,6 +91,9 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("--max-connections", type=int)
     parser.add_argument("--max-unauthenticated", type=int,
                         help="connections that have not logged in yet, at once (default 100)")
+    parser.add_argument("--max-statement-bytes", type=int, help="longest statement accepted (default 4 MiB)")
+    parser.add_argument("--max-string-chars", type=int, help="largest string a statement may build")
+    parser.add_argument("--max-list-items", type=int, help="largest list a statement may build")
     parser.add_argument("--login-timeout", type=float,
                         help="seconds a new connection has to log in (default 10)")
     parser.add_argument("--message-timeout", type=float,

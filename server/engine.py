@@ -18,14 +18,16 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Optional
 
-from relate.errors import DatabaseError, ParameterMissing, RelateError, TransactionError
+from relate.errors import (DatabaseError, ParameterMissing, QueryTimeout, RelateError, Terminated,
+                           TransactionError)
 from relate.summary import Summary
 
 from .explicit_tx import ExplicitTx
 from .query import ast
 from .query.context import ExecContext
 from .query.exec.results import EngineResult
-from .query.limits import ensure_recursion_headroom, too_complex
+from .query.limits import (check_statement_size, ensure_recursion_headroom, guarded_parse, set_value_limits,
+                           too_complex)
 from .query.materialize import materialize_row
 from .query.parser import parse
 from .query.plan_cache import PlanCache
@@ -54,14 +56,19 @@ class Prepared:
         return self.plan is None
 
 
+DEFAULT_MAX_STATEMENT_BYTES = 4 * 2 ** 20     # longer statements are refused before parsing
+
+
 class Database:
     """An open database: ``Database.open(path | None)``; sessions run statements against it."""
 
     def __init__(self, store: GraphStore, directory: Optional[str], *, plan_cache_size: int = 1000,
-                 query_timeout: Optional[float] = None, fulltext_engine: str = DEFAULT_FULLTEXT_ENGINE):
+                 query_timeout: Optional[float] = None, fulltext_engine: str = DEFAULT_FULLTEXT_ENGINE,
+                 max_statement_bytes: Optional[int] = DEFAULT_MAX_STATEMENT_BYTES):
         self.store = store
         self.directory = directory
         self.query_timeout = query_timeout
+        self.max_statement_bytes = max_statement_bytes
         self.plan_cache = PlanCache(plan_cache_size)
         self.procedures = ProcedureRegistry()
         register_builtins(self.procedures)
@@ -80,7 +87,8 @@ class Database:
         if options.pop("tune_gc", True):
             _tune_gc()
         store_options = {k: options.pop(k) for k in _OPEN_OPTIONS if k in options}
-        unknown = set(options) - {"plan_cache_size", "query_timeout", "fulltext_engine"}
+        set_value_limits(options.pop("max_string_chars", None), options.pop("max_list_items", None))
+        unknown = set(options) - {"plan_cache_size", "query_timeout", "fulltext_engine", "max_statement_bytes"}
         if unknown:
             raise TypeError(f"unknown option(s) for Database.open: {sorted(unknown)}")
         store = GraphStore.open(path, **store_options)
@@ -187,6 +195,7 @@ class Session:
         self._ctx: Optional[ExecContext] = None
         self.running_query: Optional[str] = None
         self.closed = False
+        self._parse_cancelled = False
 
     # ------------------------------------------------------------ transactions
     @property
@@ -226,9 +235,19 @@ class Session:
 
     def cancel(self) -> None:
         """Stop the running statement (from another thread): it raises Terminated."""
+        self._parse_cancelled = True          # a statement still being parsed stops too
         ctx = self._ctx
         if ctx is not None:
             ctx.cancel()
+
+    def _parse_check(self, deadline: Optional[float]):
+        def check() -> None:
+            if self._parse_cancelled:
+                raise Terminated("the statement was terminated while it was parsed", phase="compile time")
+            if deadline is not None and time.monotonic() > deadline:
+                raise QueryTimeout("the statement ran past its timeout while it was parsed",
+                                   phase="compile time")
+        return check
 
     def _check_open(self) -> None:
         if self.closed:
@@ -243,7 +262,11 @@ class Session:
         explicit = self._explicit
         if explicit is not None:
             explicit.require_usable()
-        prepared = db.prepare(query, explicit.tx if explicit is not None else None)
+        check_statement_size(query, db.max_statement_bytes)
+        self._parse_cancelled = False
+        limit = timeout if timeout is not None else db.query_timeout
+        with guarded_parse(self._parse_check(time.monotonic() + limit if limit else None)):
+            prepared = db.prepare(query, explicit.tx if explicit is not None else None)
         missing = [p for p in prepared.parameters if p not in params]
         if missing and prepared.statement.mode != "EXPLAIN":
             raise ParameterMissing(f"Expected parameter(s): {', '.join(sorted(missing))}",

@@ -3,7 +3,10 @@ before parsing, with line and column), recursion headroom for flat chains (``1 +
 ``a OR b OR ...``, hundreds of clauses), and a typed error wherever recursion still runs out."""
 from __future__ import annotations
 
+import contextlib
 import sys
+import threading
+from typing import Callable
 
 from relate.errors import ClientError, CypherSyntaxError
 
@@ -43,3 +46,68 @@ def too_complex(phase: str) -> ClientError:
         return CypherSyntaxError(message, detail="StatementTooComplex", phase=phase)
     return ClientError(message, code="Neo.ClientError.Statement.ExecutionFailed",
                        detail="StatementTooComplex", phase=phase)
+
+
+# Values a statement builds: string concatenation (``reduce`` doubling a string) and list
+# concatenation are refused past these sizes, long before they exhaust the server's memory.
+# Database.open(max_string_chars=..., max_list_items=...) / relate-server --max-value-size set them.
+MAX_STRING_CHARS = 64 * 2 ** 20
+MAX_LIST_ITEMS = 16 * 2 ** 20
+
+
+def set_value_limits(max_string_chars: int | None = None, max_list_items: int | None = None) -> None:
+    global MAX_STRING_CHARS, MAX_LIST_ITEMS
+    if max_string_chars:
+        MAX_STRING_CHARS = max_string_chars
+    if max_list_items:
+        MAX_LIST_ITEMS = max_list_items
+
+
+def value_too_large(what: str, size: int, limit: int) -> ClientError:
+    return ClientError(f"The statement built a {what} of {size:,} {'characters' if what == 'string' else 'items'}, "
+                       f"over the limit of {limit:,}", code="Neo.ClientError.Statement.ValueTooLarge",
+                       detail="ValueTooLarge", phase="runtime")
+
+
+def check_string(size: int) -> None:
+    if size > MAX_STRING_CHARS:
+        raise value_too_large("string", size, MAX_STRING_CHARS)
+
+
+def check_list(size: int) -> None:
+    if size > MAX_LIST_ITEMS:
+        raise value_too_large("list", size, MAX_LIST_ITEMS)
+
+
+# Parsing a long statement can take seconds: the token streams poll this thread's guard every
+# PARSE_POLL_TOKENS tokens, so a deadline or a cancellation (client gone, RESET) stops it too.
+PARSE_POLL_TOKENS = 1024
+_parse_guard = threading.local()
+
+
+@contextlib.contextmanager
+def guarded_parse(check: Callable[[], None]):
+    """Within this block, parsing on this thread calls ``check()`` (which raises to stop it)."""
+    previous = getattr(_parse_guard, "check", None)
+    _parse_guard.check = check
+    try:
+        yield
+    finally:
+        _parse_guard.check = previous
+
+
+def poll_parse() -> None:
+    check = getattr(_parse_guard, "check", None)
+    if check is not None:
+        check()
+
+
+def check_statement_size(text: str, limit: int | None) -> None:
+    """A typed error for statements over ``limit`` bytes (UTF-8), before anything parses them."""
+    if not limit or len(text) * 4 <= limit:
+        return
+    size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+    if size > limit:
+        raise ClientError(f"The statement is {size:,} bytes long, over the limit of {limit:,} bytes",
+                          code="Neo.ClientError.Request.Invalid", detail="StatementTooLarge",
+                          phase="compile time")
