@@ -50,7 +50,7 @@ class RelateServer:
             self.database = await asyncio.to_thread(
                 Database.open, config.data, fulltext_engine=config.fulltext_engine,
                 max_statement_bytes=config.max_statement_bytes, max_string_chars=config.max_string_chars,
-                max_list_items=config.max_list_items)
+                max_list_items=config.max_list_items, recover_truncate=config.recover_truncate)
         users = user_store_for(self.database)
         if config.auth:
             if users is None:

@@ -32,6 +32,7 @@ class Config:
     max_unauthenticated: int = 100          # connections not yet logged in, at once
     login_timeout: float | None = 10.0      # seconds from accept to a successful LOGON
     message_timeout: float | None = 30.0    # seconds a started message may take to arrive whole
+    recover_truncate: bool = False          # open a damaged WAL by dropping what follows the damage
     max_statement_bytes: int = 4 * 2 ** 20  # longer statements are refused before parsing
     max_string_chars: int = 64 * 2 ** 20    # largest string a statement may build
     max_list_items: int = 16 * 2 ** 20      # largest list a statement may build (by concatenation)
@@ -91,6 +92,9 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("--max-connections", type=int)
     parser.add_argument("--max-unauthenticated", type=int,
                         help="connections that have not logged in yet, at once (default 100)")
+    parser.add_argument("--recover-truncate", action="store_const", const=True,
+                        help="open a database whose WAL is damaged by dropping every commit from the "
+                             "damage on (logged); see `relate check DIR`")
     parser.add_argument("--max-statement-bytes", type=int, help="longest statement accepted (default 4 MiB)")
     parser.add_argument("--max-string-chars", type=int, help="largest string a statement may build")
     parser.add_argument("--max-list-items", type=int, help="largest list a statement may build")

@@ -40,7 +40,7 @@ from .index import DEFAULT_FULLTEXT_ENGINE, IndexManager
 from .index import procedures as index_procedures
 from .storage import GraphStore
 
-_OPEN_OPTIONS = ("sync", "checkpoint_every")
+_OPEN_OPTIONS = ("sync", "checkpoint_every", "recover_truncate")
 
 
 @dataclass
