@@ -52,6 +52,12 @@ class RelateServer:
                 max_statement_bytes=config.max_statement_bytes, max_string_chars=config.max_string_chars,
                 max_list_items=config.max_list_items, recover_truncate=config.recover_truncate)
         users = user_store_for(self.database)
+        if not config.auth:
+            _log.warning("authentication is disabled (--no-auth): every client that can reach the port "
+                         "has full access")
+        if config.password_on_command_line:
+            _log.warning("--init-password is visible to every local user in the process list; "
+                         "prefer RELATE_PASSWORD or --init-password-file")
         if config.auth:
             if users is None:
                 raise SystemExit("relate-server: this engine keeps no users; run with --no-auth")

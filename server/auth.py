@@ -20,10 +20,14 @@ _SCRYPT = {"n": 2 ** 14, "r": 8, "p": 1}          # ~16 MiB and some tens of ms 
 _INVALID_ARGUMENTS = "Neo.ClientError.General.InvalidArguments"
 
 
+MIN_PASSWORD_LENGTH = 8
+
+
 def hash_password(password: str) -> dict[str, Any]:
     """A fresh salted scrypt record for ``password`` (what the catalog stores; never the password)."""
-    if not isinstance(password, str) or not password:
-        raise ClientError("a password must be a non-empty string", code=_INVALID_ARGUMENTS)
+    if not isinstance(password, str) or len(password) < MIN_PASSWORD_LENGTH:
+        raise ClientError(f"A password must be a string of at least {MIN_PASSWORD_LENGTH} characters.",
+                          code=_INVALID_ARGUMENTS)
     salt = os.urandom(16)
     digest = hashlib.scrypt(password.encode(), salt=salt, dklen=32, maxmem=64 * 1024 * 1024, **_SCRYPT)
     return {"algorithm": "scrypt", **_SCRYPT, "salt": salt.hex(), "hash": digest.hex()}

@@ -25,6 +25,8 @@ class Config:
     fulltext_engine: str = "tantivy"        # default engine of new full-text indexes: tantivy | whoosh
     auth: bool = True
     init_password: str | None = field(default=None, repr=False)   # creates user neo4j on first start
+    init_password_file: str | None = None   # ... read from this file's first line instead
+    password_on_command_line: bool = field(default=False, repr=False)   # --init-password was used
     tls_cert: str | None = None
     tls_key: str | None = None
     max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE
@@ -32,6 +34,7 @@ class Config:
     max_unauthenticated: int = 100          # connections not yet logged in, at once
     login_timeout: float | None = 10.0      # seconds from accept to a successful LOGON
     message_timeout: float | None = 30.0    # seconds a started message may take to arrive whole
+    slow_query_log: float = 1.0             # seconds: statements slower than this are logged (redacted)
     recover_truncate: bool = False          # open a damaged WAL by dropping what follows the damage
     max_statement_bytes: int = 4 * 2 ** 20  # longer statements are refused before parsing
     max_string_chars: int = 64 * 2 ** 20    # largest string a statement may build
@@ -85,13 +88,17 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("--no-auth", dest="auth", action="store_const", const=False,
                         help="accept every client without credentials")
     parser.add_argument("--init-password", help="password for user neo4j, created if no user exists "
-                                                "(or set RELATE_PASSWORD)")
+                                                "(visible to every local user in the process list: prefer "
+                                                "RELATE_PASSWORD or --init-password-file)")
+    parser.add_argument("--init-password-file", help="read the initial password from this file's first line")
     parser.add_argument("--tls-cert", help="PEM certificate chain: serve TLS")
     parser.add_argument("--tls-key", help="PEM private key for --tls-cert")
     parser.add_argument("--max-message-size", type=int, help="largest request in bytes")
     parser.add_argument("--max-connections", type=int)
     parser.add_argument("--max-unauthenticated", type=int,
                         help="connections that have not logged in yet, at once (default 100)")
+    parser.add_argument("--slow-query-log", type=float,
+                        help="log statements slower than this many seconds (default 1; passwords redacted)")
     parser.add_argument("--recover-truncate", action="store_const", const=True,
                         help="open a database whose WAL is damaged by dropping every commit from the "
                              "damage on (logged); see `relate check DIR`")
@@ -133,6 +140,14 @@ def load_config(argv: Sequence[str] | None = None, environ: Mapping[str, str] | 
     for name, value in vars(args).items():
         if value is not None and name in names:
             settings[name] = value
+    if args.init_password:
+        settings["password_on_command_line"] = True
+    if settings.get("init_password_file"):
+        try:
+            with open(settings["init_password_file"], encoding="utf-8") as file:
+                settings["init_password"] = file.readline().rstrip("\r\n")
+        except OSError as exc:
+            raise SystemExit(f"relate-server: cannot read --init-password-file: {exc}")
     config = Config(**settings)
     if bool(config.tls_cert) != bool(config.tls_key):
         raise SystemExit("relate-server: --tls-cert and --tls-key go together")

@@ -20,6 +20,7 @@ from typing import Optional
 
 from relate.errors import (DatabaseError, ParameterMissing, QueryTimeout, RelateError, Terminated,
                            TransactionError)
+from relate.protocol.secrets import redact
 from relate.summary import Summary
 
 from .explicit_tx import ExplicitTx
@@ -181,7 +182,7 @@ class Database:
         for i, session in enumerate(list(self._sessions), start=1):
             if session.running_query is not None or session.in_transaction:
                 rows.append({"database": "neo4j", "transactionId": f"neo4j-transaction-{i}",
-                             "currentQuery": session.running_query or "",
+                             "currentQuery": redact(session.running_query or ""),
                              "status": "Running" if session.running_query else "Idle", "elapsedTime": None})
         return rows
 

@@ -120,6 +120,7 @@ class ClientConnection:
         self.core = core = SessionCore(self._server.database, self._server.authenticator, connection_id=self.id,
                                        peer=self.peer, query_timeout=config.query_timeout,
                                        batch_size=config.batch_size)
+        core.slow_query_s = getattr(config, "slow_query_log", core.slow_query_s)
         codec = value_codec()
         out = WireOutput(self._writer, codec)
         queue = RequestQueue()

@@ -17,6 +17,7 @@ from relate.errors import (AuthenticationError, DatabaseError, ProtocolError, Qu
                            Terminated)
 from relate.protocol import ProtocolViolation
 from relate.protocol import messages as m
+from relate.protocol.secrets import redact
 from relate.protocol.states import IGNORING_STATES, State, server_transition
 
 from .worker import WATCHDOG, SessionWorker
@@ -122,6 +123,7 @@ class SessionCore:
         self._timed_out = False
         self._closed = False
         self.user: str | None = None
+        self.slow_query_s = SLOW_QUERY_S
         self.busy = False                      # inside handle(): used by the drain on shutdown
         self._log = _log.bind(conn=connection_id, peer=peer)
         self._handlers = {m.HELLO: self._hello, m.LOGON: self._logon, m.RUN: self._run, m.PULL: self._pull,
@@ -446,8 +448,8 @@ class SessionCore:
 
     def _log_if_slow(self, open_result: _OpenResult) -> None:
         elapsed = time.perf_counter() - open_result.started
-        if elapsed >= SLOW_QUERY_S:
-            self._log.info("slow query", seconds=round(elapsed, 3), query=open_result.query[:200])
+        if elapsed >= self.slow_query_s:
+            self._log.info("slow query", seconds=round(elapsed, 3), query=redact(open_result.query)[:200])
 
     async def _begin(self, message: m.Begin, out: ReplySink) -> None:
         await self._call(self._engine.begin)
