@@ -9,11 +9,12 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
-import threading
-import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from relate.errors import AuthenticationError, ClientError
+
+from .login_throttle import LoginThrottle, client_ip
 
 USER_PREFIX = "user:"
 _SCRYPT = {"n": 2 ** 14, "r": 8, "p": 1}          # ~16 MiB and some tens of ms per check
@@ -141,18 +142,21 @@ _DUMMY_RECORD = {"algorithm": "scrypt", **_SCRYPT, "salt": "00" * 16, "hash": "0
 
 
 class Authenticator:
-    """Checks LOGON credentials. Failures are counted per client address and cost a growing delay
-    (0.25 s doubling to 5 s) before the reply, so guessing is slow while other sessions are unaffected."""
+    """Checks LOGON credentials. Failures are counted per client IP and per user (``LoginThrottle``):
+    each costs a growing delay (0.25 s doubling to 5 s) before the reply, and too many lock the user or
+    IP out for a while, so guessing is slow while other sessions are unaffected. Password hashing runs
+    on ``HASH_THREADS`` threads of its own: scrypt takes 16 MiB each, and hashing on every session's
+    thread left that memory in a malloc arena per thread (a login flood kept ~500 MB)."""
 
-    MAX_DELAY_S = 5.0
+    HASH_THREADS = 2
 
     def __init__(self, users: UserStore | None, *, enabled: bool = True):
         self.users = users
         self.enabled = enabled
-        self._failures: dict[str, tuple[int, float]] = {}
-        self._lock = threading.Lock()
+        self.throttle = LoginThrottle()
+        self._hashing = ThreadPoolExecutor(self.HASH_THREADS, thread_name_prefix="relate-auth")
 
-    def authenticate(self, auth: dict[str, Any]) -> str:
+    def authenticate(self, auth: dict[str, Any], peer: str = "") -> str:
         """The user name for these credentials; AuthenticationError otherwise. Blocking (scrypt)."""
         scheme = auth.get("scheme", "none")
         if not self.enabled:
@@ -160,21 +164,20 @@ class Authenticator:
         if scheme != "basic":
             raise AuthenticationError(f"unsupported authentication scheme {scheme!r}; use 'basic'")
         user, password = auth.get("principal"), auth.get("credentials")
-        if not isinstance(user, str) or not isinstance(password, str) or not self.users.verify(user, password):
+        if not isinstance(user, str) or not isinstance(password, str):
+            raise AuthenticationError("The client is unauthorized due to authentication failure.")
+        locked = self.throttle.locked_for(client_ip(peer), user)
+        if locked > 0:
+            raise AuthenticationError(
+                f"Too many failed logins: try again in {locked:.0f} s.",
+                code="Neo.ClientError.Security.AuthenticationRateLimit")
+        if not self._hashing.submit(self.users.verify, user, password).result():
             raise AuthenticationError("The client is unauthorized due to authentication failure.")
         return user
 
-    def failure_delay(self, peer: str) -> float:
-        """Record a failed login from ``peer``; the seconds to wait before answering it."""
-        now = time.monotonic()
-        with self._lock:
-            count, last = self._failures.get(peer, (0, now))
-            if now - last > 60:
-                count = 0
-            count += 1
-            self._failures[peer] = (count, now)
-        return min(0.25 * 2 ** (count - 1), self.MAX_DELAY_S)
+    def failure_delay(self, peer: str, user: Any = None) -> float:
+        """Record a failed login from ``peer`` (ip:port) for ``user``; the seconds to wait before answering."""
+        return self.throttle.failed(client_ip(peer), user if isinstance(user, str) else None)
 
-    def succeeded(self, peer: str) -> None:
-        with self._lock:
-            self._failures.pop(peer, None)
+    def succeeded(self, peer: str, user: str | None = None) -> None:
+        self.throttle.succeeded(client_ip(peer), user)

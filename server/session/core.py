@@ -300,13 +300,13 @@ class SessionCore:
 
     async def _logon(self, message: m.Logon, out: ReplySink) -> None:
         try:
-            self.user = await self._worker.call(self._auth.authenticate, message.auth)
+            self.user = await self._worker.call(self._auth.authenticate, message.auth, self.peer)
         except AuthenticationError:
-            delay = self._auth.failure_delay(self.peer)
+            delay = self._auth.failure_delay(self.peer, message.auth.get("principal"))
             self._log.warning("login failed", user=message.auth.get("principal"), delay_s=delay)
             await asyncio.sleep(delay)
             raise
-        self._auth.succeeded(self.peer)
+        self._auth.succeeded(self.peer, self.user)
         self._engine = await self._worker.call(self._db.session)
         self._log = self._log.bind(user=self.user)
         await out.success({})
