@@ -263,6 +263,8 @@ command
     | createUser
     | alterUser
     | dropUser
+    | grantRole
+    | revokeRole
     ;
 
 createIndex
@@ -340,6 +342,7 @@ createUser
 alterUser
     : ALTER USER symbolicName ifExists? SET (PLAINTEXT | ENCRYPTED)? PASSWORD password passwordChange?   # AlterPassword
     | ALTER USER symbolicName ifExists? SET PASSWORD passwordChange                                     # AlterChangeRequired
+    | ALTER CURRENT USER SET PASSWORD FROM old=password TO new=password                                # AlterCurrentPassword
     ;
 
 password : STRING | PARAMETER ;
@@ -347,6 +350,10 @@ password : STRING | PARAMETER ;
 passwordChange : CHANGE NOT? REQUIRED ;
 
 dropUser : DROP USER symbolicName ifExists? ;
+
+grantRole : GRANT (ROLE | ROLES) symbolicName (COMMA symbolicName)* TO symbolicName ;
+
+revokeRole : REVOKE (ROLE | ROLES) symbolicName (COMMA symbolicName)* FROM symbolicName ;
 
 // ------------------------------------------------------------------------------------------------
 // Names. Every keyword doubles as a name where Cypher allows one.
@@ -365,12 +372,13 @@ nonNotKeyword
     : ALL | ALLSHORTESTPATHS | ALTER | AND | ANY | AS | ASC | ASCENDING | ASSERT | BY | CALL | CASE
     | CHANGE | COLLECT | COMBINE | CONSTANT | CONSTRAINT | CONSTRAINTS | CONTAINS | COUNT | CREATE
     | CURRENT | DELETE | DESC | DESCENDING | DETACH | DISTINCT | DROP | EACH | ELSE | ENCRYPTED | END
-    | ENDS | EXISTS | EXPLAIN | FALSE | FOR | FOREACH | FULLTEXT | FUNCTION | FUNCTIONS | IF | IN
+    | ENDS | EXISTS | EXPLAIN | FALSE | FOR | FOREACH | FROM | FULLTEXT | FUNCTION | FUNCTIONS | GRANT
+    | IF | IN
     | INDEX | INDEXES | IS | KEY | LIMIT | LOOKUP | MATCH | MERGE | NODE | NODETACH | NONE
     | NULL | OF | OFFSET | ON | OPTIONAL | OPTIONS | OR | ORDER | PASSWORD | PLAINTEXT | POINT
     | PROCEDURE | PROCEDURES | PROFILE | RANGE | REDUCE | REL | RELATIONSHIP | REMOVE | REQUIRE
-    | REQUIRED | RETURN | ROW | ROWS | RRF | SCORE | SEARCH | SET | SHORTESTPATH | SHOW | SINGLE
-    | SKIP_ | STARTS | TEXT | THEN | TRANSACTION | TRANSACTIONS | TRUE | TYPED | UNION | UNIQUE
+    | REQUIRED | RETURN | REVOKE | ROLE | ROLES | ROW | ROWS | RRF | SCORE | SEARCH | SET | SHORTESTPATH
+    | SHOW | SINGLE | SKIP_ | STARTS | TEXT | THEN | TO | TRANSACTION | TRANSACTIONS | TRUE | TYPED | UNION | UNIQUE
     | UNWIND | USER | USERS | USING | VECTOR | WEIGHT | WHEN | WHERE | WITH | WRRF | XOR | YIELD
     ;
 
@@ -415,9 +423,11 @@ EXPLAIN : 'EXPLAIN' ;
 FALSE : 'FALSE' ;
 FOR : 'FOR' ;
 FOREACH : 'FOREACH' ;
+FROM : 'FROM' ;
 FULLTEXT : 'FULLTEXT' ;
 FUNCTION : 'FUNCTION' ;
 FUNCTIONS : 'FUNCTIONS' ;
+GRANT : 'GRANT' ;
 IF : 'IF' ;
 IN : 'IN' ;
 INDEX : 'INDEX' ;
@@ -454,6 +464,9 @@ REMOVE : 'REMOVE' ;
 REQUIRE : 'REQUIRE' ;
 REQUIRED : 'REQUIRED' ;
 RETURN : 'RETURN' ;
+REVOKE : 'REVOKE' ;
+ROLE : 'ROLE' ;
+ROLES : 'ROLES' ;
 ROW : 'ROW' ;
 ROWS : 'ROWS' ;
 RRF : 'RRF' ;
@@ -467,6 +480,7 @@ SKIP_ : 'SKIP' ;
 STARTS : 'STARTS' ;
 TEXT : 'TEXT' ;
 THEN : 'THEN' ;
+TO : 'TO' ;
 TRANSACTION : 'TRANSACTION' ;
 TRANSACTIONS : 'TRANSACTIONS' ;
 TRUE : 'TRUE' ;

@@ -90,7 +90,7 @@ class RelateServer:
             _log.warning("no users exist and no initial password was given: nobody can log in; "
                          "restart with --init-password or RELATE_PASSWORD")
             return
-        users.create_user(INITIAL_USER, self.config.init_password)
+        users.create_user(INITIAL_USER, self.config.init_password, roles=["admin"])
         _log.info("created the initial user", user=INITIAL_USER)
 
     def _tls_context(self) -> ssl.SSLContext | None:

@@ -15,6 +15,7 @@ from typing import Any
 from relate.errors import AuthenticationError, ClientError
 
 from .login_throttle import LoginThrottle, client_ip
+from .privileges import DEFAULT_ROLES, roles_of
 
 USER_PREFIX = "user:"
 _SCRYPT = {"n": 2 ** 14, "r": 8, "p": 1}          # ~16 MiB and some tens of ms per check
@@ -73,8 +74,13 @@ class UserStore:
     def get(self, name: str, tx=None) -> dict[str, Any] | None:
         return self._read(tx).get(USER_PREFIX + name)
 
+    def entry_now(self, name: str) -> dict[str, Any] | None:
+        """The user's latest committed entry, without opening a transaction (per-statement checks)."""
+        return self._store._schema.entries.get(USER_PREFIX + name)
+
     def create_user(self, name: str, password: str, *, change_required: bool = False,
-                    suspended: bool = False, if_not_exists: bool = False, tx=None) -> bool:
+                    suspended: bool = False, if_not_exists: bool = False, roles: list[str] | None = None,
+                    tx=None) -> bool:
         """Add a user; False when it exists and ``if_not_exists``, else an error. True when created."""
         def action(t):
             if USER_PREFIX + name in t.schema():
@@ -82,7 +88,8 @@ class UserStore:
                     return False
                 raise ClientError(f"User '{name}' already exists.", code=_INVALID_ARGUMENTS)
             t.put_schema(USER_PREFIX + name, {"kind": "user", "name": name, "password": hash_password(password),
-                                              "change_required": change_required, "suspended": suspended})
+                                              "change_required": change_required, "suspended": suspended,
+                                              "roles": list(DEFAULT_ROLES if roles is None else roles)})
             return True
         return self._write(tx, action)
 
@@ -106,6 +113,15 @@ class UserStore:
             return True
         return self._write(tx, action)
 
+    def set_roles(self, name: str, roles: list[str], tx=None) -> None:
+        """Replace a user's roles (see ``relate.server.privileges``)."""
+        def action(t):
+            entry = t.schema().get(USER_PREFIX + name)
+            if entry is None:
+                raise ClientError(f"User '{name}' does not exist.", code=_INVALID_ARGUMENTS)
+            t.put_schema(USER_PREFIX + name, {**entry, "roles": list(roles)})
+        self._write(tx, action)
+
     def drop_user(self, name: str, *, if_exists: bool = False, tx=None) -> bool:
         def action(t):
             if USER_PREFIX + name not in t.schema():
@@ -121,7 +137,7 @@ class UserStore:
         rows = []
         for key, entry in self._read(tx).items():
             if key.startswith(USER_PREFIX):
-                rows.append({"user": entry["name"], "roles": ["admin"],
+                rows.append({"user": entry["name"], "roles": roles_of(entry),
                              "passwordChangeRequired": bool(entry.get("change_required")),
                              "suspended": bool(entry.get("suspended"))})
         return sorted(rows, key=lambda row: row["user"])

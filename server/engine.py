@@ -23,6 +23,7 @@ from relate.errors import (DatabaseError, ParameterMissing, QueryTimeout, Relate
 from relate.protocol.secrets import redact
 from relate.summary import Summary
 
+from . import privileges
 from .explicit_tx import ExplicitTx
 from .query import ast
 from .query.context import ExecContext
@@ -51,6 +52,7 @@ class Prepared:
     plan: Optional[Plan] = None
     parameters: frozenset = frozenset()
     columns: list[str] = field(default_factory=list)
+    privilege: Optional[str] = None        # the least role that may run it (privileges.required_role)
 
     @property
     def is_command(self) -> bool:
@@ -197,6 +199,7 @@ class Session:
         self.running_query: Optional[str] = None
         self.closed = False
         self._parse_cancelled = False
+        self.principal: Optional[str] = None   # the logged-in user (server); None = may run anything
 
     # ------------------------------------------------------------ transactions
     @property
@@ -268,6 +271,8 @@ class Session:
         limit = timeout if timeout is not None else db.query_timeout
         with guarded_parse(self._parse_check(time.monotonic() + limit if limit else None)):
             prepared = db.prepare(query, explicit.tx if explicit is not None else None)
+        if self.principal is not None:
+            privileges.check(self.principal, db.users.entry_now(self.principal), prepared)
         missing = [p for p in prepared.parameters if p not in params]
         if missing and prepared.statement.mode != "EXPLAIN":
             raise ParameterMissing(f"Expected parameter(s): {', '.join(sorted(missing))}",
@@ -276,7 +281,11 @@ class Session:
         deadline = time.monotonic() + timeout if timeout else None
         statement = prepared.statement
         if prepared.is_command:
-            return self._run_command(prepared, params, started)
+            token = privileges.current_user.set(self.principal)
+            try:
+                return self._run_command(prepared, params, started)
+            finally:
+                privileges.current_user.reset(token)
         plan = prepared.plan
         if statement.mode == "EXPLAIN":
             summary = Summary(query_type="rw" if plan.updating else "r")

@@ -609,8 +609,25 @@ class DropUser:
     pos: Pos = _pos()
 
 
+@dataclass(slots=True)
+class AlterCurrentPassword:
+    """ALTER CURRENT USER SET PASSWORD FROM old TO new."""
+    old: Expr
+    new: Expr
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class GrantRole:
+    """GRANT ROLE r1, r2 TO user (``revoke``: REVOKE ROLE ... FROM user)."""
+    roles: list[str]
+    user: str
+    revoke: bool = False
+    pos: Pos = _pos()
+
+
 Command = Union[CreateIndex, DropIndex, CreateConstraint, DropConstraint, ShowCommand,
-                CreateUser, AlterUser, DropUser]
+                CreateUser, AlterUser, DropUser, AlterCurrentPassword, GrantRole]
 
 
 @dataclass(slots=True)

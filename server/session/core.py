@@ -308,6 +308,8 @@ class SessionCore:
             raise
         self._auth.succeeded(self.peer, self.user)
         self._engine = await self._worker.call(self._db.session)
+        if self._auth.enabled:
+            self._engine.principal = self.user     # statements are checked against the user's roles
         self._log = self._log.bind(user=self.user)
         await out.success({})
 

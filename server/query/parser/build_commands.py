@@ -132,6 +132,13 @@ class CommandBuilder(ClauseBuilder):
     def _drop_user(self, ctx):
         return ast.DropUser(self.name(ctx.symbolicName()), ctx.ifExists() is not None, pos=self.pos(ctx))
 
+    def _alter_current_password(self, ctx):
+        return ast.AlterCurrentPassword(self._password(ctx.old), self._password(ctx.new), pos=self.pos(ctx))
+
+    def _grant_role(self, ctx):
+        *roles, user = [self.name(name) for name in ctx.symbolicName()]
+        return ast.GrantRole(roles, user, type(ctx) is P.RevokeRoleContext, pos=self.pos(ctx))
+
 
 CommandBuilder._command_handlers = {
     P.NewIndexContext: CommandBuilder._create_index,
@@ -144,4 +151,7 @@ CommandBuilder._command_handlers = {
     P.AlterPasswordContext: CommandBuilder._alter_user,
     P.AlterChangeRequiredContext: CommandBuilder._alter_user,
     P.DropUserContext: CommandBuilder._drop_user,
+    P.AlterCurrentPasswordContext: CommandBuilder._alter_current_password,
+    P.GrantRoleContext: CommandBuilder._grant_role,
+    P.RevokeRoleContext: CommandBuilder._grant_role,
 }
