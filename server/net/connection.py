@@ -14,6 +14,7 @@ from relate.driver.hydration import value_codec
 from relate.protocol import FrameDecoder, ProtocolViolation
 from relate.protocol import handshake as hs
 from relate.protocol import messages as m
+from relate.protocol.framing import MessageSkipped
 from relate.protocol.states import AUTHENTICATED_STATES, State
 
 from ..session import SessionCore
@@ -60,6 +61,11 @@ class RequestQueue:
 
     def peek(self):
         return self._items[0] if self._items else None
+
+    def close(self) -> None:
+        """No more requests: the processor gets None (at once, whatever the queue's limit)."""
+        self._items.append(None)
+        self._readable.set()
 
     def empty(self) -> bool:
         return not self._items
@@ -147,7 +153,7 @@ class ClientConnection:
                 await out.flush()
 
     async def _read_requests(self, queue: RequestQueue, codec, core: SessionCore) -> None:
-        decoder = FrameDecoder(self._server.config.max_message_size)
+        decoder = FrameDecoder(self._server.config.max_message_size, skip_oversized=True)
         message_timeout = getattr(self._server.config, "message_timeout", None)
         try:
             while True:
@@ -169,6 +175,9 @@ class ClientConnection:
                     await queue.put(exc)
                     return
                 for payload in payloads:
+                    if isinstance(payload, MessageSkipped):    # oversized: answered FAILURE
+                        await queue.put(payload)
+                        continue
                     try:
                         message = m.decode_request(codec.unpack(payload))
                     except ProtocolViolation as exc:
@@ -181,8 +190,12 @@ class ClientConnection:
                     await queue.put(message)
         except _DISCONNECTS:
             pass
+        except asyncio.CancelledError:      # server shutdown: the processor must not wait on
+            core.abort()                    # an empty queue until the shutdown deadline
+            queue.close()
+            raise
         core.abort()            # EOF or error: stop the running query; queued requests get IGNORED
-        await queue.put(None)
+        queue.close()
 
     async def _close(self) -> None:
         if self._reader_task is not None:

@@ -71,3 +71,17 @@ def test_a_hello_with_a_deep_user_agent_is_refused():
     hello = msgpack.packb([m.HELLO, {"user_agent": msgpack.ExtType(99, nested_ext(200))}])
     with pytest.raises(ValueTooDeep):
         value_codec().unpack(hello)
+
+
+def test_an_oversized_message_is_skipped_whole_and_the_stream_stays_in_step():
+    from relate.protocol import frame
+    from relate.protocol.framing import FrameDecoder, MessageSkipped
+    data = frame(b"x" * 200_000) + frame(b"ok")
+    whole = FrameDecoder(1000, skip_oversized=True).feed(data)
+    assert isinstance(whole[0], MessageSkipped) and whole[1:] == [b"ok"]
+    decoder, out = FrameDecoder(1000, skip_oversized=True), []
+    for start in range(0, len(data), 7777):          # arriving in pieces, never held whole
+        out += decoder.feed(data[start:start + 7777])
+        assert len(decoder._buffer) < 70_000
+    assert isinstance(out[0], MessageSkipped) and out[1:] == [b"ok"]
+    assert decoder.pending == 0
