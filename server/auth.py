@@ -172,8 +172,10 @@ class Authenticator:
         self.throttle = LoginThrottle()
         self._hashing = ThreadPoolExecutor(self.HASH_THREADS, thread_name_prefix="relate-auth")
 
-    def authenticate(self, auth: dict[str, Any], peer: str = "") -> str:
-        """The user name for these credentials; AuthenticationError otherwise. Blocking (scrypt)."""
+    def authenticate(self, auth: dict[str, Any], peer: str = "", wanted=None) -> str:
+        """The user name for these credentials; AuthenticationError otherwise. Blocking (scrypt).
+        ``wanted()`` is asked again when a hashing thread picks the login up: a client that left
+        while queued costs no hash (a login flood must not starve the logins that follow it)."""
         scheme = auth.get("scheme", "none")
         if not self.enabled:
             return str(auth.get("principal") or "anonymous")
@@ -187,9 +189,14 @@ class Authenticator:
             raise AuthenticationError(
                 f"Too many failed logins: try again in {locked:.0f} s.",
                 code="Neo.ClientError.Security.AuthenticationRateLimit")
-        if not self._hashing.submit(self.users.verify, user, password).result():
+        if not self._hashing.submit(self._verify, user, password, wanted).result():
             raise AuthenticationError("The client is unauthorized due to authentication failure.")
         return user
+
+    def _verify(self, user: str, password: str, wanted) -> bool:
+        if wanted is not None and not wanted():
+            return False
+        return self.users.verify(user, password)
 
     def failure_delay(self, peer: str, user: Any = None) -> float:
         """Record a failed login from ``peer`` (ip:port) for ``user``; the seconds to wait before answering."""

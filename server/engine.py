@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from relate.errors import (DatabaseError, ParameterMissing, QueryTimeout, RelateError, Terminated,
-                           TransactionError)
+                           TransactionError, TransientError)
 from relate.protocol.secrets import redact
 from relate.summary import Summary
 
@@ -60,6 +60,7 @@ class Prepared:
 
 
 DEFAULT_MAX_STATEMENT_BYTES = 4 * 2 ** 20     # longer statements are refused before parsing
+WRITER_WAIT_SLICE_S = 0.1                     # how often a wait for the writer looks for cancellation
 
 
 class Database:
@@ -244,6 +245,23 @@ class Session:
         if ctx is not None:
             ctx.cancel()
 
+    def _begin_write(self, deadline: Optional[float]):
+        """The writer lock, waited for in slices so that a cancellation (the client left, RESET) or the
+        deadline ends the wait: a statement queued behind a long transaction must not outlive its client."""
+        store = self.db.store
+        while True:
+            try:
+                return store.begin_write(timeout=WRITER_WAIT_SLICE_S)
+            except TransientError as exc:
+                if exc.code != "Neo.TransientError.Transaction.LockAcquisitionTimeout":
+                    raise                           # the database closed, not a busy writer
+                if self._parse_cancelled:
+                    raise Terminated("the statement was terminated while it waited for the writer",
+                                     phase="runtime") from None
+                if deadline is not None and time.monotonic() > deadline:
+                    raise QueryTimeout("the statement ran past its timeout while it waited for the writer",
+                                       phase="runtime") from None
+
     def _parse_check(self, deadline: Optional[float]):
         def check() -> None:
             if self._parse_cancelled:
@@ -324,11 +342,12 @@ class Session:
         """Writes (and anything inside an explicit transaction): run to the end, check, then stream."""
         explicit = self._explicit
         store = self.db.store
+        begin_write = lambda: self._begin_write(deadline)     # noqa: E731
         if explicit is not None:
-            tx = explicit.writer() if plan.updating else explicit.reader()
+            tx = explicit.writer(begin_write) if plan.updating else explicit.reader()
             savepoint = tx.savepoint() if explicit.writing else None
         else:
-            tx = store.begin_write() if plan.updating else store.begin_read()
+            tx = begin_write() if plan.updating else store.begin_read()
             savepoint = None
         ctx = ExecContext(tx, params, self.db, deadline=deadline)
         if plan.batched and plan.updating and explicit is None:

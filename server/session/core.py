@@ -192,6 +192,9 @@ class SessionCore:
 
     def abort(self) -> None:
         """The connection dropped: stop what runs now."""
+        if self._engine is None:          # before login: nothing runs, nothing queued may proceed
+            self._state = State.DEFUNCT
+            return
         self._pending_resets += 1
         self._cancel_running()
 
@@ -300,7 +303,8 @@ class SessionCore:
 
     async def _logon(self, message: m.Logon, out: ReplySink) -> None:
         try:
-            self.user = await self._worker.call(self._auth.authenticate, message.auth, self.peer)
+            self.user = await self._worker.call(self._auth.authenticate, message.auth, self.peer,
+                                                lambda: self._state is not State.DEFUNCT and not self._closed)
         except AuthenticationError:
             delay = self._auth.failure_delay(self.peer, message.auth.get("principal"))
             self._log.warning("login failed", user=message.auth.get("principal"), delay_s=delay)

@@ -108,3 +108,27 @@ def test_a_statement_stops_when_its_client_disconnects(start_server):
             conn.execute("RETURN '" + "x" * 6000 + "'")
         assert caught.value.code == "Neo.ClientError.Request.Invalid"
         assert conn.execute("RETURN 1").fetchall() == [(1,)]
+
+
+def test_a_statement_waiting_for_the_writer_ends_when_its_client_leaves(start_server):
+    import json
+    import urllib.request
+    server = start_server("--http-listen", "127.0.0.1:0")
+
+    def connections():
+        with urllib.request.urlopen(f"http://{server.info['http']}/health", timeout=10) as response:
+            return json.loads(response.read())["connections"]
+    holder = RawClient(server.port)
+    holder.login(*AUTH)
+    holder.send(m.Begin({}), m.Run("CREATE (:Held)", {}, {}), m.Pull(-1, -1))
+    time.sleep(0.5)
+    waiter = RawClient(server.port)
+    waiter.login(*AUTH)
+    waiter.send(m.Run("CREATE (:Waiting)", {}, {}), m.Pull(-1, -1))
+    time.sleep(0.5)
+    waiter.sock.close()
+    deadline = time.monotonic() + 5
+    while connections() > 1 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert connections() == 1, "the waiting statement outlived its client"
+    holder.sock.close()
