@@ -186,7 +186,8 @@ def control_check(server, counts: "Counts") -> float:
     return time.perf_counter() - started
 
 
-def run(seconds: float, sessions: int | None, workers: int, seed: int, directory: Path, out=sys.stdout) -> dict:
+def run(seconds: float, sessions: int | None, workers: int, seed: int, directory: Path, out=sys.stdout,
+        settle_s: float = 40) -> dict:
     server = ServerProcess(directory, "--http-listen", "127.0.0.1:0", "--login-timeout", "2",
                            "--message-timeout", "2", "--max-unauthenticated", "500")
     try:
@@ -218,14 +219,24 @@ def run(seconds: float, sessions: int | None, workers: int, seed: int, directory
         alive = server.alive()
         leaked = None
         if alive:
-            settle = time.monotonic() + 15
+            settle = time.monotonic() + settle_s
             while time.monotonic() < settle:
                 leaked = health(server)["connections"] - baseline
                 if leaked <= 0:
                     break
+                print(f"  still open after the run: {leaked}", file=out)
                 time.sleep(0.5)
             control_worst = max(control_worst, control_check(server, counts))
         log = server.log()
+        if leaked:
+            stuck = sorted(open(f"/proc/{server.pid}/task/{t}/comm").read().strip()
+                           for t in os.listdir(f"/proc/{server.pid}/task"))
+            stuck = [name for name in stuck if name.startswith("relate-c")]
+            print("sessions still open:", stuck[:10], file=out)
+            for name in stuck[:3]:
+                conn = name.split("-", 1)[1]
+                events = [line[:300] for line in log.splitlines() if f'"conn": "{conn}"' in line]
+                print(f"  {conn}:", *events[-6:], sep="\n    ", file=out)
         unexpected = log.count("connection failed") + log.count("request failed unexpectedly") + \
             log.count("Traceback")
         report = {"sessions": counts.sessions, "replies": counts.replies, "closed_by_server": counts.closed_by_server,
