@@ -16,8 +16,8 @@ def test_cypher_fuzz_sample_sees_only_rows_or_typed_errors():
 
 def test_wire_fuzz_sample_never_crashes_the_server(tmp_path):
     out = io.StringIO()
-    report = wire_fuzz.run(seconds=5, sessions=None, workers=8, seed=random.randrange(1 << 30),
-                           directory=tmp_path, out=out, settle_s=2)
+    report = wire_fuzz.run(seconds=4, sessions=None, workers=8, seed=random.randrange(1 << 30),
+                           directory=tmp_path, out=out, settle_s=2, users=2)
     assert report["sessions"] > 20
     assert report["server_alive"], out.getvalue()
     assert report["unexpected_log_errors"] == 0, out.getvalue()

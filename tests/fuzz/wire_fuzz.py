@@ -60,8 +60,8 @@ def _value(rng: random.Random, depth: int = 0):
     return {str(rng.randint(0, 9)): _value(rng, depth + 1) for _ in range(rng.randint(0, 4))}
 
 
-def _messages(rng: random.Random) -> list:
-    user = rng.choice(USERS)
+def _messages(rng: random.Random, users: list[str]) -> list:
+    user = rng.choice(users)
     seq: list = [[m.HELLO, {"user_agent": "fuzz"}],
                  [m.LOGON, {"scheme": "basic", "principal": user, "credentials": PASSWORD}]]
     for _ in range(rng.randint(0, 6)):
@@ -111,9 +111,9 @@ def _mutate(rng: random.Random, data: bytearray) -> bytearray:
     return data
 
 
-def session_bytes(rng: random.Random) -> bytes:
+def session_bytes(rng: random.Random, users: list[str] = USERS) -> bytes:
     payloads = []
-    for message in _messages(rng):
+    for message in _messages(rng, users):
         try:
             payloads.append(frame(CODEC.pack(message)))
         except Exception:  # a value even the fuzzer cannot pack: send its type byte instead
@@ -187,12 +187,13 @@ def control_check(server, counts: "Counts") -> float:
 
 
 def run(seconds: float, sessions: int | None, workers: int, seed: int, directory: Path, out=sys.stdout,
-        settle_s: float = 40) -> dict:
+        settle_s: float = 40, users: int = len(USERS)) -> dict:
     server = ServerProcess(directory, "--http-listen", "127.0.0.1:0", "--login-timeout", "2",
                            "--message-timeout", "2", "--max-unauthenticated", "500")
     try:
         with relate.connect(server.url, auth=AUTH) as admin:
-            for user in USERS:
+            names = USERS[:users]
+            for user in names:
                 admin.execute(f"CREATE USER {user} IF NOT EXISTS SET PASSWORD '{PASSWORD}' CHANGE NOT REQUIRED")
                 admin.execute(f"GRANT ROLE admin TO {user}")
         baseline = health(server)["connections"]
@@ -203,7 +204,7 @@ def run(seconds: float, sessions: int | None, workers: int, seed: int, directory
         def worker(index: int) -> None:
             rng = random.Random(seed * 1000 + index)
             while time.monotonic() < stop and (sessions is None or counts.sessions < sessions):
-                one_session(server.port, session_bytes(rng), rng, counts)
+                one_session(server.port, session_bytes(rng, names), rng, counts)
                 if not server.alive():
                     return
 
