@@ -284,7 +284,7 @@ async def connect(target: str, *, auth: tuple[str, str] | None = None, **options
         max_retry_time = options.pop("max_retry_time", 30.0)
         session = await AsyncWireSession(target, auth, **options).open()
         return AsyncConnection(session, target=target, max_retry_time=max_retry_time)
-    from relate.server.engine import Database
-    database = await asyncio.to_thread(Database.open, None if target == ":memory:" else target, **options)
+    from .embedded import open_database
+    database = await asyncio.to_thread(open_database, target, **options)
     session = await _ThreadedSession(database).open()
     return AsyncConnection(session, owner=database, target=target)

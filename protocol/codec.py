@@ -40,7 +40,7 @@ class Structure:
 
     __slots__ = ("code", "fields")
 
-    def __init__(self, code: int, fields: list):
+    def __init__(self, code: int, fields: list[Any]):
         self.code = code
         self.fields = fields
 
@@ -87,7 +87,7 @@ def check_depth(value: Any, limit: int) -> None:
 
 
 Dehydrate = Callable[[Any], Any]          # object -> Structure (or a plain value); TypeError if unknown
-Hydrator = Callable[[list], Any]          # fields -> object
+Hydrator = Callable[[list[Any]], Any]          # fields -> object
 
 
 class Codec:
@@ -144,11 +144,12 @@ class Codec:
 
     def pack(self, value: Any) -> bytes:
         try:
-            return self._packer.pack(value)
+            packed: bytes = self._packer.pack(value)
+            return packed
         except (TypeError, ValueError, OverflowError) as exc:
             raise CodecError(f"cannot encode value: {exc}") from None
 
-    def unpack_rows(self, bodies: list) -> list[tuple]:
+    def unpack_rows(self, bodies: list[bytes]) -> list[tuple[Any, ...]]:
         """Several msgpack arrays (RECORD bodies) decoded in one pass, as tuples."""
         if len(bodies) <= _FEW_ROWS:          # an Unpacker costs ~3 us to set up: not worth it for a few
             try:

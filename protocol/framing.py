@@ -50,14 +50,15 @@ class FrameDecoder:
         self._skip_oversized = skip_oversized
         self._skipping = False           # inside an oversized message: drop chunks until its end
 
-    def feed(self, data: bytes) -> list[bytes]:
-        """Add received bytes; return the messages they complete (possibly none)."""
+    def feed(self, data: bytes) -> list[bytes | MessageSkipped]:
+        """Add received bytes; return the messages they complete (possibly none); a ``MessageSkipped``
+        stands for an oversized one (only with ``skip_oversized``)."""
         if self._buffer:
             # Only an incomplete chunk is ever held back, so this copy is at most ~64 KiB.
             self._buffer += data
             data = bytes(self._buffer)
             self._buffer.clear()
-        messages = []
+        messages: list[bytes | MessageSkipped] = []
         parts = self._parts
         pos, end = 0, len(data)
         while end - pos >= 2:

@@ -11,10 +11,10 @@ import time
 import structlog
 
 from .auth import Authenticator, UserStore
+from .auth_tokens import TokenStore
 from .config import Config, split_address
 from .net.connection import ClientConnection
 from .net.preauth import PreAuthGate
-from .net.health import serve_health
 
 _log = structlog.get_logger("relate.server")
 INITIAL_USER = "neo4j"
@@ -38,6 +38,7 @@ class RelateServer:
         self.preauth = PreAuthGate(config.max_unauthenticated, config.login_timeout)
         self._tasks: set[asyncio.Task] = set()
         self._listeners: list[asyncio.AbstractServer] = []
+        self._http = None                 # the HTTP listener (Query API, console, /health)
         self._stopping = asyncio.Event()
         self._started = time.monotonic()
 
@@ -62,7 +63,7 @@ class RelateServer:
             if users is None:
                 raise SystemExit("relate-server: this engine keeps no users; run with --no-auth")
             await asyncio.to_thread(self._create_initial_user, users)
-        self.authenticator = Authenticator(users, enabled=config.auth)
+        self.authenticator = Authenticator(users, enabled=config.auth, tokens=TokenStore(users))
         host, port = split_address(config.listen)
         tls = self._tls_context()
         main = await asyncio.start_server(self._on_client, host, port, ssl=tls, limit=2 ** 20,
@@ -70,11 +71,9 @@ class RelateServer:
         self._listeners.append(main)
         bound = {"listen": _address(main), "pid": os.getpid(), "tls": tls is not None}
         if config.http_listen:
-            http_host, http_port = split_address(config.http_listen)
-            health = await asyncio.start_server(
-                lambda r, w: serve_health(r, w, self._health), http_host, http_port)
-            self._listeners.append(health)
-            bound["http"] = _address(health)
+            from .http.listener import HttpListener   # Starlette/uvicorn load only when HTTP is on
+            self._http = HttpListener(self, *split_address(config.http_listen))
+            bound["http"] = await self._http.start()
         _log.info("listening", **bound, data=config.data or ":memory:", auth=config.auth,
                   loop=type(asyncio.get_running_loop()).__module__.split(".")[0])
         if config.ready_file:
@@ -142,6 +141,8 @@ class RelateServer:
         _log.info("shutting down", connections=len(self._connections))
         for listener in self._listeners:
             listener.close()
+        if self._http is not None:
+            await self._http.close()
         deadline = time.monotonic() + self.config.shutdown_timeout
         while any(c.busy for c in self._connections) and time.monotonic() < deadline:
             await asyncio.sleep(0.02)

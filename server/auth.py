@@ -12,7 +12,7 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from relate.errors import AuthenticationError, ClientError
+from relate.protocol.errors import AuthenticationError, ClientError
 
 from .login_throttle import LoginThrottle, client_ip
 from .privileges import DEFAULT_ROLES, roles_of
@@ -166,9 +166,10 @@ class Authenticator:
 
     HASH_THREADS = 2
 
-    def __init__(self, users: UserStore | None, *, enabled: bool = True):
+    def __init__(self, users: UserStore | None, *, enabled: bool = True, tokens=None):
         self.users = users
         self.enabled = enabled
+        self.tokens = tokens            # a TokenStore (auth_tokens.py): scheme "bearer" logins
         self.throttle = LoginThrottle()
         self._hashing = ThreadPoolExecutor(self.HASH_THREADS, thread_name_prefix="relate-auth")
 
@@ -179,6 +180,8 @@ class Authenticator:
         scheme = auth.get("scheme", "none")
         if not self.enabled:
             return str(auth.get("principal") or "anonymous")
+        if scheme == "bearer" and self.tokens is not None:
+            return self.tokens.user(auth.get("credentials"))
         if scheme != "basic":
             raise AuthenticationError(f"unsupported authentication scheme {scheme!r}; use 'basic'")
         user, password = auth.get("principal"), auth.get("credentials")

@@ -17,7 +17,8 @@ from relate.protocol import DEFAULT_MAX_MESSAGE_SIZE
 class Config:
     data: str | None = None                 # database directory; None = in memory
     listen: str = "127.0.0.1:7688"
-    http_listen: str | None = None          # "host:port" for GET /health
+    http_listen: str | None = None          # "host:port" for the HTTP Query API, console and /health
+    http_tx_timeout: float = 30.0           # seconds an idle HTTP explicit transaction lives
     loop: str = "uvloop"                    # uvloop | asyncio
     log_format: str = "console"             # console | json
     log_level: str = "info"
@@ -78,7 +79,9 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("--config", help="a TOML file of settings")
     parser.add_argument("--data", help="database directory (default: in memory)")
     parser.add_argument("--listen", help="host:port for the Relate protocol (default 127.0.0.1:7688)")
-    parser.add_argument("--http-listen", help="host:port for the HTTP /health endpoint")
+    parser.add_argument("--http-listen", help="host:port for the HTTP Query API, browser console and /health")
+    parser.add_argument("--http-tx-timeout", type=float,
+                        help="seconds an idle HTTP explicit transaction lives (default 30)")
     parser.add_argument("--loop", choices=["uvloop", "asyncio"])
     parser.add_argument("--log-format", choices=["console", "json"])
     parser.add_argument("--log-level", choices=["debug", "info", "warning", "error"])
@@ -147,7 +150,7 @@ def load_config(argv: Sequence[str] | None = None, environ: Mapping[str, str] | 
             with open(settings["init_password_file"], encoding="utf-8") as file:
                 settings["init_password"] = file.readline().rstrip("\r\n")
         except OSError as exc:
-            raise SystemExit(f"relate-server: cannot read --init-password-file: {exc}")
+            raise SystemExit(f"relate-server: cannot read --init-password-file: {exc}") from None
     config = Config(**settings)
     if bool(config.tls_cert) != bool(config.tls_key):
         raise SystemExit("relate-server: --tls-cert and --tls-key go together")

@@ -18,10 +18,10 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Optional
 
-from relate.errors import (DatabaseError, ParameterMissing, QueryTimeout, RelateError, Terminated,
-                           TransactionError, TransientError)
+from relate.protocol.errors import (DatabaseError, ParameterMissing, QueryTimeout, RelateError, Terminated,
+                                    TransactionError, TransientError)
 from relate.protocol.secrets import redact
-from relate.summary import Summary
+from relate.protocol.summary import Summary
 
 from . import privileges
 from .explicit_tx import ExplicitTx
@@ -77,6 +77,10 @@ class Database:
         self.procedures = ProcedureRegistry()
         register_builtins(self.procedures)
         self.index_manager = _open_index_manager(store, directory, self.procedures, fulltext_engine)
+        from .index.trigram import NameIndexes
+        from .retrieval import register as register_retrieval
+        self.name_indexes = NameIndexes(store)       # trigram name indexes, built on first use
+        register_retrieval(self.procedures)
         from .auth import UserStore
         self.users = UserStore(store)
         self._catalog: Optional[Catalog] = None
@@ -118,6 +122,7 @@ class Database:
             session.close()
         if self.index_manager is not None:
             self.index_manager.close()
+        self.name_indexes.close()
         self.store.close()
 
     # ------------------------------------------------------------ catalog and plans
@@ -329,7 +334,8 @@ class Session:
         tx = self.db.store.begin_read()
         ctx = ExecContext(tx, params, self.db, deadline=deadline)
         self._ctx = ctx
-        summary = Summary(counters=ctx.counters, query_type="r")
+        summary = Summary(counters=ctx.counters, query_type="r", costs=ctx.costs,
+                          notifications=ctx.notifications)
 
         def done():
             tx.close()
@@ -377,7 +383,8 @@ class Session:
         finally:
             self._ctx, self.running_query = None, None
         query_type = ("rw" if plan.columns else "w") if plan.updating else "r"
-        summary = Summary(counters=ctx.counters, query_type=query_type)
+        summary = Summary(counters=ctx.counters, query_type=query_type, costs=ctx.costs,
+                          notifications=ctx.notifications)
         if profile:
             summary.plan = describe_plan(plan.root, None, profiled=True)
         return EngineResult(plan.columns, iter(rows), summary=summary, started=started, materialized=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextvars
 
-from relate.errors import ClientError
+from relate.protocol.errors import ClientError
 
 from .query import ast
 from .query.planner import logical

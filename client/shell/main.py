@@ -72,7 +72,7 @@ def open_connection(target: str, auth: tuple[str, str] | None):
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["check"]:                # `relate check DIR`: verify a database directory
-        from relate.server.storage.check import main as check_main
+        from relate.embedded import check_main
         return check_main(argv[1:])
     args = _arguments().parse_args(argv)
     script = None

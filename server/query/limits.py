@@ -8,7 +8,7 @@ import sys
 import threading
 from typing import Callable
 
-from relate.errors import ClientError, CypherSyntaxError
+from relate.protocol.errors import ClientError, CypherSyntaxError
 
 MAX_NESTING = 256                # brackets ( [ { open at once
 RECURSION_LIMIT = 20_000         # Python frames: flat chains of ~5,000 terms compile and run

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from relate.errors import DatabaseError
+from relate.protocol.errors import DatabaseError
 
 from . import codec, integrity
 from .snapshot import SNAPSHOT_NAME, read_snapshot

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import msgpack
 
-from relate.errors import DatabaseError
+from relate.protocol.errors import DatabaseError
 
 from .wal import HEADER_SIZE, _HEADER, _checksum, fsync_directory, list_segments, segment_name
 

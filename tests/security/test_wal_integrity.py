@@ -9,7 +9,6 @@ import sys
 import pytest
 
 import relate
-from relate.errors import DatabaseError
 from relate.server.storage.check import check_directory
 from relate.server.storage.integrity import StorageDamaged
 from relate.server.storage.wal import _HEADER, _LENGTH, _checksum, list_segments
@@ -128,7 +127,6 @@ def test_database_files_are_private(tmp_path):
 FULL_DISK = """
 import os, resource, signal, sys
 import relate
-from relate.errors import DatabaseError
 conn = relate.connect(sys.argv[1])
 conn.execute("UNWIND range(1, 3000) AS i CREATE (:N {i: i, text: 'x' + toString(i)})")
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)

@@ -8,7 +8,7 @@ from typing import Any
 
 import regex
 
-from relate.errors import ArgumentError, QueryTimeout
+from relate.protocol.errors import ArgumentError, QueryTimeout
 
 # Longest one match may take (seconds), also when no query timeout is set; tests may lower it.
 MATCH_TIME_LIMIT_S = 2.0

@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from relate.errors import (ConstraintNotFound, CypherSyntaxError, EquivalentSchemaRuleAlreadyExists,
+from relate.protocol.errors import (ConstraintNotFound, CypherSyntaxError, EquivalentSchemaRuleAlreadyExists,
                            IndexNotFound, SchemaError)
-from relate.summary import Counters
+from relate.protocol.summary import Counters
 
 from .. import ast
 from . import roles, types
@@ -159,7 +159,8 @@ def _create_search_index(db, tx, cmd: ast.CreateIndex, params, catalog: Catalog)
                                               list(cmd.with_properties), options, cmd.if_not_exists, tx=tx)
     else:
         created = manager.create_fulltext_index(name, cmd.entity, list(cmd.labels), list(cmd.properties),
-                                                options, cmd.if_not_exists, tx=tx)
+                                                options, cmd.if_not_exists, tx=tx,
+                                                filter_props=list(cmd.with_properties or ()))
     if created:
         result.counters.add("indexes_added")
         result.schema_changed = True

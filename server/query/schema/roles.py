@@ -1,9 +1,14 @@
 """GRANT / REVOKE ROLE and ALTER CURRENT USER SET PASSWORD (see ``relate.server.privileges``)."""
 from __future__ import annotations
 
-from relate.errors import AuthenticationError, ClientError
+from typing import TYPE_CHECKING
+
+from relate.protocol.errors import AuthenticationError, ClientError
 
 from .. import ast
+
+if TYPE_CHECKING:
+    from .commands import CommandResult
 
 _INVALID_ARGUMENTS = "Neo.ClientError.General.InvalidArguments"
 

@@ -4,14 +4,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+__all__ = ["COUNTER_KEYS", "Counters", "Summary"]
+
 COUNTER_KEYS = (
     "nodes_created", "nodes_deleted", "relationships_created", "relationships_deleted",
     "properties_set", "labels_added", "labels_removed", "indexes_added", "indexes_removed",
     "constraints_added", "constraints_removed", "system_updates",
 )
 
+ZERO_COSTS = {"semanticCalls": 0, "llmCalls": 0, "apiCalls": 0}
 
-class Counters(dict):
+
+class Counters(dict[str, int]):
     """Update counters keyed by COUNTER_KEYS; missing keys read as 0."""
 
     def __missing__(self, key: str) -> int:
@@ -21,7 +25,8 @@ class Counters(dict):
 
     def __getattr__(self, key: str) -> int:
         try:
-            return self[key]
+            value: int = self[key]
+            return value
         except KeyError:
             raise AttributeError(key) from None
 
@@ -47,6 +52,8 @@ class Summary:
     t_first_ms: float = 0.0          # time to the first row
     t_last_ms: float = 0.0           # time to the last row
     bookmark: str | None = None
+    # AI spend: relevance searches, model calls and outside API calls (docs/relevance.md)
+    costs: dict[str, int] = field(default_factory=lambda: dict(ZERO_COSTS))
 
     def to_metadata(self) -> dict[str, Any]:
         meta: dict[str, Any] = {"type": self.query_type, "t_last": self.t_last_ms}
@@ -59,10 +66,13 @@ class Summary:
             meta["plan"] = self.plan
         if self.bookmark:
             meta["bookmark"] = self.bookmark
+        if any(self.costs.values()):
+            meta["costs"] = dict(self.costs)
         return meta
 
     @classmethod
     def from_metadata(cls, meta: dict[str, Any], t_first_ms: float = 0.0) -> "Summary":
         return cls(counters=Counters(meta.get("stats", {})), notifications=list(meta.get("notifications", [])),
                    query_type=meta.get("type", "r"), plan=meta.get("plan"), t_first_ms=t_first_ms,
-                   t_last_ms=meta.get("t_last", 0.0), bookmark=meta.get("bookmark"))
+                   t_last_ms=meta.get("t_last", 0.0), bookmark=meta.get("bookmark"),
+                   costs={**ZERO_COSTS, **meta.get("costs", {})})
