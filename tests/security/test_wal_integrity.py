@@ -127,6 +127,7 @@ def test_database_files_are_private(tmp_path):
 FULL_DISK = """
 import os, resource, signal, sys
 import relate
+from relate.errors import DatabaseError
 conn = relate.connect(sys.argv[1])
 conn.execute("UNWIND range(1, 3000) AS i CREATE (:N {i: i, text: 'x' + toString(i)})")
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
