@@ -265,6 +265,10 @@ command
     | dropUser
     | grantRole
     | revokeRole
+    | createRelevanceJoin
+    | dropRelevanceJoin
+    | createLabel
+    | dropLabel
     ;
 
 createIndex
@@ -332,6 +336,8 @@ showKind
     | filter=ALL? (FUNCTION | FUNCTIONS)                                                   # ShowFunctions
     | CURRENT? (USER | USERS)                                                              # ShowUsers
     | (TRANSACTION | TRANSACTIONS)                                                         # ShowTransactions
+    | RELEVANCE (JOIN | JOINS)                                                             # ShowRelevanceJoins
+    | LABEL (DECLARATION | DECLARATIONS)                                                   # ShowLabelDeclarations
     ;
 
 createUser
@@ -355,6 +361,22 @@ grantRole : GRANT (ROLE | ROLES) symbolicName (COMMA symbolicName)* TO symbolicN
 
 revokeRole : REVOKE (ROLE | ROLES) symbolicName (COMMA symbolicName)* FROM symbolicName ;
 
+// Relevance joins (docs/relevance.md): a relationship type answered by a search at query time.
+createRelevanceJoin
+    : CREATE RELEVANCE JOIN name=symbolicName ifNotExists?
+      FOR LPAREN anchor=variable COLON symbolicName (PIPE COLON? symbolicName)* RPAREN
+      MINUS LBRACK COLON relType=symbolicName RBRACK MINUS GT
+      LPAREN targetVar=variable COLON target=symbolicName RPAREN
+      ON propertyRef (OPTIONS mapLiteral)?
+    ;
+
+dropRelevanceJoin : DROP RELEVANCE JOIN symbolicName ifExists? ;
+
+// Label declarations: parents (a child label implies its parents) and a lifecycle (curation).
+createLabel : CREATE LABEL symbolicName ifNotExists? (OPTIONS mapLiteral)? ;
+
+dropLabel : DROP LABEL symbolicName ifExists? ;
+
 // ------------------------------------------------------------------------------------------------
 // Names. Every keyword doubles as a name where Cypher allows one.
 // ------------------------------------------------------------------------------------------------
@@ -371,14 +393,14 @@ keyword : nonNotKeyword | NOT ;
 nonNotKeyword
     : ALL | ALLSHORTESTPATHS | ALTER | AND | ANY | AS | ASC | ASCENDING | ASSERT | BY | CALL | CASE
     | CHANGE | COLLECT | COMBINE | CONSTANT | CONSTRAINT | CONSTRAINTS | CONTAINS | COUNT | CREATE
-    | CURRENT | DELETE | DESC | DESCENDING | DETACH | DISTINCT | DROP | EACH | ELSE | ENCRYPTED | END
-    | ENDS | EXISTS | EXPLAIN | FALSE | FOR | FOREACH | FROM | FULLTEXT | FUNCTION | FUNCTIONS | GRANT
-    | IF | IN
-    | INDEX | INDEXES | IS | KEY | LIMIT | LOOKUP | MATCH | MERGE | NODE | NODETACH | NONE
+    | CURRENT | DECLARATION | DECLARATIONS | DELETE | DESC | DESCENDING | DETACH | DISTINCT | DROP | EACH
+    | ELSE | ENCRYPTED | END
+    | ENDS | EXISTS | EXPLAIN | FALSE | FOR | FOREACH | FROM | FULLTEXT | FUNCTION | FUNCTIONS | GRANT | IF | IN
+    | INDEX | INDEXES | IS | JOIN | JOINS | KEY | LABEL | LIMIT | LOOKUP | MATCH | MERGE | NODE | NODETACH | NONE
     | NULL | OF | OFFSET | ON | OPTIONAL | OPTIONS | OR | ORDER | PASSWORD | PLAINTEXT | POINT
-    | PROCEDURE | PROCEDURES | PROFILE | RANGE | REDUCE | REL | RELATIONSHIP | REMOVE | REQUIRE
-    | REQUIRED | RETURN | REVOKE | ROLE | ROLES | ROW | ROWS | RRF | SCORE | SEARCH | SET | SHORTESTPATH
-    | SHOW | SINGLE | SKIP_ | STARTS | TEXT | THEN | TO | TRANSACTION | TRANSACTIONS | TRUE | TYPED | UNION | UNIQUE
+    | PROCEDURE | PROCEDURES | PROFILE | RANGE | REDUCE | REL | RELATIONSHIP | RELEVANCE | REMOVE | REQUIRE
+    | REQUIRED | RETURN | REVOKE | ROLE | ROLES | ROW | ROWS | RRF | SCORE | SEARCH | SET | SHORTESTPATH | SHOW
+    | SINGLE | SKIP_ | STARTS | TEXT | THEN | TO | TRANSACTION | TRANSACTIONS | TRUE | TYPED | UNION | UNIQUE
     | UNWIND | USER | USERS | USING | VECTOR | WEIGHT | WHEN | WHERE | WITH | WRRF | XOR | YIELD
     ;
 
@@ -407,6 +429,8 @@ CONTAINS : 'CONTAINS' ;
 COUNT : 'COUNT' ;
 CREATE : 'CREATE' ;
 CURRENT : 'CURRENT' ;
+DECLARATION : 'DECLARATION' ;
+DECLARATIONS : 'DECLARATIONS' ;
 DELETE : 'DELETE' ;
 DESC : 'DESC' ;
 DESCENDING : 'DESCENDING' ;
@@ -433,7 +457,10 @@ IN : 'IN' ;
 INDEX : 'INDEX' ;
 INDEXES : 'INDEXES' ;
 IS : 'IS' ;
+JOIN : 'JOIN' ;
+JOINS : 'JOINS' ;
 KEY : 'KEY' ;
+LABEL : 'LABEL' ;
 LIMIT : 'LIMIT' ;
 LOOKUP : 'LOOKUP' ;
 MATCH : 'MATCH' ;
@@ -460,6 +487,7 @@ RANGE : 'RANGE' ;
 REDUCE : 'REDUCE' ;
 REL : 'REL' ;
 RELATIONSHIP : 'RELATIONSHIP' ;
+RELEVANCE : 'RELEVANCE' ;
 REMOVE : 'REMOVE' ;
 REQUIRE : 'REQUIRE' ;
 REQUIRED : 'REQUIRED' ;

@@ -618,6 +618,19 @@ class AlterCurrentPassword:
 
 
 @dataclass(slots=True)
+class CreateRelevanceJoin:
+    """CREATE RELEVANCE JOIN name FOR (a:A|B)-[:TYPE]->(t:T) ON a.prop [OPTIONS {...}]."""
+    name: str
+    anchor_labels: list[str]
+    rel_type: str
+    target_label: str
+    anchor_property: str
+    options: Optional[Expr] = None
+    if_not_exists: bool = False
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
 class GrantRole:
     """GRANT ROLE r1, r2 TO user (``revoke``: REVOKE ROLE ... FROM user)."""
     roles: list[str]
@@ -626,8 +639,32 @@ class GrantRole:
     pos: Pos = _pos()
 
 
+@dataclass(slots=True)
+class DropRelevanceJoin:
+    name: str
+    if_exists: bool = False
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class CreateLabel:
+    """CREATE LABEL name [OPTIONS {parents: [...], lifecycle: {active: [...], never: [...]}}]."""
+    name: str
+    options: Optional[Expr] = None
+    if_not_exists: bool = False
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class DropLabel:
+    name: str
+    if_exists: bool = False
+    pos: Pos = _pos()
+
+
 Command = Union[CreateIndex, DropIndex, CreateConstraint, DropConstraint, ShowCommand,
-                CreateUser, AlterUser, DropUser, AlterCurrentPassword, GrantRole]
+                CreateUser, AlterUser, DropUser, AlterCurrentPassword, GrantRole, CreateRelevanceJoin,
+                DropRelevanceJoin, CreateLabel, DropLabel]
 
 
 @dataclass(slots=True)

@@ -132,12 +132,22 @@ class PhysicalBuilder:
 
     def _Expand(self, op):
         source = self.build(op.source)
+        if op.relevance is not None:
+            from relate.server.relevance.operator import RelevanceExpand
+            via, intent = op.relevance
+            return RelevanceExpand(source, op.start, op.rel, op.end, op.types[0], op.end_labels, op.into,
+                                   None if via is None else self.compile(via),
+                                   None if intent is None else self.compile(intent))
         if op.length is None:
             return P.Expand(source, op.start, op.rel, op.end, op.types, op.direction, op.into, op.end_labels,
                             op.unique_with)
         rel_props = self.compile(op.rel_props) if op.rel_props is not None else None
         return PP.VarExpand(source, op.start, op.rel, op.end, op.types, op.direction, op.into, op.length,
                             op.end_labels, rel_props, op.unique_with, op.backwards)
+
+    def _PinnedAnchor(self, op):
+        from relate.server.relevance.operator import PinnedAnchor
+        return PinnedAnchor(self.build(op.source), op.var, op.label, self.compile(op.props))
 
     def _ShortestPath(self, op):
         rel_props = self.compile(op.rel_props) if op.rel_props is not None else None

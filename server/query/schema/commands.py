@@ -247,6 +247,10 @@ def _show(db, tx, cmd: ast.ShowCommand, params, catalog: Catalog) -> CommandResu
             rows = [row for row in rows if row["user"] == roles.current_user_name()]
     elif kind == "TRANSACTIONS":
         rows, default, extra = db.show_transactions(), TRANSACTION_COLUMNS, []
+    elif kind in ("RELEVANCE JOINS", "LABELS"):
+        from relate.server.relevance.ddl import show_rows
+        rows, default = show_rows(tx, kind)
+        extra = []
     else:
         raise CypherSyntaxError(f"SHOW {kind} is not supported", detail="UnexpectedSyntax", phase="compile time")
     every = default + extra
@@ -356,3 +360,5 @@ _HANDLERS = {
     ast.GrantRole: roles.grant_role, ast.AlterCurrentPassword: roles.alter_current_password,
 }
 
+from relate.server.relevance.ddl import HANDLERS as _RELEVANCE_HANDLERS  # noqa: E402
+_HANDLERS.update(_RELEVANCE_HANDLERS)     # CREATE/DROP RELEVANCE JOIN and LABEL
