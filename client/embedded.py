@@ -13,7 +13,7 @@ def open_database(target: str, **options):
     return Database.open(None if target == ":memory:" else target, **options)
 
 
-def check_main(argv: list[str]) -> int:
-    """``relate check DIR``: verify database directories without opening them (the storage's checker)."""
-    from relate.server.storage.check import main
-    return main(argv)
+def admin_tools():
+    """The engine's offline tools for ``relate import|dump|load|check`` (module ``relate.server.tools``)."""
+    from relate.server import tools
+    return tools

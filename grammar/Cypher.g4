@@ -31,6 +31,7 @@ clause
     | foreachClause
     | callSubqueryClause
     | callProcedureClause
+    | loadCsvClause
     ;
 
 // ------------------------------------------------------------------------------------------------
@@ -59,6 +60,9 @@ combineSearch
 searchSource : indexSearch | combineSearch | LPAREN searchSpec RPAREN ;
 
 unwindClause : UNWIND expression AS variable ;
+
+// LOAD CSV; Parquet and Arrow IPC files load through the same clause (chosen by file extension).
+loadCsvClause : LOAD CSV (WITH HEADERS)? FROM expression AS variable (FIELDTERMINATOR STRING)? ;
 
 withClause : WITH projectionBody whereClause? ;
 
@@ -96,6 +100,7 @@ setClause : SET setItem (COMMA setItem)* ;
 setItem
     : variable op=(EQ | PLUS_EQ) expression     # SetVariableItem
     | variable labelNames                       # SetLabelsItem
+    | variable dynamicLabelNames                # SetDynamicLabelsItem
     | postfixExpression EQ expression           # SetPropertyItem
     ;
 
@@ -107,6 +112,9 @@ removeItem
     ;
 
 labelNames : (COLON symbolicName)+ ;
+
+// SET n:$(expr): labels computed per row (a string or a list of strings), as in Neo4j 5.26.
+dynamicLabelNames : (COLON (symbolicName | DYNAMIC_LABEL expression RPAREN))+ ;
 
 deleteClause : (DETACH | NODETACH)? DELETE expression (COMMA expression)* ;
 
@@ -272,7 +280,7 @@ command
     ;
 
 createIndex
-    : CREATE kind=(RANGE | TEXT | POINT | VECTOR | FULLTEXT | LOOKUP)? INDEX name=symbolicName? ifNotExists?
+    : CREATE kind=(RANGE | TEXT | POINT | VECTOR | FULLTEXT | LOOKUP)? INDEX (name=symbolicName | nameParam=PARAMETER)? ifNotExists?
       FOR indexTarget ON indexProperties (WITH LBRACK propertyList RBRACK)? (OPTIONS mapLiteral)?   # NewIndex
     | CREATE INDEX ON COLON symbolicName LPAREN propertyKeyName (COMMA propertyKeyName)* RPAREN  # LegacyIndex
     ;
@@ -284,6 +292,7 @@ indexTarget
 
 indexProperties
     : LPAREN propertyList RPAREN
+    | propertyList
     | EACH LBRACK propertyList RBRACK
     | EACH functionName LPAREN variable RPAREN
     ;
@@ -296,7 +305,7 @@ ifNotExists : IF NOT EXISTS ;
 
 ifExists : IF EXISTS ;
 
-dropIndex : DROP INDEX symbolicName ifExists? ;
+dropIndex : DROP INDEX (symbolicName | PARAMETER) ifExists? ;
 
 createConstraint
     : CREATE CONSTRAINT name=symbolicName? ifNotExists? (FOR | ON) constraintTarget (REQUIRE | ASSERT)
@@ -392,11 +401,12 @@ keyword : nonNotKeyword | NOT ;
 
 nonNotKeyword
     : ALL | ALLSHORTESTPATHS | ALTER | AND | ANY | AS | ASC | ASCENDING | ASSERT | BY | CALL | CASE
-    | CHANGE | COLLECT | COMBINE | CONSTANT | CONSTRAINT | CONSTRAINTS | CONTAINS | COUNT | CREATE
+    | CHANGE | COLLECT | COMBINE | CONSTANT | CONSTRAINT | CONSTRAINTS | CONTAINS | COUNT | CREATE | CSV
     | CURRENT | DECLARATION | DECLARATIONS | DELETE | DESC | DESCENDING | DETACH | DISTINCT | DROP | EACH
     | ELSE | ENCRYPTED | END
-    | ENDS | EXISTS | EXPLAIN | FALSE | FOR | FOREACH | FROM | FULLTEXT | FUNCTION | FUNCTIONS | GRANT | IF | IN
-    | INDEX | INDEXES | IS | JOIN | JOINS | KEY | LABEL | LIMIT | LOOKUP | MATCH | MERGE | NODE | NODETACH | NONE
+    | ENDS | EXISTS | EXPLAIN | FALSE | FIELDTERMINATOR | FOR | FOREACH | FROM | FULLTEXT | FUNCTION
+    | FUNCTIONS | GRANT | HEADERS | IF | IN | INDEX | INDEXES | IS | JOIN | JOINS | KEY | LABEL | LIMIT | LOAD
+    | LOOKUP | MATCH | MERGE | NODE | NODETACH | NONE
     | NULL | OF | OFFSET | ON | OPTIONAL | OPTIONS | OR | ORDER | PASSWORD | PLAINTEXT | POINT
     | PROCEDURE | PROCEDURES | PROFILE | RANGE | REDUCE | REL | RELATIONSHIP | RELEVANCE | REMOVE | REQUIRE
     | REQUIRED | RETURN | REVOKE | ROLE | ROLES | ROW | ROWS | RRF | SCORE | SEARCH | SET | SHORTESTPATH | SHOW
@@ -428,6 +438,7 @@ CONSTRAINTS : 'CONSTRAINTS' ;
 CONTAINS : 'CONTAINS' ;
 COUNT : 'COUNT' ;
 CREATE : 'CREATE' ;
+CSV : 'CSV' ;
 CURRENT : 'CURRENT' ;
 DECLARATION : 'DECLARATION' ;
 DECLARATIONS : 'DECLARATIONS' ;
@@ -445,6 +456,7 @@ ENDS : 'ENDS' ;
 EXISTS : 'EXISTS' ;
 EXPLAIN : 'EXPLAIN' ;
 FALSE : 'FALSE' ;
+FIELDTERMINATOR : 'FIELDTERMINATOR' ;
 FOR : 'FOR' ;
 FOREACH : 'FOREACH' ;
 FROM : 'FROM' ;
@@ -452,6 +464,7 @@ FULLTEXT : 'FULLTEXT' ;
 FUNCTION : 'FUNCTION' ;
 FUNCTIONS : 'FUNCTIONS' ;
 GRANT : 'GRANT' ;
+HEADERS : 'HEADERS' ;
 IF : 'IF' ;
 IN : 'IN' ;
 INDEX : 'INDEX' ;
@@ -462,6 +475,7 @@ JOINS : 'JOINS' ;
 KEY : 'KEY' ;
 LABEL : 'LABEL' ;
 LIMIT : 'LIMIT' ;
+LOAD : 'LOAD' ;
 LOOKUP : 'LOOKUP' ;
 MATCH : 'MATCH' ;
 MERGE : 'MERGE' ;
@@ -552,6 +566,7 @@ STRING
     | '"' (~["\\] | '\\' .)* '"'
     ;
 
+DYNAMIC_LABEL : '$(' ;
 PARAMETER : '$' (IDENTIFIER | ESCAPED_IDENTIFIER | DIGIT+) ;
 
 IDENTIFIER : [\p{ID_Start}_] [\p{ID_Continue}]* ;

@@ -12,11 +12,14 @@ from typing import Any, Mapping, Sequence
 
 from relate.protocol import DEFAULT_MAX_MESSAGE_SIZE
 
+DEFAULT_BOLT_LISTEN = "127.0.0.1:7687"
+
 
 @dataclass
 class Config:
     data: str | None = None                 # database directory; None = in memory
     listen: str = "127.0.0.1:7688"
+    bolt_listen: str | None = DEFAULT_BOLT_LISTEN   # "host:port" for Bolt clients; "none" turns it off
     http_listen: str | None = None          # "host:port" for the HTTP Query API, console and /health
     http_tx_timeout: float = 30.0           # seconds an idle HTTP explicit transaction lives
     loop: str = "uvloop"                    # uvloop | asyncio
@@ -24,6 +27,7 @@ class Config:
     log_level: str = "info"
     query_timeout: float | None = None      # seconds; None = no limit
     fulltext_engine: str = "tantivy"        # default engine of new full-text indexes: tantivy | whoosh
+    import_dir: str | None = None           # LOAD CSV reads files below it; None = file URLs refused
     auth: bool = True
     init_password: str | None = field(default=None, repr=False)   # creates user neo4j on first start
     init_password_file: str | None = None   # ... read from this file's first line instead
@@ -79,6 +83,8 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("--config", help="a TOML file of settings")
     parser.add_argument("--data", help="database directory (default: in memory)")
     parser.add_argument("--listen", help="host:port for the Relate protocol (default 127.0.0.1:7688)")
+    parser.add_argument("--bolt-listen", help="host:port for Bolt clients such as the neo4j driver "
+                                              "(default 127.0.0.1:7687; 'none' turns it off)")
     parser.add_argument("--http-listen", help="host:port for the HTTP Query API, browser console and /health")
     parser.add_argument("--http-tx-timeout", type=float,
                         help="seconds an idle HTTP explicit transaction lives (default 30)")
@@ -88,6 +94,7 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("--query-timeout", type=float, help="seconds before a query is terminated")
     parser.add_argument("--fulltext-engine", choices=["tantivy", "whoosh"],
                         help="engine of full-text indexes created without fulltext.engine (default tantivy)")
+    parser.add_argument("--import-dir", help="directory LOAD CSV may read files from (default: none)")
     parser.add_argument("--no-auth", dest="auth", action="store_const", const=False,
                         help="accept every client without credentials")
     parser.add_argument("--init-password", help="password for user neo4j, created if no user exists "
@@ -152,6 +159,8 @@ def load_config(argv: Sequence[str] | None = None, environ: Mapping[str, str] | 
         except OSError as exc:
             raise SystemExit(f"relate-server: cannot read --init-password-file: {exc}") from None
     config = Config(**settings)
+    if isinstance(config.bolt_listen, str) and config.bolt_listen.strip().lower() in ("", "none", "off"):
+        config.bolt_listen = None
     if bool(config.tls_cert) != bool(config.tls_key):
         raise SystemExit("relate-server: --tls-cert and --tls-key go together")
     return config

@@ -14,6 +14,7 @@ from typing import IO, Iterable
 import relate
 from relate.errors import RelateError
 
+from . import admin
 from .error_text import format_error
 from .output import FORMATS, make_writer
 from .runner import QuitShell, ShellRunner
@@ -71,9 +72,8 @@ def open_connection(target: str, auth: tuple[str, str] | None):
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["check"]:                # `relate check DIR`: verify a database directory
-        from relate.embedded import check_main
-        return check_main(argv[1:])
+    if argv and argv[0] in admin.SUBCOMMANDS:        # relate import|dump|load|check ...
+        return admin.run(argv)
     args = _arguments().parse_args(argv)
     script = None
     try:

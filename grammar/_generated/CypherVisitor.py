@@ -80,6 +80,11 @@ class CypherVisitor(ParseTreeVisitor):
         return self.visitChildren(ctx)
 
 
+    # Visit a parse tree produced by CypherParser#loadCsvClause.
+    def visitLoadCsvClause(self, ctx:CypherParser.LoadCsvClauseContext):
+        return self.visitChildren(ctx)
+
+
     # Visit a parse tree produced by CypherParser#withClause.
     def visitWithClause(self, ctx:CypherParser.WithClauseContext):
         return self.visitChildren(ctx)
@@ -155,6 +160,11 @@ class CypherVisitor(ParseTreeVisitor):
         return self.visitChildren(ctx)
 
 
+    # Visit a parse tree produced by CypherParser#SetDynamicLabelsItem.
+    def visitSetDynamicLabelsItem(self, ctx:CypherParser.SetDynamicLabelsItemContext):
+        return self.visitChildren(ctx)
+
+
     # Visit a parse tree produced by CypherParser#SetPropertyItem.
     def visitSetPropertyItem(self, ctx:CypherParser.SetPropertyItemContext):
         return self.visitChildren(ctx)
@@ -177,6 +187,11 @@ class CypherVisitor(ParseTreeVisitor):
 
     # Visit a parse tree produced by CypherParser#labelNames.
     def visitLabelNames(self, ctx:CypherParser.LabelNamesContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#dynamicLabelNames.
+    def visitDynamicLabelNames(self, ctx:CypherParser.DynamicLabelNamesContext):
         return self.visitChildren(ctx)
 
 

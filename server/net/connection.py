@@ -127,8 +127,8 @@ class ClientConnection:
                                        peer=self.peer, query_timeout=config.query_timeout,
                                        batch_size=config.batch_size)
         core.slow_query_s = getattr(config, "slow_query_log", core.slow_query_s)
-        codec = value_codec()
-        out = WireOutput(self._writer, codec)
+        codec = self._codec()
+        out = self._output(codec)
         queue = RequestQueue()
         preauth = getattr(self._server, "preauth", None)
         self._reader_task = asyncio.create_task(self._read_requests(queue, codec, core))
@@ -142,7 +142,7 @@ class ClientConnection:
                     await out.flush()
                     break
             else:
-                await core.handle(item, out, queue.peek())
+                await self._handle(item, out, queue)
                 if preauth is not None and core.state in AUTHENTICATED_STATES:
                     preauth.release(self)
                     preauth = None
@@ -151,6 +151,19 @@ class ClientConnection:
                 break
             if queue.empty():
                 await out.flush()
+
+    # The wire format, as hooks a listener for another protocol (Bolt) overrides.
+    def _codec(self):
+        return value_codec()
+
+    def _output(self, codec):
+        return WireOutput(self._writer, codec)
+
+    def _decode(self, codec, payload: bytes):
+        return m.decode_request(codec.unpack(payload))
+
+    async def _handle(self, request, out, queue: RequestQueue) -> None:
+        await self.core.handle(request, out, queue.peek())
 
     async def _read_requests(self, queue: RequestQueue, codec, core: SessionCore) -> None:
         decoder = FrameDecoder(self._server.config.max_message_size, skip_oversized=True)
@@ -179,7 +192,7 @@ class ClientConnection:
                         await queue.put(payload)
                         continue
                     try:
-                        message = m.decode_request(codec.unpack(payload))
+                        message = self._decode(codec, payload)
                     except ProtocolViolation as exc:
                         await queue.put(exc)
                         if exc.fatal:             # hostile bytes (too deep): stop reading this peer

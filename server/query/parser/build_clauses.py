@@ -73,6 +73,11 @@ class ClauseBuilder(PatternBuilder):
     def _unwind(self, ctx):
         return ast.Unwind(self.expression(ctx.expression()), self.name(ctx.variable()), pos=self.pos(ctx))
 
+    def _load_csv(self, ctx):
+        terminator = None if ctx.STRING() is None else self.string(ctx.STRING().getSymbol())
+        return ast.LoadCsv(self.expression(ctx.expression()), self.name(ctx.variable()),
+                           ctx.HEADERS() is not None, terminator, pos=self.pos(ctx))
+
     def _with(self, ctx):
         return ast.With(self.projection(ctx.projectionBody()), self.where(ctx.whereClause()),
                         pos=self.pos(ctx))
@@ -121,6 +126,9 @@ class ClauseBuilder(PatternBuilder):
         if kind is P.SetLabelsItemContext:
             return ast.SetLabels(self.name(ctx.variable()), self._label_names(ctx.labelNames()),
                                  pos=self.pos(ctx))
+        if kind is P.SetDynamicLabelsItemContext:
+            return ast.SetLabels(self.name(ctx.variable()), self._dynamic_label_names(ctx.dynamicLabelNames()),
+                                 pos=self.pos(ctx))
         return ast.SetProperty(self._property_target(ctx.postfixExpression()),
                                self.expression(ctx.expression()), pos=self.pos(ctx))
 
@@ -133,6 +141,16 @@ class ClauseBuilder(PatternBuilder):
 
     def _label_names(self, ctx) -> list[str]:
         return [self.name(name) for name in ctx.symbolicName()]
+
+    def _dynamic_label_names(self, ctx) -> list:
+        """Names and ``$(expr)`` expressions in their written order."""
+        labels, children = [], list(ctx.getChildren())
+        for i, child in enumerate(children):
+            if isinstance(child, P.SymbolicNameContext):
+                labels.append(self.name(child))
+            elif isinstance(child, P.ExpressionContext):
+                labels.append(self.expression(child))
+        return labels
 
     def _remove(self, ctx):
         items = []
@@ -185,6 +203,7 @@ class ClauseBuilder(PatternBuilder):
 ClauseBuilder._clause_handlers = {
     P.MatchClauseContext: ClauseBuilder._match,
     P.UnwindClauseContext: ClauseBuilder._unwind,
+    P.LoadCsvClauseContext: ClauseBuilder._load_csv,
     P.WithClauseContext: ClauseBuilder._with,
     P.ReturnClauseContext: ClauseBuilder._return,
     P.CreateClauseContext: ClauseBuilder._create,

@@ -197,6 +197,15 @@ class Unwind(LogicalOp):
 
 
 @dataclass(eq=False)
+class LoadCsv(LogicalOp):
+    source: LogicalOp
+    url: ast.Expr
+    var: str
+    headers: bool
+    terminator: Optional[str]
+
+
+@dataclass(eq=False)
 class Project(LogicalOp):
     """Compute ``items``; ``keep`` extends the input row instead of replacing it."""
     source: LogicalOp
@@ -281,6 +290,7 @@ class ProcedureCall(LogicalOp):
     yields: list[tuple[str, str]]              # (output, variable)
     optional: bool = False                     # OPTIONAL CALL: a row of nulls when nothing comes back
     writes: bool = False                       # a WRITE procedure: the statement runs in a write transaction
+    pass_through: bool = False                 # a void procedure after other clauses: rows go on unchanged
 
 
 @dataclass(eq=False)

@@ -10,6 +10,7 @@ from typing import Callable
 
 from .. import ast
 from ..exec import operators as P
+from ..exec import operators_load as PL
 from ..exec import operators_paths as PP
 from ..exec import operators_rows as PR
 from ..exec import operators_search as PS
@@ -201,6 +202,9 @@ class PhysicalBuilder:
     def _Unwind(self, op):
         return PR.Unwind(self.build(op.source), self.compile_items(op.expr), op.var)
 
+    def _LoadCsv(self, op):
+        return PL.LoadCsv(self.build(op.source), self.compile(op.url), op.var, op.headers, op.terminator)
+
     def _Project(self, op):
         return PR.Project(self.build(op.source), [(n, self.compile(e)) for n, e in op.items], op.keep)
 
@@ -254,7 +258,7 @@ class PhysicalBuilder:
     def _ProcedureCall(self, op):
         proc = self.procedures.get(op.name)
         args = None if op.args is None else [self.compile(a) for a in op.args]
-        return PU.ProcedureCall(self.build(op.source), proc, args, op.yields, op.optional)
+        return PU.ProcedureCall(self.build(op.source), proc, args, op.yields, op.optional, op.pass_through)
 
     def _ProduceResults(self, op):
         source = op.source
@@ -297,7 +301,9 @@ class PhysicalBuilder:
                 out.append(PW.SetSpec("merge" if item.merge else "replace", self.compile(ast.Variable(item.variable)),
                                       value=self.compile(item.value)))
             elif isinstance(item, ast.SetLabels):
-                out.append(PW.SetSpec("labels", self.compile(ast.Variable(item.variable)), labels=tuple(item.labels)))
+                labels = tuple(label if isinstance(label, str) else self.compile(label) for label in item.labels)
+                kind = "labels" if all(isinstance(label, str) for label in labels) else "dynamic_labels"
+                out.append(PW.SetSpec(kind, self.compile(ast.Variable(item.variable)), labels=labels))
             elif isinstance(item, ast.RemoveProperty):
                 out.append(PW.SetSpec("property", self.compile(item.target.subject), item.target.key))
             elif isinstance(item, ast.RemoveLabels):

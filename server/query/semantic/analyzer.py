@@ -142,6 +142,12 @@ class Analyzer:
             raise error(f"Variable `{clause.variable}` already declared", "VariableAlreadyBound", clause)
         scope.kinds[clause.variable] = ANY
 
+    def _loadcsv(self, clause: ast.LoadCsv, scope: Scope):
+        self._expr(clause.url, scope)
+        if clause.variable in scope:
+            raise error(f"Variable `{clause.variable}` already declared", "VariableAlreadyBound", clause)
+        scope.kinds[clause.variable] = ANY
+
     def _with(self, clause: ast.With, scope: Scope):
         items = self._projection(clause.projection, scope, clause, is_with=True)
         shape = shape_projection(items, clause.projection, clause.where)
@@ -239,6 +245,9 @@ class Analyzer:
             self._expr(item.value, scope)
         else:
             self._need(item.variable, scope, item)
+            for label in getattr(item, "labels", ()):
+                if not isinstance(label, str):      # SET n:$(expr)
+                    self._expr(label, scope)
 
     def _remove(self, clause: ast.Remove, scope: Scope):
         for item in clause.items:
