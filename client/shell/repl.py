@@ -8,7 +8,6 @@ import threading
 from typing import Callable
 
 from prompt_toolkit import PromptSession
-from prompt_toolkit.history import FileHistory, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.lexers import PygmentsLexer
 from pygments.lexers import CypherLexer
@@ -17,6 +16,7 @@ from rich.text import Text
 
 from .completion import CypherCompleter, SchemaNames
 from .output import make_writer
+from .private_history import PrivateFileHistory, PrivateInMemoryHistory
 from .runner import QuitShell, ShellRunner
 from .statements import StatementSplitter, split_statements
 
@@ -62,9 +62,9 @@ def _history(path: str | None):
     try:
         with open(path, "a", encoding="utf-8"):
             pass
-        return FileHistory(path)
+        return PrivateFileHistory(path)
     except OSError:
-        return InMemoryHistory()        # a read-only home must not stop the shell
+        return PrivateInMemoryHistory()  # a read-only home must not stop the shell
 
 
 class InteractiveShell:

@@ -13,11 +13,11 @@ import structlog
 
 from relate.protocol.errors import ArgumentError, DatabaseError, ServiceUnavailable, TransientError
 
-from . import codec, recovery, snapshot, vacuum
+from . import codec, integrity, recovery, snapshot, vacuum
 from .group_commit import GroupCommit
 from .read_tx import ReadTx
 from .versions import PENDING, CountsVersion, SchemaVersion
-from .wal import WalWriter
+from .wal import WalWriter, list_segments
 from .write_tx import WriteTx
 
 log = structlog.get_logger(__name__)
@@ -85,17 +85,20 @@ class GraphStore:
 
     @classmethod
     def open(cls, path: str | None, *, sync: bool = True, checkpoint_every: int = 10_000,
-             checkpoint_bytes: int = 256 << 20) -> "GraphStore":
-        """Open (creating if missing) the database in directory ``path``; None = in memory only."""
+             checkpoint_bytes: int = 256 << 20, recover_truncate: bool = False) -> "GraphStore":
+        """Open (creating if missing) the database in directory ``path``; None = in memory only.
+        Damaged or missing files raise StorageDamaged unless ``recover_truncate`` (see integrity)."""
         store = cls(path, sync, checkpoint_every, checkpoint_bytes)
         if path is None:
             return store
-        os.makedirs(path, exist_ok=True)
+        os.makedirs(path, mode=0o700, exist_ok=True)     # hashes and data: the owner's only
         store._lock_directory(path)
         try:
-            next_seq = recovery.recover(store, path)
+            next_seq = recovery.recover(store, path, recover_truncate)
             store._structure_ts = store._visible_ts     # all that was recovered counts as new
             store._wal = WalWriter(path, next_seq)
+            first_seq = min(seq for seq, _ in list_segments(path))
+            integrity.write_manifest(path, store._snapshot_ts, first_seq)
         except BaseException:
             store._unlock_directory()
             raise
@@ -104,7 +107,7 @@ class GraphStore:
         return store
 
     def _lock_directory(self, path: str) -> None:
-        fd = os.open(os.path.join(path, _LOCK_NAME), os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(os.path.join(path, _LOCK_NAME), os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -332,6 +335,7 @@ class GraphStore:
         try:
             snapshot.write_snapshot(self.directory, self, ts, header)
             self._snapshot_ts = ts
+            integrity.write_manifest(self.directory, ts, old_seq + 1)
             self._wal.remove_segments_through(old_seq)
         finally:
             reader.close()

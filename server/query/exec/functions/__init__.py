@@ -7,6 +7,8 @@ from ``relate.server.ai.functions``.
 """
 from __future__ import annotations
 
+import inspect
+
 from relate.server.query.exec.functions import (aggregates, convert, graph, lists, load, math,  # noqa: F401
                                                 misc, strings, temporal, text_similarity, vector)
 from relate.server.query.exec.functions.registry import ARITY, CATALOG, FUNCTIONS, PURE, FunctionInfo, function
@@ -20,8 +22,33 @@ def lookup(name: str):
 
 
 def arity(name: str) -> tuple[int, int | None] | None:
-    """(min, max) argument counts (max None = any), or None when unknown."""
-    return ARITY.get(name.lower())
+    """(min, max) argument counts (max None = any): as registered, else read from the function's
+    signature ``fn(ctx, ...)``, so a wrong count is a compile-time error rather than a TypeError
+    from inside the call. None when the signature cannot be read."""
+    key = name.lower()
+    bounds = ARITY.get(key)
+    if bounds is None:
+        fn = lookup(key)
+        bounds = _signature_arity(fn) if fn is not None else None
+        if bounds is not None:
+            ARITY[key] = bounds
+    return bounds
+
+
+def _signature_arity(fn) -> tuple[int, int | None] | None:
+    try:
+        parameters = list(inspect.signature(fn).parameters.values())[1:]     # after ctx
+    except (TypeError, ValueError):
+        return None
+    low = high = 0
+    for parameter in parameters:
+        if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
+            return low, None
+        if parameter.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
+            high += 1
+            if parameter.default is inspect.Parameter.empty:
+                low += 1
+    return low, high
 
 
 def catalog() -> list[FunctionInfo]:
