@@ -30,6 +30,18 @@ def frame(payload: bytes) -> bytes:
     return b"".join(parts)
 
 
+def append_frame(buffer: bytearray, payload: bytes | bytearray | memoryview) -> None:
+    """Add one message's frame to ``buffer`` in place (no intermediate bytes for a one-chunk message,
+    the common case on the hot path)."""
+    size = len(payload)
+    if 0 < size <= MAX_CHUNK_SIZE:
+        buffer += size.to_bytes(2, "big")
+        buffer += payload
+        buffer += _END
+    else:
+        buffer += frame(bytes(payload))
+
+
 class MessageSkipped(ProtocolViolation):
     """A message grew over the maximum size: it is dropped as it arrives (up to its end), so the
     stream stays in step and the sender gets a FAILURE instead of a cut connection."""

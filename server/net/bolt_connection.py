@@ -12,6 +12,7 @@ from relate.protocol import ProtocolViolation
 from relate.protocol import messages as m
 from relate.protocol.bolt import handshake as hs
 from relate.protocol.bolt import messages as bm
+from relate.protocol.bolt.connection import BoltServerConnection
 from relate.protocol.bolt.packstream import Packer, Unpacker
 from relate.protocol.bolt.states import bolt_transition, ignores
 from relate.protocol.states import TX_STATES, State
@@ -24,14 +25,6 @@ from .connection import HANDSHAKE_TIMEOUT_S, ClientConnection, RequestQueue
 ROUTING_TTL_S = 300
 _log = structlog.get_logger("relate.bolt")
 _DATABASES = (None, "", DATABASE)
-
-
-class _BoltCodec:
-    """PackStream both ways for one connection's Bolt version."""
-
-    def __init__(self, version: hs.BoltVersion):
-        self.packer = Packer(dehydrator(version))
-        self.unpacker = Unpacker(hydrator(version))
 
 
 class DatabaseNotFound(ProtocolViolation):
@@ -80,16 +73,14 @@ class BoltConnection(ClientConnection):
 
     # -- the wire format hooks of ClientConnection -----------------------------------------------
 
-    def _codec(self):
-        return _BoltCodec(self.version)
+    def _connection(self):
+        return BoltServerConnection(Packer(dehydrator(self.version)), Unpacker(hydrator(self.version)),
+                                    max_message_size=self._server.config.max_message_size)
 
-    def _output(self, codec):
+    def _output(self, protocol):
         _log.debug("bolt session", conn=self.id, version=str(self.version))
-        return BoltOutput(self._writer, codec.packer, self.version, connection_id=self.id,
+        return BoltOutput(self._writer, protocol.packer, self.version, connection_id=self.id,
                           bookmark=self._last_bookmark)
-
-    def _decode(self, codec, payload: bytes):
-        return bm.decode_request(codec.unpacker.unpack_message(payload))
 
     async def _handle(self, request, out: BoltOutput, queue: RequestQueue) -> None:
         core = self.core

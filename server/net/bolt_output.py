@@ -7,6 +7,7 @@ import asyncio
 
 from relate.protocol.errors import DatabaseError
 from relate.protocol import frame
+from relate.protocol.framing import append_frame
 from relate.protocol import messages as m
 from relate.protocol.bolt import messages as bm
 from relate.protocol.bolt.handshake import BoltVersion
@@ -18,7 +19,6 @@ FLUSH_AT = 64 * 1024
 GQL_FROM = BoltVersion(5, 7)
 _IGNORED = frame(bytes([0xB0, bm.IGNORED]))
 _RECORD_HEAD = bytes([0xB1, bm.RECORD])
-_END = b"\x00\x00"
 
 # GQLSTATUS per Neo4j status code prefix (the driver classifies by neo4j_code; this is for display).
 _GQL = (("Neo.ClientError.Statement.SyntaxError", "42001", "error: syntax error or access rule violation - invalid syntax"),
@@ -140,12 +140,7 @@ class BoltOutput:
                 body.clear()
                 body += _RECORD_HEAD
                 pack_row(row, body)
-                if len(body) <= 0xFFFF:
-                    buffer += len(body).to_bytes(2, "big")
-                    buffer += body
-                    buffer += _END
-                else:
-                    buffer += frame(bytes(body))
+                append_frame(buffer, body)
         except PackStreamError as exc:
             raise DatabaseError(f"a result value cannot be sent over Bolt: {exc.message}") from None
         if len(buffer) >= FLUSH_AT:

@@ -10,11 +10,10 @@ from collections import deque
 
 import structlog
 
-from relate.protocol.hydration import value_codec
-from relate.protocol import FrameDecoder, ProtocolViolation
+from relate.protocol import ProtocolViolation
 from relate.protocol import handshake as hs
 from relate.protocol import messages as m
-from relate.protocol.framing import MessageSkipped
+from relate.protocol.connection import ServerConnection
 from relate.protocol.states import AUTHENTICATED_STATES, State
 
 from ..session import SessionCore
@@ -81,6 +80,7 @@ class ClientConnection:
         self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
         self.core: SessionCore | None = None
         self._reader_task: asyncio.Task | None = None
+        self._protocol: ServerConnection | None = None     # the native protocol's state, sans I/O
 
     @property
     def busy(self) -> bool:
@@ -112,26 +112,27 @@ class ClientConnection:
 
     async def _handshake(self) -> bool:
         data = await asyncio.wait_for(self._reader.readexactly(hs.CLIENT_HANDSHAKE_SIZE), HANDSHAKE_TIMEOUT_S)
+        self._protocol = ServerConnection(max_message_size=self._server.config.max_message_size)
         try:
-            version = hs.choose_version(hs.parse_client_handshake(data))
+            (opened,) = self._protocol.receive_data(data)
         except hs.HandshakeError as exc:
             _log.info("handshake refused", conn=self.id, peer=self.peer, error=str(exc))
             return False
-        self._writer.write(hs.server_response(version))
+        self._writer.write(opened.reply)
         await self._writer.drain()
-        return version is not None
+        return opened.version is not None
 
     async def _session(self) -> None:
         config = self._server.config
+        protocol = self._connection()
         self.core = core = SessionCore(self._server.database, self._server.authenticator, connection_id=self.id,
                                        peer=self.peer, query_timeout=config.query_timeout,
-                                       batch_size=config.batch_size)
+                                       batch_size=config.batch_size, transition=protocol.transition)
         core.slow_query_s = getattr(config, "slow_query_log", core.slow_query_s)
-        codec = self._codec()
-        out = self._output(codec)
+        out = self._output(protocol)
         queue = RequestQueue()
         preauth = getattr(self._server, "preauth", None)
-        self._reader_task = asyncio.create_task(self._read_requests(queue, codec, core))
+        self._reader_task = asyncio.create_task(self._read_requests(queue, protocol, core))
         while True:
             item = await queue.get()
             if item is None:
@@ -152,25 +153,23 @@ class ClientConnection:
             if queue.empty():
                 await out.flush()
 
-    # The wire format, as hooks a listener for another protocol (Bolt) overrides.
-    def _codec(self):
-        return value_codec()
+    # The wire format, as hooks a listener for another protocol (Bolt) overrides: a sans-I/O
+    # connection object (receive_data(bytes) -> requests or violations, pending, transition) and
+    # the ReplySink that writes what it encodes.
+    def _connection(self):
+        return self._protocol
 
-    def _output(self, codec):
-        return WireOutput(self._writer, codec)
-
-    def _decode(self, codec, payload: bytes):
-        return m.decode_request(codec.unpack(payload))
+    def _output(self, protocol):
+        return WireOutput(self._writer, protocol)
 
     async def _handle(self, request, out, queue: RequestQueue) -> None:
         await self.core.handle(request, out, queue.peek())
 
-    async def _read_requests(self, queue: RequestQueue, codec, core: SessionCore) -> None:
-        decoder = FrameDecoder(self._server.config.max_message_size, skip_oversized=True)
+    async def _read_requests(self, queue: RequestQueue, protocol, core: SessionCore) -> None:
         message_timeout = getattr(self._server.config, "message_timeout", None)
         try:
             while True:
-                if decoder.pending and message_timeout:
+                if protocol.pending and message_timeout:
                     # A chunk header announcing bytes that never come must not hold the connection.
                     try:
                         data = await asyncio.wait_for(self._reader.read(READ_SIZE), message_timeout)
@@ -182,25 +181,15 @@ class ClientConnection:
                     data = await self._reader.read(READ_SIZE)
                 if not data:
                     break
-                try:
-                    payloads = decoder.feed(data)
-                except ProtocolViolation as exc:      # oversized: the stream cannot be trusted any more
-                    await queue.put(exc)
-                    return
-                for payload in payloads:
-                    if isinstance(payload, MessageSkipped):    # oversized: answered FAILURE
-                        await queue.put(payload)
-                        continue
-                    try:
-                        message = self._decode(codec, payload)
-                    except ProtocolViolation as exc:
-                        await queue.put(exc)
-                        if exc.fatal:             # hostile bytes (too deep): stop reading this peer
+                for event in protocol.receive_data(data):
+                    if isinstance(event, ProtocolViolation):   # oversized or malformed: FAILURE
+                        await queue.put(event)
+                        if event.fatal:           # hostile bytes: stop reading this peer
                             return
                         continue
-                    if message.signature == m.RESET:
+                    if event.signature == m.RESET:
                         core.interrupt()
-                    await queue.put(message)
+                    await queue.put(event)
         except _DISCONNECTS:
             pass
         except asyncio.CancelledError:      # server shutdown: the processor must not wait on

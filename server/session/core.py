@@ -102,8 +102,11 @@ def _skip(result, n: int) -> Any:
 
 class SessionCore:
     def __init__(self, database, authenticator, *, connection_id: str, peer: str,
-                 query_timeout: float | None = None, batch_size: int = 1000):
+                 query_timeout: float | None = None, batch_size: int = 1000, transition=server_transition):
         self._db = database
+        # The protocol's state table (its connection object's ``transition``): the native one by
+        # default; another protocol (Bolt) plugs in its own without touching the engine.
+        self._transition = transition
         self._auth = authenticator
         self.connection_id = connection_id
         self.peer = peer
@@ -146,7 +149,7 @@ class SessionCore:
         """Process one request and send its replies. ``next_request`` (already received) lets a RUN
         fetch the first rows of the PULL that follows it in the same engine call."""
         state = self.state
-        transition = server_transition(state, message.signature)
+        transition = self._transition(state, message.signature)
         if transition is not None and message.signature == m.ACK_FAILURE and self._protocol_failure:
             transition = None                  # after a protocol violation only RESET clears FAILED
         if transition is None:

@@ -6,7 +6,8 @@ from typing import Any
 
 from relate.errors import ServiceUnavailable, TransactionError
 from relate.protocol import messages as m
-from relate.protocol.states import CLIENT_TRANSITIONS, State
+from relate.protocol.connection import ClientConnection
+from relate.protocol.states import State
 from relate.summary import Summary
 
 from ..transport import Address
@@ -166,7 +167,7 @@ class AsyncWireSession:
         return State.STREAMING if self._open else State.READY
 
     def _check(self, signature: int, name: str) -> None:
-        if signature not in CLIENT_TRANSITIONS[self.state]:
+        if not ClientConnection.allows(self.state, signature):
             if signature == m.BEGIN:
                 raise TransactionError("a transaction is already open on this connection")
             if signature in (m.COMMIT, m.ROLLBACK):

@@ -5,14 +5,13 @@ from __future__ import annotations
 from collections import deque
 
 from relate.errors import ProtocolError, ServiceUnavailable, error_from_code
-from relate.protocol import FrameDecoder, ProtocolViolation, ValueTooDeep, frame
+from relate.protocol import ProtocolViolation, ValueTooDeep
 from relate.protocol import handshake as hs
 from relate.protocol import messages as m
-from relate.protocol.hydration import value_codec
+from relate.protocol.connection import ClientConnection, Handshaken, Records
 
 from ..transport import Address, AsyncTransport
 
-_RECORD_HEAD = bytes([0x92, m.RECORD])
 DEFAULT_MAX_REPLY_SIZE = 256 * 1024 * 1024
 
 
@@ -41,8 +40,7 @@ class AsyncWire:
     def __init__(self, transport: AsyncTransport, address: Address, max_message_size: int):
         self._transport = transport
         self.address = address
-        self._codec = value_codec()
-        self._decoder = FrameDecoder(max_message_size)
+        self.protocol = ClientConnection(max_message_size=max_message_size)    # the protocol's state, sans I/O
         self._pending: deque[Response] = deque()
         self._outbox = bytearray()
         self.defunct = False
@@ -65,11 +63,12 @@ class AsyncWire:
 
     async def _handshake(self) -> None:
         try:
-            await self._transport.send(hs.client_handshake())
-            version = hs.parse_server_response(await self._transport.recv_exactly(hs.SERVER_RESPONSE_SIZE))
+            await self._transport.send(self.protocol.initiate())
+            (opened,) = self.protocol.receive_data(await self._transport.recv_exactly(hs.SERVER_RESPONSE_SIZE))
         except (OSError, hs.HandshakeError) as exc:
             raise ServiceUnavailable(f"no Relate server at {self.address}: {exc}") from None
-        if version is None:
+        assert isinstance(opened, Handshaken)
+        if opened.version is None:
             raise ProtocolError(f"the server at {self.address} speaks no protocol version this driver knows")
 
     async def _login(self, auth: tuple[str, str] | None, user_agent: str, context: str | None = None) -> None:
@@ -90,7 +89,7 @@ class AsyncWire:
 
     def queue(self, message, records: list | None = None) -> Response:
         """Add a request to the outbox; its Response completes when its reply is read."""
-        self._outbox += frame(self._codec.pack(m.encode(message)))
+        self._outbox += self.protocol.send(message)
         response = Response(records)
         if message.signature != m.GOODBYE:
             self._pending.append(response)
@@ -126,43 +125,30 @@ class AsyncWire:
         if not data:
             self._broken("the server closed the connection")
         try:
-            payloads = self._decoder.feed(data)
-        except ProtocolViolation as exc:
+            events = self.protocol.receive_data(data)
+        except ValueTooDeep as exc:       # hostile bytes: this stream cannot be trusted any more
             self._broken(exc.message)
-        unpack = self._codec.unpack
-        pending = self._pending
-        bodies: list = []           # RECORD bodies for pending[0], decoded together (much faster)
-        for payload in payloads:
-            if payload.startswith(_RECORD_HEAD):
-                bodies.append(memoryview(payload)[2:])
-                continue
-            if bodies:
-                self._add_records(bodies)
-                bodies = []
-            try:
-                reply = m.decode_reply(unpack(payload))
-            except ValueTooDeep as exc:       # hostile bytes: this stream cannot be trusted any more
+        except ProtocolViolation as exc:
+            if exc.fatal:
                 self._broken(exc.message)
+            raise
+        pending = self._pending
+        for event in events:
+            if type(event) is Records:
+                records = pending[0].records if pending else None
+                if records is None:
+                    self._broken("the server sent records nobody asked for")
+                records.extend(event.rows)
+                continue
             response = pending.popleft()
             response.done = True
-            if reply.signature == m.SUCCESS:
-                response.metadata = reply.metadata
-            elif reply.signature == m.FAILURE:
-                response.error = failure_error(reply.metadata)
+            if event.signature == m.SUCCESS:
+                response.metadata = event.metadata
+            elif event.signature == m.FAILURE:
+                response.error = failure_error(event.metadata)
                 self.failed = True
             else:
                 response.ignored = True
-        if bodies:
-            self._add_records(bodies)
-
-    def _add_records(self, bodies: list) -> None:
-        records = self._pending[0].records if self._pending else None
-        if records is None:
-            self._broken("the server sent records nobody asked for")
-        try:
-            records.extend(self._codec.unpack_rows(bodies))
-        except ValueTooDeep as exc:
-            self._broken(exc.message)
 
     def _broken(self, reason) -> None:
         self.defunct = True
