@@ -21,7 +21,8 @@ class BoltServerConnection:
                  max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE):
         self.packer = packer
         self.unpacker = unpacker
-        self._decoder = FrameDecoder(max_message_size, skip_oversized=True)
+        # Oversized is fatal over Bolt (FAILURE, then the connection closes), as Neo4j does.
+        self._decoder = FrameDecoder(max_message_size)
         self.broken = False
 
     @property
