@@ -72,6 +72,10 @@ class RequestQueue:
 
 
 class ClientConnection:
+    # An oversized request is answered FAILURE and dropped as it arrives, keeping the stream in step
+    # (the driver then sees the server's error); a protocol that must close instead sets False.
+    SKIP_OVERSIZED = True
+
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, server):
         self._reader = reader
         self._writer = writer
@@ -166,7 +170,7 @@ class ClientConnection:
         await self.core.handle(request, out, queue.peek())
 
     async def _read_requests(self, queue: RequestQueue, codec, core: SessionCore) -> None:
-        decoder = FrameDecoder(self._server.config.max_message_size, skip_oversized=True)
+        decoder = FrameDecoder(self._server.config.max_message_size, skip_oversized=self.SKIP_OVERSIZED)
         message_timeout = getattr(self._server.config, "message_timeout", None)
         try:
             while True:
