@@ -10,6 +10,8 @@ import asyncio
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, AsyncIterator, Mapping
 
+from relate.protocol.conversion import to_parameters
+
 from .errors import TransactionError
 from .summary import Summary
 from .values import Row, row_class
@@ -161,7 +163,7 @@ class AsyncConnection:
             params = kwparams
         elif kwparams:
             params = {**params, **kwparams}
-        return AsyncResult(await self._session.run(query, dict(params)))
+        return AsyncResult(await self._session.run(query, to_parameters(params)))
 
     async def execute(self, query: str, params: Mapping[str, Any] | None = None, **kwparams) -> AsyncResult:
         if self._closed:

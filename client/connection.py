@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
+from relate.protocol.conversion import to_parameters
+
 from .errors import TransactionError
 from .summary import Summary
 from .values import Row, row_class
@@ -168,7 +170,7 @@ class Connection:
             params = kwparams
         elif kwparams:
             params = {**params, **kwparams}
-        return Result(self._session.run(query, dict(params)))
+        return Result(self._session.run(query, to_parameters(params)))
 
     def execute(self, query: str, params: Mapping[str, Any] | None = None, **kwparams) -> Result:
         """Run one statement; it auto-commits unless a transaction is open on this connection."""
