@@ -15,15 +15,16 @@ __version__ = "0.1.0"
 __all__ = ["connect", "Connection", "Result", "Transaction", "Summary", "Counters", "Node",
            "Relationship", "Path", "Vector", "Duration", "Row", "errors", *errors.__all__]
 
-_REMOTE_SCHEMES = ("relate://", "relate+s://", "relate+ssc://")
 
-
-def connect(target: str, *, auth: tuple[str, str] | None = None, **options) -> Connection:
-    """Open a connection: a file path (embedded), ``:memory:``, or a ``relate://host:port`` URL."""
-    if target.startswith(_REMOTE_SCHEMES):
+def connect(target, *, auth: tuple[str, str] | None = None, **options) -> Connection:
+    """Open a connection: a directory path (str or pathlib.Path, embedded), ``:memory:``, or a
+    ``relate://host:port`` URL. Other URL schemes (``bolt://``, ``http://``) raise ConfigurationError.
+    Embedded options: ``read_only=True`` (no writer; writes raise ReadOnlyDatabaseError),
+    ``create_parents=True`` (create missing parent directories)."""
+    from .targets import open_database, target_kind
+    kind, text = target_kind(target)
+    if kind == "remote":
         from .driver import connect_remote  # the network driver; imports nothing of the server
-        return connect_remote(target, auth=auth, **options)
-    # Embedded mode: the engine is imported lazily so that network-only users never load it.
-    from relate.server.engine import Database
-    database = Database.open(None if target == ":memory:" else target, **options)
-    return Connection(database.session(), owner=database, target=target)
+        return connect_remote(text, auth=auth, **options)
+    database = open_database(kind, text, auth, options)
+    return Connection(database.session(), owner=database, target=text)

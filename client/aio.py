@@ -19,7 +19,6 @@ from .values import Row, row_class
 __all__ = ["connect", "AsyncConnection", "AsyncTransaction", "AsyncResult"]
 
 _BATCH = 1000
-_REMOTE_SCHEMES = ("relate://", "relate+s://", "relate+ssc://")
 
 
 class AsyncResult:
@@ -279,14 +278,16 @@ class _ThreadedSession:
         self._executor.shutdown(wait=False)
 
 
-async def connect(target: str, *, auth: tuple[str, str] | None = None, **options) -> AsyncConnection:
-    """Open an asyncio connection: a ``relate://host:port`` URL, a database path or ``:memory:``."""
-    if target.startswith(_REMOTE_SCHEMES):
+async def connect(target, *, auth: tuple[str, str] | None = None, **options) -> AsyncConnection:
+    """Open an asyncio connection: a ``relate://host:port`` URL, a database path or ``:memory:``
+    (the same targets and options as ``relate.connect``)."""
+    from .targets import open_database, target_kind
+    kind, target = target_kind(target)
+    if kind == "remote":
         from .driver._async.session import AsyncWireSession
         max_retry_time = options.pop("max_retry_time", 30.0)
         session = await AsyncWireSession(target, auth, **options).open()
         return AsyncConnection(session, target=target, max_retry_time=max_retry_time)
-    from relate.server.engine import Database
-    database = await asyncio.to_thread(Database.open, None if target == ":memory:" else target, **options)
+    database = await asyncio.to_thread(open_database, kind, target, auth, options)
     session = await _ThreadedSession(database).open()
     return AsyncConnection(session, owner=database, target=target)

@@ -37,7 +37,7 @@ from .index import DEFAULT_FULLTEXT_ENGINE, IndexManager
 from .index import procedures as index_procedures
 from .storage import GraphStore
 
-_OPEN_OPTIONS = ("sync", "checkpoint_every")
+_OPEN_OPTIONS = ("sync", "checkpoint_every", "read_only")
 
 
 @dataclass
@@ -64,7 +64,9 @@ class Database:
         self.plan_cache = PlanCache(plan_cache_size)
         self.procedures = ProcedureRegistry()
         register_builtins(self.procedures)
-        self.index_manager = _open_index_manager(store, directory, self.procedures, fulltext_engine)
+        # Read-only: the search indexes are rebuilt in memory, so nothing in the directory is written.
+        index_directory = None if store.read_only else directory
+        self.index_manager = _open_index_manager(store, index_directory, self.procedures, fulltext_engine)
         from .auth import UserStore
         self.users = UserStore(store)
         self._catalog: Optional[Catalog] = None

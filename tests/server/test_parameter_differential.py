@@ -131,3 +131,14 @@ def test_deep_nesting_is_a_typed_error(both):
     for connection in both:
         with pytest.raises(relate.CypherTypeError):
             connection.execute("RETURN $x AS x", {"x": value})
+
+
+def test_bytes_are_stored_indexed_and_survive_reopen(tmp_path):
+    blob = b"\x00\x01\xff"
+    with relate.connect(tmp_path / "db") as db:
+        db.execute("CREATE INDEX blob_b FOR (n:Blob) ON (n.b)")
+        db.execute("CREATE (:Blob {b: $b, parts: [$b]})", {"b": blob})
+        assert db.execute("MATCH (n:Blob {b: $b}) RETURN n.b AS b", {"b": blob}).fetchall()[0].b == blob
+    with relate.connect(tmp_path / "db") as db:
+        row = db.execute("MATCH (n:Blob) WHERE n.b = $b RETURN n.b AS b, n.parts AS p", {"b": blob}).fetchone()
+        assert (row.b, row.p) == (blob, [blob])
