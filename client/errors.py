@@ -12,7 +12,7 @@ __all__ = [
     "EquivalentSchemaRuleAlreadyExists", "IndexNotFound", "ConstraintNotFound",
     "ProcedureNotFound", "ProcedureCallFailed", "AuthenticationError", "ProtocolError",
     "TransactionError", "QueryTimeout", "Terminated", "ServiceUnavailable", "DeadlockDetected",
-    "ConfigurationError", "ResultConsumedError", "ReadOnlyDatabaseError",
+    "ConfigurationError", "ResultConsumedError", "ResultNotSingleError", "ReadOnlyDatabaseError",
     "error_class_for", "error_from_code",
 ]
 
@@ -164,6 +164,11 @@ class ConfigurationError(ClientError):
 class ResultConsumedError(ClientError):
     """Rows read from a result that was already consumed, or whose connection was closed."""
     code = "Neo.ClientError.Statement.ResultConsumed"
+
+
+class ResultNotSingleError(ClientError):
+    """``Result.single()`` on a result without exactly one row."""
+    code = "Neo.ClientError.Statement.ResultNotSingle"
 
 
 class ReadOnlyDatabaseError(ClientError):
