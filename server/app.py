@@ -11,9 +11,12 @@ import time
 import structlog
 
 from .auth import Authenticator, UserStore
+from relate.errors import RelateError
+
 from .config import Config, split_address
 from .net.connection import ClientConnection
 from .net.health import serve_health
+from .startup import NO_USER, StartupError, describe
 
 _log = structlog.get_logger("relate.server")
 INITIAL_USER = "neo4j"
@@ -45,7 +48,11 @@ class RelateServer:
         config = self.config
         if self.database is None:
             from relate.server.engine import Database   # the engine loads only in the server process
-            self.database = await asyncio.to_thread(Database.open, config.data, fulltext_engine=config.fulltext_engine)
+            try:
+                self.database = await asyncio.to_thread(Database.open, config.data,
+                                                        fulltext_engine=config.fulltext_engine)
+            except (RelateError, OSError) as exc:
+                raise StartupError(describe(exc, f"open the database at {config.data}")) from None
         users = user_store_for(self.database)
         if config.auth:
             if users is None:
@@ -53,15 +60,24 @@ class RelateServer:
             await asyncio.to_thread(self._create_initial_user, users)
         self.authenticator = Authenticator(users, enabled=config.auth)
         host, port = split_address(config.listen)
-        tls = self._tls_context()
-        main = await asyncio.start_server(self._on_client, host, port, ssl=tls, limit=2 ** 20,
-                                          backlog=min(config.max_connections, 4096))
+        try:
+            tls = self._tls_context()
+        except (OSError, ssl.SSLError) as exc:
+            raise StartupError(describe(exc, f"load the TLS certificate {config.tls_cert}")) from None
+        try:
+            main = await asyncio.start_server(self._on_client, host, port, ssl=tls, limit=2 ** 20,
+                                              backlog=min(config.max_connections, 4096))
+        except OSError as exc:
+            raise StartupError(describe(exc, f"listen on {config.listen}")) from None
         self._listeners.append(main)
         bound = {"listen": _address(main), "pid": os.getpid(), "tls": tls is not None}
         if config.http_listen:
             http_host, http_port = split_address(config.http_listen)
-            health = await asyncio.start_server(
-                lambda r, w: serve_health(r, w, self._health), http_host, http_port)
+            try:
+                health = await asyncio.start_server(
+                    lambda r, w: serve_health(r, w, self._health), http_host, http_port)
+            except OSError as exc:
+                raise StartupError(describe(exc, f"listen on {config.http_listen}")) from None
             self._listeners.append(health)
             bound["http"] = _address(health)
         _log.info("listening", **bound, data=config.data or ":memory:", auth=config.auth,
@@ -76,9 +92,7 @@ class RelateServer:
         if users.has_users():
             return
         if not self.config.init_password:
-            _log.warning("no users exist and no initial password was given: nobody can log in; "
-                         "restart with --init-password or RELATE_PASSWORD")
-            return
+            raise StartupError(NO_USER)      # a server nobody can log in to is of no use
         users.create_user(INITIAL_USER, self.config.init_password)
         _log.info("created the initial user", user=INITIAL_USER)
 
@@ -111,8 +125,16 @@ class RelateServer:
             self._connections.discard(connection)
 
     async def run(self) -> None:
-        """Start, serve until SIGTERM/SIGINT, then shut down."""
-        await self.start()
+        """Start, serve until SIGTERM/SIGINT, then shut down. A failed start raises StartupError
+        after closing what it opened."""
+        try:
+            await self.start()
+        except BaseException:
+            for listener in self._listeners:
+                listener.close()
+            if self.database is not None:
+                await asyncio.to_thread(self.database.close)
+            raise
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, self._stopping.set)
