@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import os
+import signal
 import sys
 from typing import IO, Iterable
 
@@ -70,6 +71,9 @@ def open_connection(target: str, auth: tuple[str, str] | None):
 
 
 def main(argv: list[str] | None = None) -> int:
+    # Started with SIGINT ignored (a background job, setsid, some CI runners), Ctrl-C would do nothing.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     args = _arguments().parse_args(argv)
     script = None
     try:
