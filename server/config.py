@@ -132,7 +132,7 @@ def load_config(argv: Sequence[str] | None = None, environ: Mapping[str, str] | 
     if bool(config.tls_cert) != bool(config.tls_key):
         raise SystemExit("relate-server: --tls-cert and --tls-key go together")
     for flag, address in (("--listen", config.listen), ("--http-listen", config.http_listen)):
-        if address is not None:
+        if address:                        # "" switches the HTTP listener off
             try:
                 split_address(str(address))
             except ValueError as exc:
