@@ -13,8 +13,11 @@ from relate.server.query.parser import parse, parse_script, split_statements
 from relate.server.query.parser.antlr_driver import lex
 from relate.server.query.parser.fast_lexer import tokenize
 
-TCK_FEATURES = "/work/shared/tck/features"
-SPEC_GLOB = "/work/shared/spec/000_*.txt"
+# ../shared beside the repository (as tests/tck/runner.py finds it), or RELATE_TCK_DIR.
+_SHARED = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))),
+                       "shared")
+TCK_FEATURES = os.environ.get("RELATE_TCK_DIR") or os.path.join(_SHARED, "tck", "features")
+SPEC_GLOB = os.path.join(_SHARED, "spec", "000_*.txt")
 
 
 def clauses(text: str) -> list:
