@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         # The reader went away (`relate ... | head`): stop quietly, as command-line tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_FAILED
+        return EXIT_OK
     finally:
         if script is not None and script[0] is not sys.stdin:
             script[0].close()
