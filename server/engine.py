@@ -319,7 +319,11 @@ class Session:
         query_type = ("rw" if plan.columns else "w") if plan.updating else "r"
         summary = Summary(counters=ctx.counters, query_type=query_type)
         if profile:
-            summary.plan = describe_plan(plan.root, None, profiled=True)
+            estimates = self.db.store.begin_read()     # estimates from the counts the statement left
+            try:
+                summary.plan = describe_plan(plan.root, estimates, profiled=True)
+            finally:
+                estimates.close()
         return EngineResult(plan.columns, iter(rows), summary=summary, started=started, materialized=True)
 
     def _commit_batch(self, ctx: ExecContext) -> None:

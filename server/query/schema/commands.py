@@ -14,13 +14,15 @@ from relate.errors import (ConstraintNotFound, CypherSyntaxError, EquivalentSche
 from relate.summary import Counters
 
 from .. import ast
+from ..catalog_docs import function_description, procedure_description
 from . import types
 from .catalog import Catalog, Constraint, RangeIndex, generated_name
 from .enforce import validate_existing
 
-INDEX_COLUMNS = ["id", "name", "state", "populationPercent", "type", "entityType", "labelsOrTypes", "properties",
-                 "indexProvider", "owningConstraint", "lastRead", "readCount"]
-INDEX_EXTRA = ["trackedSince", "options", "failureMessage", "createStatement",
+# Six default columns fit a 120-column terminal; Neo4j's other columns come with YIELD * or by name.
+INDEX_COLUMNS = ["name", "type", "entityType", "labelsOrTypes", "properties", "state"]
+INDEX_EXTRA = ["id", "populationPercent", "indexProvider", "owningConstraint", "lastRead", "readCount",
+               "trackedSince", "options", "failureMessage", "createStatement",
                "filterProperties", "size", "skippedDocuments"]      # the last three: search indexes
 CONSTRAINT_COLUMNS = ["id", "name", "type", "entityType", "labelsOrTypes", "properties", "ownedIndex", "propertyType"]
 CONSTRAINT_EXTRA = ["options", "createStatement"]
@@ -331,7 +333,7 @@ def show_constraints(catalog: Catalog, filter_: Optional[str]) -> list[dict]:
 
 
 def show_procedures(db) -> list[dict]:
-    return [{"name": p.name, "description": "", "mode": p.mode, "worksOnSystem": False, "signature": p.signature(),
+    return [{"name": p.name, "description": procedure_description(p.name), "mode": p.mode, "worksOnSystem": False, "signature": p.signature(),
              "argumentDescription": [{"name": n, "type": t} for n, t, _ in p.inputs],
              "returnDescription": [{"name": n, "type": t} for n, t in p.outputs], "admin": False, "option": {}}
             for p in db.procedures.all()]
@@ -341,7 +343,7 @@ def show_functions() -> list[dict]:
     from ..exec import functions
     from ..exec.aggregates import AGGREGATES
     names = sorted(set(functions.FUNCTIONS) | set(AGGREGATES))
-    return [{"name": n, "category": "Aggregating" if n in AGGREGATES else "Scalar", "description": "",
+    return [{"name": n, "category": "Aggregating" if n in AGGREGATES else "Scalar", "description": function_description(n),
              "signature": None, "isBuiltIn": True, "argumentDescription": [], "returnDescription": "",
              "aggregating": n in AGGREGATES} for n in names if not n.startswith(" ")]
 
