@@ -101,3 +101,26 @@ def test_executescript_runs_every_statement(connect):
     with pytest.raises(relate.CypherSyntaxError):
         db.executescript("CREATE (:Script {s: 'd'}); CREATE (:Script")
     assert db.execute("MATCH (n:Script) RETURN count(n) AS c").single().c == 3
+
+
+def test_the_asyncio_result_has_the_same_helpers(server):
+    import asyncio
+
+    import relate.aio
+
+    async def check(target, auth):
+        db = await relate.aio.connect(target, auth=auth)
+        try:
+            result = await db.execute("UNWIND [1, 2] AS x RETURN x, x * 10 AS y")
+            assert result.keys() == ["x", "y"] and await result.peek() == (1, 10)
+            assert await result.value("y") == [10, 20]
+            with pytest.raises(relate.ResultConsumedError):
+                [row async for row in result]
+            assert (await (await db.execute("RETURN 1 AS a")).single()).a == 1
+            with pytest.raises(relate.ResultNotSingleError):
+                await (await db.execute("UNWIND [1, 2] AS x RETURN x")).single()
+            assert await (await db.execute("UNWIND [1, 2] AS x RETURN x")).data("x") == [{"x": 1}, {"x": 2}]
+        finally:
+            await db.close()
+    asyncio.run(check(":memory:", None))
+    asyncio.run(check(server.url, AUTH))
