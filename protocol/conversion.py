@@ -54,7 +54,7 @@ def to_value(value: Any, name: str = "", depth: int = 0) -> Any:
         raise _refuse(f"parameter ${name}: lists and maps nest deeper than {MAX_DEPTH} levels")
     if cls is list or cls is tuple or cls is set or cls is frozenset:
         if _PLAIN_ITEMS.issuperset(map(type, value)):
-            return list(value)
+            return value if cls is list else list(value)      # the engine copies lists it stores
         return [to_value(item, name, depth + 1) for item in value]
     if cls is dict or isinstance(value, Mapping):
         out = {}
