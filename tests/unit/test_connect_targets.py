@@ -124,3 +124,18 @@ def test_unwritable_directory_is_a_typed_error_and_read_only_still_opens():
         for path in [base, *base.rglob("*")]:
             os.chmod(path, 0o755)
         subprocess.run(["rm", "-rf", str(base)], check=True)
+
+
+def test_read_only_replays_an_unclosed_wal_without_touching_it(tmp_path):
+    path = tmp_path / "db"
+    crash = ("import os, sys, relate\n"
+             "db = relate.connect(sys.argv[1])\n"
+             "db.execute('UNWIND range(1, 3) AS i CREATE (:Crashed {i: i})')\n"
+             "os._exit(0)                      # no close: no checkpoint, the WAL holds the commit\n")
+    subprocess.run([sys.executable, "-c", crash, str(path)], check=True, timeout=60, cwd=ROOT)
+    before = _tree(path)
+    with relate.connect(path, read_only=True) as db:
+        assert db.execute("MATCH (n:Crashed) RETURN count(n) AS c").single().c == 3
+    assert _tree(path) == before
+    with relate.connect(path) as db:                          # the writer recovers it as before
+        assert db.execute("MATCH (n:Crashed) RETURN count(n) AS c").single().c == 3
