@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install run example test test-all tck grammar bench bench-full server clean
+.PHONY: install run example lint test test-all tck grammar bench bench-full server clean
 
 install: $(STAMP)
 
@@ -33,7 +33,12 @@ run: install
 example: install
 	$(PY) examples/hybrid-recall/recall.py
 
-test: install
+# Lint (ruff, rules in pyproject.toml) and type checks (mypy strict on the protocol kernel): seconds.
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
+
+test: lint
 	$(PY) -m pytest -q -x --timeout=600 tests
 
 # Full TCK: per-folder pass/fail/error table and a JSON report; the ratchet list only grows.

@@ -5,14 +5,26 @@ throwaway one; ``relate.connect("relate://host:7688", auth=("neo4j", "secret"))`
 """
 from __future__ import annotations
 
-from . import errors
-from .connection import Connection, Result, Transaction
-from .errors import *  # noqa: F401,F403 - the error classes are part of the public API
-from .summary import Counters, Summary
-from .values import Duration, Node, Path, Relationship, Row, Vector
+import sys
+
+from relate.protocol import errors, summary, temporal, values
+from relate.protocol.errors import *  # noqa: F401,F403 - the error classes are part of the public API
+from relate.protocol.summary import Counters, Summary
+from relate.protocol.temporal import parse as temporal_parse
+from relate.protocol.temporal import zones as temporal_zones
+from relate.protocol.values import Duration, Node, Path, Relationship, Row, Vector
+
+# The shared kernel lives in relate.protocol (both the driver and the engine import it from there);
+# user code keeps its public names. They are the same module objects, so class identity, private
+# names and pickled class paths (relate.temporal.Date, relate.values.Vector) all keep working.
+sys.modules.update({"relate.errors": errors, "relate.values": values, "relate.temporal": temporal,
+                    "relate.temporal_parse": temporal_parse, "relate.temporal_zones": temporal_zones,
+                    "relate.summary": summary})
+
+from .connection import Connection, Result, Transaction  # noqa: E402 - after the aliases it imports
 
 __version__ = "0.1.0"
-__all__ = ["connect", "Connection", "Result", "Transaction", "Summary", "Counters", "Node",
+__all__ = ["connect", "Connection", "Result", "Transaction", "Summary", "Counters", "Node",  # noqa: PLE0604
            "Relationship", "Path", "Vector", "Duration", "Row", "errors", *errors.__all__]
 
 

@@ -70,8 +70,7 @@ def open_database(kind: str, path: str, auth, options: dict):
             check_embedded(path, auth=auth, read_only=read_only, create_parents=create_parents)
         except PermissionError as exc:
             raise ConfigurationError(f"cannot create {exc.filename}: permission denied") from None
-    # The engine is imported lazily so that network-only users never load it.
-    from relate.server.engine import Database
+    from .embedded import open_database as open_engine   # the one door into the engine (lazy)
     if read_only:
         options["read_only"] = True
-    return Database.open(path, **options)
+    return open_engine(":memory:" if path is None else path, **options)

@@ -1,4 +1,5 @@
-"""Relate's wire protocol, sans I/O: handshake, chunked framing, messages, msgpack codec, states.
+"""Relate's wire protocol, sans I/O: handshake, chunked framing, messages, msgpack codec, states; and
+the kernel both sides share: values, temporal types, errors, summaries, hydration (docs/architecture.md).
 
 Nothing here reads or writes a socket, and nothing imports the server or the client: the server's
 network layer and the driver feed bytes in and take bytes out. See docs/protocol.md.

@@ -34,7 +34,7 @@ class Structure:
 
     __slots__ = ("code", "fields")
 
-    def __init__(self, code: int, fields: list):
+    def __init__(self, code: int, fields: list[Any]):
         self.code = code
         self.fields = fields
 
@@ -50,7 +50,7 @@ class CodecError(ProtocolViolation):
 
 
 Dehydrate = Callable[[Any], Any]          # object -> Structure (or a plain value); TypeError if unknown
-Hydrator = Callable[[list], Any]          # fields -> object
+Hydrator = Callable[[list[Any]], Any]          # fields -> object
 
 
 class Codec:
@@ -88,11 +88,12 @@ class Codec:
 
     def pack(self, value: Any) -> bytes:
         try:
-            return self._packer.pack(value)
+            packed: bytes = self._packer.pack(value)
+            return packed
         except (TypeError, ValueError, OverflowError) as exc:
             raise CodecError(f"cannot encode value: {exc}") from None
 
-    def unpack_rows(self, bodies: list) -> list[tuple]:
+    def unpack_rows(self, bodies: list[bytes]) -> list[tuple[Any, ...]]:
         """Several msgpack arrays (RECORD bodies) decoded in one pass, as tuples."""
         if len(bodies) <= _FEW_ROWS:          # an Unpacker costs ~3 us to set up: not worth it for a few
             try:

@@ -14,9 +14,9 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from relate import temporal
-from relate.errors import CypherTypeError
-from relate.values import Duration, Node, Path, Relationship, Vector
+from relate.protocol import temporal
+from relate.protocol.errors import CypherTypeError
+from relate.protocol.values import Duration, Node, Path, Relationship, Vector
 
 __all__ = ["to_parameters", "to_value", "MAX_DEPTH"]
 

@@ -11,7 +11,7 @@ import time
 import structlog
 
 from .auth import Authenticator, UserStore
-from relate.errors import RelateError
+from relate.protocol.errors import RelateError
 
 from .config import Config, split_address
 from .net.connection import ClientConnection

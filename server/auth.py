@@ -13,7 +13,7 @@ import threading
 import time
 from typing import Any
 
-from relate.errors import AuthenticationError, ClientError
+from relate.protocol.errors import AuthenticationError, ClientError
 
 USER_PREFIX = "user:"
 _SCRYPT = {"n": 2 ** 14, "r": 8, "p": 1}          # ~16 MiB and some tens of ms per check

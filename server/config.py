@@ -12,6 +12,8 @@ from typing import Any, Mapping, Sequence
 
 from relate.protocol import DEFAULT_MAX_MESSAGE_SIZE
 
+from .version import version
+
 
 @dataclass
 class Config:
@@ -87,13 +89,8 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("--shutdown-timeout", type=float, help="seconds SIGTERM waits for running requests")
     parser.add_argument("--ready-file", help="write the bound addresses here once listening")
     parser.add_argument("--check", metavar="HOST:PORT", help="check that a server answers, then exit 0 or 1")
-    parser.add_argument("--version", action="version", version=f"relate-server {_version()}")
+    parser.add_argument("--version", action="version", version=f"relate-server {version()}")
     return parser
-
-
-def _version() -> str:
-    from relate import __version__
-    return __version__
 
 
 def load_config(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> Config:

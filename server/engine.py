@@ -18,8 +18,8 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Optional
 
-from relate.errors import DatabaseError, ParameterMissing, RelateError, TransactionError
-from relate.summary import Summary
+from relate.protocol.errors import DatabaseError, ParameterMissing, RelateError, TransactionError
+from relate.protocol.summary import Summary
 
 from .explicit_tx import ExplicitTx
 from .query import ast

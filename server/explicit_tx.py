@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from relate.errors import RelateError, TransientError
+from relate.protocol.errors import RelateError, TransientError
 
 OUTDATED = "Neo.TransientError.Transaction.Outdated"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import errno
 import ssl
 
-from relate.errors import RelateError
+from relate.protocol.errors import RelateError
 
 
 class StartupError(Exception):

@@ -5,7 +5,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from relate.errors import ArgumentError
+from relate.protocol.errors import ArgumentError
 
 # Lucene's English stop words (StandardAnalyzer / EnglishAnalyzer default set).
 ENGLISH_STOP_WORDS = frozenset(

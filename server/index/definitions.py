@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from relate.errors import ArgumentError
+from relate.protocol.errors import ArgumentError
 
 from . import vector as vector_defaults
 from .analyzers import DEFAULT_ANALYZER, get_analyzer

@@ -11,7 +11,7 @@ import operator
 
 import numpy as np
 
-from relate.errors import ArgumentError
+from relate.protocol.errors import ArgumentError
 
 OPERATORS = {"=": operator.eq, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 _EXACT_FLOAT_INT = 2 ** 53

@@ -18,7 +18,7 @@ import time
 
 import msgpack
 
-from relate.errors import ArgumentError
+from relate.protocol.errors import ArgumentError
 
 from .analyzers import get_analyzer
 from .corpus import GAP, Corpus

@@ -17,7 +17,7 @@ import traceback
 
 import structlog
 
-from relate.errors import DatabaseError, TransientError
+from relate.protocol.errors import DatabaseError, TransientError
 
 from .definitions import NODE, VECTOR, IndexDefinition, vector_config
 from .fulltext import FullTextIndex

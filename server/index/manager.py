@@ -16,7 +16,7 @@ import zlib
 
 import structlog
 
-from relate.errors import ArgumentError, EquivalentSchemaRuleAlreadyExists, IndexNotFound, SchemaError
+from relate.protocol.errors import ArgumentError, EquivalentSchemaRuleAlreadyExists, IndexNotFound, SchemaError
 
 from .definitions import (CATALOG_KIND, FULLTEXT, NODE, RELATIONSHIP, VECTOR, IndexDefinition,
                           fulltext_definition, vector_definition)
@@ -156,7 +156,7 @@ class IndexManager:
 
     def list(self) -> list[dict]:
         """SHOW INDEXES rows (Neo4j's columns, plus filterProperties and skippedDocuments)."""
-        from relate.temporal import DateTime
+        from relate.protocol.temporal import DateTime
         rows = []
         with self._lock:
             indexes = sorted(self._indexes.values(), key=lambda i: i.definition.name)

@@ -1,7 +1,7 @@
 """The search procedures: db.index.vector.*, db.index.fulltext.*, db.awaitIndexes."""
 from __future__ import annotations
 
-from relate.errors import ArgumentError, ProcedureCallFailed
+from relate.protocol.errors import ArgumentError, ProcedureCallFailed
 
 from .analyzers import ANALYZERS
 from .definitions import NODE, RELATIONSHIP

@@ -14,7 +14,7 @@ import pickle
 import faiss
 import numpy as np
 
-from relate.errors import ArgumentError
+from relate.protocol.errors import ArgumentError
 
 from .filters import FilterColumns
 

@@ -10,7 +10,7 @@ from collections import deque
 
 import structlog
 
-from relate.driver.hydration import value_codec
+from relate.protocol.hydration import value_codec
 from relate.protocol import FrameDecoder, ProtocolViolation
 from relate.protocol import handshake as hs
 from relate.protocol import messages as m

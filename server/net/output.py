@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import asyncio
 
-from relate.errors import DatabaseError
+from relate.protocol.errors import DatabaseError
 from relate.protocol import Codec, CodecError, frame
 from relate.protocol import messages as m
 

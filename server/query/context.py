@@ -11,8 +11,8 @@ import time
 from datetime import datetime, timezone
 from typing import Any, Callable, Optional
 
-from relate.errors import QueryTimeout, Terminated
-from relate.summary import Counters
+from relate.protocol.errors import QueryTimeout, Terminated
+from relate.protocol.summary import Counters
 
 # check() looks at the clock only every this many calls: time.monotonic() is the costly part.
 _CHECK_EVERY = 256

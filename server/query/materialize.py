@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from relate.values import Node, Path, Relationship
+from relate.protocol.values import Node, Path, Relationship
 
 from .refs import NodeRef, PathRef, RelRef
 

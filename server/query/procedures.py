@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
-from relate.errors import ProcedureNotFound
+from relate.protocol.errors import ProcedureNotFound
 
 from .refs import NodeRef, PathRef, RelRef
 

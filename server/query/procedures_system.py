@@ -2,7 +2,7 @@
 ``db.schema.visualization()`` (labels, relationship types and how they connect)."""
 from __future__ import annotations
 
-from importlib import metadata
+from ..version import version
 
 EDITION = "community"
 
@@ -14,13 +14,6 @@ def register(registry) -> None:
                       mode="DBMS")
     registry.register("db.schema.visualization", [],
                       [("nodes", "LIST? OF MAP?"), ("relationships", "LIST? OF MAP?")], _visualization)
-
-
-def version() -> str:
-    try:
-        return metadata.version("relate-db")
-    except metadata.PackageNotFoundError:       # running from a source tree that was never installed
-        return "0.0.0+unknown"
 
 
 def _components(ctx):

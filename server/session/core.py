@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 import structlog
 
-from relate.errors import (AuthenticationError, DatabaseError, ProtocolError, QueryTimeout, RelateError,
+from relate.protocol.errors import (AuthenticationError, DatabaseError, ProtocolError, QueryTimeout, RelateError,
                            Terminated)
 from relate.protocol import ProtocolViolation
 from relate.protocol import messages as m

@@ -4,49 +4,26 @@ Ext codes are part of the on-disk format; never renumber them.
 """
 from __future__ import annotations
 
-import importlib
-
 import msgpack
 import numpy as np
 
-from relate.errors import CypherTypeError
-from relate.values import VECTOR_TYPES, Duration, Vector
+from relate.protocol.errors import CypherTypeError
+from relate.protocol.temporal import Date, DateTime, LocalDateTime, LocalTime, Time
+from relate.protocol.values import VECTOR_TYPES, Duration, Vector
 
 EXT_VECTOR = 1
 EXT_DURATION = 2
-# relate.temporal classes by ext code; imported lazily (the module may not exist yet at import time).
-_TEMPORAL_CODES = {3: "Date", 4: "Time", 5: "LocalTime", 6: "DateTime", 7: "LocalDateTime"}
-
-_code_by_class: dict[type, int] = {Duration: EXT_DURATION}
-_class_by_code: dict[int, type] = {EXT_DURATION: Duration}
-_temporal_loaded = False
+_class_by_code: dict[int, type] = {EXT_DURATION: Duration, 3: Date, 4: Time, 5: LocalTime, 6: DateTime,
+                                   7: LocalDateTime}
+_code_by_class: dict[type, int] = {cls: code for code, cls in _class_by_code.items()}
 
 INT64_MIN = -(1 << 63)
 INT64_MAX = (1 << 63) - 1
 
 
-def _load_temporal() -> None:
-    """Register the relate.temporal classes once the module can be imported."""
-    global _temporal_loaded
-    try:
-        module = importlib.import_module("relate.temporal")
-    except ImportError:
-        return
-    for code, name in _TEMPORAL_CODES.items():
-        cls = getattr(module, name, None)
-        if cls is not None:
-            _code_by_class[cls] = code
-            _class_by_code[code] = cls
-    _temporal_loaded = True
-
-
 def ext_code(cls: type) -> int | None:
     """The ext code for a temporal/Duration class, or None if it is not a stored class."""
-    code = _code_by_class.get(cls)
-    if code is None and not _temporal_loaded:
-        _load_temporal()
-        code = _code_by_class.get(cls)
-    return code
+    return _code_by_class.get(cls)
 
 
 def _default(obj):
@@ -68,9 +45,6 @@ def _ext_hook(code: int, data: bytes):
         array = np.frombuffer(data, dtype=VECTOR_TYPES[coordinate_type], offset=cut + 1)
         return Vector(array, coordinate_type)
     cls = _class_by_code.get(code)
-    if cls is None and not _temporal_loaded:
-        _load_temporal()
-        cls = _class_by_code.get(code)
     if cls is None:
         return msgpack.ExtType(code, data)
     return cls.from_state(msgpack.unpackb(data, use_list=False, ext_hook=_ext_hook, raw=False))

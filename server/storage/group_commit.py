@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 from typing import Callable
 
-from relate.errors import DatabaseError
+from relate.protocol.errors import DatabaseError
 
 
 class GroupCommit:

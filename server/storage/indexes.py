@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from bisect import bisect_left, bisect_right, insort
 
-from relate.values import Duration, Vector
+from relate.protocol.values import Duration, Vector
 
 from . import codec
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from relate.errors import EntityNotFound, TransactionError
+from relate.protocol.errors import EntityNotFound, TransactionError
 
 from .indexes import in_bounds, order_key, range_bounds
 from .versions import visible

@@ -6,7 +6,7 @@ import os
 
 import structlog
 
-from relate.errors import DatabaseError
+from relate.protocol.errors import DatabaseError
 
 from . import codec
 from .adjacency import link_rel

@@ -9,7 +9,7 @@ import os
 import struct
 import zlib
 
-from relate.errors import DatabaseError
+from relate.protocol.errors import DatabaseError
 
 from . import codec
 from .versions import visible

@@ -11,7 +11,8 @@ from typing import Callable
 
 import structlog
 
-from relate.errors import ArgumentError, DatabaseError, ReadOnlyDatabaseError, ServiceUnavailable, TransientError
+from relate.protocol.errors import (ArgumentError, DatabaseError, ReadOnlyDatabaseError, ServiceUnavailable,
+                                   TransientError)
 
 from . import codec, recovery, snapshot, vacuum
 from .group_commit import GroupCommit
@@ -130,7 +131,7 @@ class GraphStore:
             fcntl.flock(fd, mode | fcntl.LOCK_NB)
         except OSError:
             os.close(fd)
-            raise DatabaseError(f"the database at {path} is already open (in this or another process)")
+            raise DatabaseError(f"the database at {path} is already open (in this or another process)") from None
         self._lock_fd = fd
 
     def _unlock_directory(self) -> None:

@@ -10,7 +10,7 @@ import os
 import struct
 import zlib
 
-from relate.errors import DatabaseError
+from relate.protocol.errors import DatabaseError
 
 _LENGTH = struct.Struct("<I")
 _HEADER = struct.Struct("<II")

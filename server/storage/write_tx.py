@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from relate.errors import ArgumentError, ConstraintValidationFailed, TransactionError
+from relate.protocol.errors import ArgumentError, ConstraintValidationFailed, TransactionError
 
 from . import codec, undo, vacuum
 from .adjacency import link_rel

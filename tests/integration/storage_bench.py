@@ -45,7 +45,7 @@ def main() -> None:
                 tx.commit()
         timed("vector nodes, 1000-node txs, fsync", n, load_vectors)
         print(f"{'resident memory after vector load':<48} {rss_mb() - base:7.0f} MB")
-        del vectors
+        vectors = None          # frees the array (the closure above still refers to the name)
 
         def big_nodes():
             tx = store.begin_write()

@@ -12,6 +12,7 @@ import pytest
 
 from relate.errors import ArgumentError, ClientError
 from relate.server.engine import Database
+from tests.helpers import rows as run
 
 N, DIMS = 2_400, 16
 WORDS = [f"w{i}" for i in range(150)] + ["kafka", "oauth", "tokens", "tenant"]
@@ -21,10 +22,6 @@ FILTERS = [  # (label, WHERE inside the search, mask over i)
     ("1%", "WHERE n.g = 7 AND n.ts >= 0", lambda i: i % 100 == 7),
     ("0.1%", "WHERE n.h IN [3, -1]", lambda i: i % 1000 == 3),
 ]
-
-
-def run(session, query, params=None):
-    return session.run(query, params or {}).fetch(100_000)
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from relate import Duration, Node, Path, Relationship, Vector, temporal
-from relate.driver.hydration import value_codec
+from relate.protocol.hydration import value_codec
 from relate.protocol import Codec, CodecError, Structure
 from relate.protocol import codec as wire
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import socket
 
-from relate.driver.hydration import value_codec
+from relate.protocol.hydration import value_codec
 from relate.protocol import FrameDecoder, frame
 from relate.protocol import handshake as hs
 from relate.protocol import messages as m

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import relate
-from relate.temporal import Date, DateTime, LocalDateTime, LocalTime, Time
+from relate.temporal import Date, DateTime, LocalDateTime, LocalTime
 from relate.values import Duration, Vector
 
 from .conftest import AUTH, ServerProcess

@@ -31,14 +31,6 @@ def run_shell(tmp_path: Path, *args: str, stdin: str = "", env: dict | None = No
                           capture_output=True, cwd=tmp_path, env=env or shell_env(tmp_path), timeout=timeout)
 
 
-def server_available() -> bool:
-    try:
-        import relate.server.app  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 class Server:
     """A ``relate-server`` child on an ephemeral loopback port with user neo4j / PASSWORD."""
 
@@ -78,8 +70,6 @@ class Server:
 
 @pytest.fixture
 def server(tmp_path):
-    if not server_available():
-        pytest.skip("relate-server is not there yet (relate.server.app does not import)")
     running = Server(tmp_path)
     yield running
     running.stop()

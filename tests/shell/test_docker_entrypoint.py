@@ -10,9 +10,7 @@ import time
 
 import pytest
 
-from .conftest import ROOT, server_available, shell_env
-
-pytestmark = pytest.mark.skipif(not server_available(), reason="relate-server is not there yet")
+from .conftest import ROOT, shell_env
 
 ENTRYPOINT = ROOT / "docker" / "entrypoint.sh"
 HEALTHCHECK = ROOT / "docker" / "healthcheck.sh"

@@ -13,7 +13,6 @@ from gherkin.parser import Parser
 
 import relate
 from relate import errors
-from relate.values import Node, Relationship
 
 from .tck_values import bag_matches, matches, parse_value
 

@@ -8,6 +8,7 @@ import pytest
 from relate.server.engine import Database
 from relate.server.storage import GraphStore
 from relate.server.storage import read_tx as read_tx_module
+from tests.helpers import run
 
 COUNT = "MATCH (n:Note {id: $id})-[a:ABOUT]->(t:Topic)<-[b:ABOUT]-(m:Note) RETURN count(*) AS c"
 SUM = "MATCH (n:Note {id: $id})-[a:ABOUT]->(t:Topic)<-[b:ABOUT]-(m:Note) RETURN sum(1) AS c"
@@ -84,15 +85,9 @@ def check_all(db, session=None):
 
 
 @pytest.fixture
-def db():
-    database = Database.open(None)
-    build(database)
-    yield database
-    database.close()
-
-
-def run(db, text, params=None):
-    db.session().run(text, params or {}).consume()
+def db(db):
+    build(db)
+    return db
 
 
 def test_counts_match_a_walk_and_fill_the_cache(db):
@@ -161,17 +156,9 @@ def test_rolled_back_writes_change_nothing(db):
 
 def session_tx(session):
     """The storage transaction of a session's open explicit transaction (for the reference walk)."""
-    for name in ("_tx", "tx", "_explicit"):
-        obj = getattr(session, name, None)
-        if obj is None:
-            continue
-        for attr in ("tx", "_tx", "_write", "write_tx", "_write_tx"):
-            inner = getattr(obj, attr, None)
-            if inner is not None and hasattr(inner, "expand"):
-                return inner
-        if hasattr(obj, "expand"):
-            return obj
-    pytest.skip("no handle on the session's storage transaction")
+    explicit = session._explicit               # engine.Session's open ExplicitTx (explicit_tx.py)
+    assert explicit is not None and explicit.writing, "the session holds no writing explicit transaction"
+    return explicit.tx
 
 
 def test_an_old_snapshot_held_across_writes_sees_its_own_counts(db):

@@ -7,24 +7,8 @@ import pytest
 from relate.errors import (ClientError, ConstraintValidationFailed, CypherArithmeticError, CypherSyntaxError,
                            EntityNotFound, ParameterMissing, QueryTimeout, Terminated, TransactionError,
                            error_class_for)
-from relate.server.engine import Database
 from relate.values import Node, Path, Relationship
-
-
-@pytest.fixture
-def db():
-    database = Database.open(None)
-    yield database
-    database.close()
-
-
-@pytest.fixture
-def session(db):
-    return db.session()
-
-
-def rows(session, query, params=None):
-    return session.run(query, params).fetch(10_000)
+from tests.helpers import rows
 
 
 def test_result_streams_in_batches_and_reports_summary_at_the_end(session):

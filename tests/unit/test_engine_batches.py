@@ -6,13 +6,6 @@ from relate.errors import (ArgumentError, ConstraintValidationFailed, CypherArit
 from relate.server.engine import Database
 
 
-@pytest.fixture
-def db():
-    database = Database.open(None)
-    yield database
-    database.close()
-
-
 def commits_of(database):
     """The number of nodes each commit created, in commit order."""
     commits = []

@@ -1,7 +1,10 @@
 """Clause behaviour end to end: MATCH forms, OPTIONAL MATCH, projections, updates, subqueries, unions."""
+import functools
+
 import pytest
 
 from relate.server.engine import Database
+from tests.helpers import rows as all_rows
 
 GRAPH = """CREATE (a:A {name: 'a', v: 1}), (b:B {name: 'b', v: 2}), (c:C {name: 'c', v: 3}), (d:D {name: 'd'}),
   (a)-[:R {w: 1}]->(b), (b)-[:R {w: 2}]->(c), (a)-[:S]->(c), (c)-[:R {w: 1}]->(d)"""
@@ -12,10 +15,7 @@ def run():
     db = Database.open(None)
     session = db.session()
     session.run(GRAPH).consume()
-
-    def run(query, params=None):
-        return session.run(query, params).fetch(100_000)
-    yield run
+    yield functools.partial(all_rows, session)
     db.close()
 
 

@@ -1,7 +1,10 @@
 """The SEARCH clause through the engine: vector (in-search filters), full-text (SKIP), relationships, COMBINE."""
+import functools
+
 import pytest
 
 from relate.server.engine import Database
+from tests.helpers import rows as all_rows
 
 DOCS = [
     {"id": "a", "v": [1.0, 0.0], "t": "apple banana", "g": 1},
@@ -25,10 +28,7 @@ def run():
                 {"rows": DOCS}).consume()
     session.run("MATCH (a:D {id: 'a'}), (b:D {id: 'b'}) CREATE (a)-[:L {text: 'link apple'}]->(b)").consume()
     db.index_manager.await_indexes(10)
-
-    def run(query, params=None):
-        return session.run(query, params).fetch(1000)
-    yield run
+    yield functools.partial(all_rows, session)
     db.close()
 
 

@@ -5,17 +5,14 @@ import pytest
 
 import relate
 from relate.errors import TransientError
-from relate.server.engine import Database
 
 OUTDATED = "Neo.TransientError.Transaction.Outdated"
 
 
 @pytest.fixture
-def db():
-    database = Database.open(None)
-    database.session().run("CREATE (:C {n: 0})").consume()
-    yield database
-    database.close()
+def db(db):
+    db.session().run("CREATE (:C {n: 0})").consume()
+    return db
 
 
 def value(session):

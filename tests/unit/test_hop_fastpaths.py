@@ -2,27 +2,21 @@
 ORDER BY then head(collect(x)) per group (OrderedHeadAggregate), ReadTx.expand_rel_ids (MVCC, labels)."""
 import pytest
 
-from relate.server.engine import Database
 from relate.server.query.parser import parse
 from relate.server.query.planner import logical as L
 from relate.server.query.planner import plan_query
 from relate.server.storage import GraphStore
+from tests.helpers import rows
 
 
 @pytest.fixture
-def db():
-    database = Database.open(None)
-    session = database.session()
+def db(db):
+    session = db.session()
     session.run("UNWIND range(1, 6) AS i CREATE (:T {i: i})").consume()
     session.run("MATCH (t:T) UNWIND range(1, 20) AS j CREATE (t)<-[:D {ts: (j * 7 + t.i * 3) % 11, "
                 "text: CASE WHEN j % 5 = 0 THEN null ELSE 'x' + toString(j) END}]-(:N {j: j})").consume()
     session.run("CREATE (:T {i: 99})").consume()
-    yield database
-    database.close()
-
-
-def rows(db, text, params=None, session=None):
-    return (session or db.session()).run(text, params or {}).fetch(1 << 30)
+    return db
 
 
 def logical(db, text):
@@ -95,7 +89,7 @@ def test_counts_match_walked_rows(db, text):
     try:
         session.run("MATCH (m:N {j: 7}) SET m:X REMOVE m:N").consume()
         session.run("MATCH (t:T {i: 1}) CREATE (t)<-[:D {ts: 1}]-(:N {j: 3})").consume()
-        assert rows(db, text, session=session) == rows(db, walked, session=session)
+        assert rows(session, text) == rows(session, walked)
     finally:
         session.rollback()
 

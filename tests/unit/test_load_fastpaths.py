@@ -9,10 +9,7 @@ from relate.server.query.parser import parse
 from relate.server.query.planner import logical as L
 from relate.server.query.planner import plan_query
 from relate.server.storage import GraphStore
-
-
-def rows(db, text, params=None):
-    return db.session().run(text, params or {}).fetch(1 << 30)
+from tests.helpers import rows
 
 
 def operators(db, text):
@@ -60,16 +57,14 @@ def test_index_seek_equality_by_kind_and_stale_candidates():
 
 
 @pytest.fixture
-def db():
-    database = Database.open(None)
-    s = database.session()
+def db(db):
+    s = db.session()
     s.run("CREATE CONSTRAINT FOR (n:Note) REQUIRE n.id IS UNIQUE").consume()
     s.run("CREATE CONSTRAINT FOR (t:Topic) REQUIRE t.name IS UNIQUE").consume()
     s.run("CREATE CONSTRAINT FOR ()-[d:DECIDED]-() REQUIRE d.ts IS :: INTEGER").consume()
     s.run("UNWIND range(1, 20) AS i CREATE (:Note {id: 'n' + toString(i)})").consume()
     s.run("UNWIND ['a', 'b', 'c'] AS name CREATE (:Topic {name: name})").consume()
-    yield database
-    database.close()
+    return db
 
 
 LOAD = ("UNWIND $rows AS r MATCH (n:Note {id: r.note}), (t:Topic {name: r.topic}) "

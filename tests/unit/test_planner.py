@@ -3,22 +3,19 @@ import random
 
 import pytest
 
-from relate.server.engine import Database
 from relate.server.query.parser import parse
 from relate.server.query.planner import logical as L
 from relate.server.query.planner import plan_query
 
 
 @pytest.fixture
-def db():
-    database = Database.open(None)
-    session = database.session()
+def db(db):
+    session = db.session()
     session.run("UNWIND range(1, 50) AS i CREATE (:Note {id: i, ts: i * 10})").consume()
     session.run("UNWIND range(1, 5) AS i CREATE (:Topic {name: 't' + toString(i)})").consume()
     session.run("MATCH (n:Note), (t:Topic) WHERE n.id % 5 = toInteger(substring(t.name, 1)) - 1 "
                 "CREATE (n)-[:ABOUT]->(t)").consume()
-    yield database
-    database.close()
+    return db
 
 
 def logical(db, text, optimize=True):

@@ -9,11 +9,8 @@
 from __future__ import annotations
 
 import datetime as _dt
-import importlib.util
 import re
-from pathlib import Path
 
-import pytest
 from gherkin.parser import Parser
 from gherkin.pickles.compiler import Compiler
 
@@ -21,11 +18,10 @@ from relate.temporal import TEMPORAL_TYPES
 from relate.values import Duration
 from relate.server.query.exec import temporal_functions as tf
 
+from tests.helpers import tck_features
 from tests.tck.tck_values import bag_matches, parse_value
 
-FEATURES = Path(__file__).resolve().parents[3] / "shared" / "tck" / "features" / "expressions" / "temporal"
-if not FEATURES.is_dir():
-    FEATURES = Path("/work/shared/tck/features/expressions/temporal")
+FEATURES = tck_features() / "expressions" / "temporal"
 
 # Ratchets: a drop below these fails the test; raise them when more pass.
 HARNESS_PASSING = 958      # of 960; the two failures need years beyond 9999 (Temporal10 [9], [10])
@@ -293,7 +289,6 @@ def harness_outcomes() -> dict[str, str | None]:
     return outcomes
 
 
-@pytest.mark.skipif(not FEATURES.is_dir(), reason="TCK features not available")
 def test_temporal_tck_through_functions():
     outcomes = harness_outcomes()
     passed = sum(1 for failure in outcomes.values() if failure is None)
@@ -337,16 +332,12 @@ def _compiled_outcomes() -> tuple[int, int, list[str]]:
     return passed, run, failures
 
 
-@pytest.mark.skipif(importlib.util.find_spec("relate.server.query.parser") is None,
-                    reason="the parser is not there yet")
 def test_temporal_tck_through_parser_and_expression_compiler():
     passed, run, failures = _compiled_outcomes()
     print(f"\ntemporal TCK (parser + expression compiler): {passed}/{run} projection scenarios pass")
     assert passed >= COMPILED_PASSING, "\n".join(failures[:20])
 
 
-@pytest.mark.skipif(importlib.util.find_spec("relate.server.engine") is None,
-                    reason="the engine (relate.server.engine) is not there yet")
 def test_temporal_tck_end_to_end():
     from tests.tck.runner import load_scenarios, run_scenario as run_engine_scenario
     scenarios = [s for s in load_scenarios(FEATURES.parent.parent) if s.folder == "expressions/temporal"]

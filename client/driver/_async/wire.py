@@ -8,8 +8,8 @@ from relate.errors import ProtocolError, ServiceUnavailable, error_from_code
 from relate.protocol import FrameDecoder, ProtocolViolation, frame
 from relate.protocol import handshake as hs
 from relate.protocol import messages as m
+from relate.protocol.hydration import value_codec
 
-from ..hydration import value_codec
 from ..transport import Address, AsyncTransport
 
 _RECORD_HEAD = bytes([0x92, m.RECORD])

@@ -1,7 +1,7 @@
 """Full-text engines behind `FullTextIndex`: Whoosh and tantivy, one interface (`base.FullTextEngine`)."""
 from __future__ import annotations
 
-from relate.errors import ArgumentError
+from relate.protocol.errors import ArgumentError
 
 ENGINES = ("whoosh", "tantivy")
 

@@ -16,9 +16,10 @@ import time
 
 import tantivy
 
-from relate.errors import QueryTimeout
+from relate.protocol.errors import QueryTimeout
 
 from ..corpus import K1, bm25_idf
+from ..lucene_query import escape_regex
 from ..query_plan import PAll, PBool, PConst, PPhrase, PTerm, iter_leaves
 
 
@@ -30,7 +31,7 @@ def _terms_by_field(plan) -> dict[int, list[str]]:
         elif isinstance(leaf, PPhrase):
             out.setdefault(leaf.field, []).extend(token for _, token, _ in leaf.tokens)
     return out
-from ..lucene_query import escape_regex
+
 
 _FLOAT32_SLACK = 1 + 1e-4
 

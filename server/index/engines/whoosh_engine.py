@@ -17,7 +17,7 @@ from whoosh.filedb.filestore import FileStorage, RamStorage
 from whoosh.scoring import WeightingModel, WeightLengthScorer
 from whoosh.util.numeric import byte_to_length
 
-from relate.errors import QueryTimeout
+from relate.protocol.errors import QueryTimeout
 
 from ..corpus import bm25_idf, bm25_term
 from ..query_plan import PAll, PBool, PConst, PPhrase, PTerm

@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from relate.errors import ArgumentError, CypherTypeError
-from relate.values import Duration
+from relate.protocol.errors import ArgumentError, CypherTypeError
+from relate.protocol.values import Duration
 from relate.server.query.exec.values_ops import arithmetic_error, group_key, order_key, type_name
 
 __all__ = ["is_aggregate", "make_aggregator", "AGGREGATES"]

@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from relate.errors import (ArgumentError, CypherSemanticError, CypherSyntaxError, CypherTypeError,
+from relate.protocol.errors import (ArgumentError, CypherSemanticError, CypherSyntaxError, CypherTypeError,
                            ParameterMissing)
-from relate.values import VECTOR_TYPES, Duration, Vector
+from relate.protocol.values import VECTOR_TYPES, Duration, Vector
 from relate.server.query import ast
 from relate.server.query.context import checked
 from relate.server.query.exec import functions, values_ops

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
 
 from relate.server.query.exec.functions_registry import function, type_error
 from relate.server.query.exec.values_ops import arithmetic_error, cypher_str, format_float

@@ -1,8 +1,8 @@
 """List and general functions: head, last, tail, size, range, reverse, coalesce, isEmpty, valueType."""
 from __future__ import annotations
 
-from relate.errors import ArgumentError
-from relate.values import Duration, Vector
+from relate.protocol.errors import ArgumentError
+from relate.protocol.values import Duration, Vector
 from relate.server.query.context import checked
 from relate.server.query.exec.functions_registry import function, type_error
 from relate.server.query.exec.values_ops import equals, temporal_rank

@@ -6,7 +6,7 @@ import random
 from decimal import (ROUND_CEILING, ROUND_DOWN, ROUND_FLOOR, ROUND_HALF_DOWN, ROUND_HALF_EVEN,
                      ROUND_HALF_UP, ROUND_UP, Decimal, InvalidOperation)
 
-from relate.errors import ArgumentError
+from relate.protocol.errors import ArgumentError
 from relate.server.query.exec.functions_registry import function, type_error
 from relate.server.query.exec.values_ops import arithmetic_error
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from relate.errors import CypherTypeError
+from relate.protocol.errors import CypherTypeError
 from relate.server.query.exec.values_ops import type_name
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {}

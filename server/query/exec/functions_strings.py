@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from relate.errors import ArgumentError
+from relate.protocol.errors import ArgumentError
 from relate.server.query.exec.functions_registry import function, type_error
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from relate.errors import ArgumentError
-from relate.values import VECTOR_TYPES, Vector
+from relate.protocol.errors import ArgumentError
+from relate.protocol.values import VECTOR_TYPES, Vector
 from relate.server.query.exec.functions_registry import function, type_error
 
 

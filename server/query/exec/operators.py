@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, Iterator, Optional
 
-from relate.errors import CypherTypeError
+from relate.protocol.errors import CypherTypeError
 
 from ..context import checked
 from ..refs import NodeRef, PathRef, RelRef

@@ -1,7 +1,7 @@
 """Path operators: variable-length expansion (DFS), shortest paths (BFS), named path construction."""
 from __future__ import annotations
 
-from relate.errors import CypherTypeError
+from relate.protocol.errors import CypherTypeError
 
 from ..context import checked
 from ..refs import NodeRef, PathRef, RelRef

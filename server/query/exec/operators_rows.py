@@ -4,7 +4,7 @@ from __future__ import annotations
 import heapq
 from operator import is_
 
-from relate.errors import ArgumentError
+from relate.protocol.errors import ArgumentError
 
 from ..context import checked
 from ..refs import NodeRef, RelRef

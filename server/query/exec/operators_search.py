@@ -1,7 +1,7 @@
 """SEARCH: vector and full-text index scans, and COMBINE (weighted reciprocal rank fusion)."""
 from __future__ import annotations
 
-from relate.errors import ArgumentError, CypherTypeError
+from relate.protocol.errors import ArgumentError, CypherTypeError
 
 from ..context import checked
 from ..refs import NodeRef, RelRef

@@ -1,7 +1,7 @@
 """Operators that run other plans: OPTIONAL MATCH, CALL subqueries, UNION, FOREACH, procedures, Eager."""
 from __future__ import annotations
 
-from relate.errors import ArgumentError, CypherTypeError, ParameterMissing, ProcedureCallFailed, RelateError
+from relate.protocol.errors import ArgumentError, CypherTypeError, ParameterMissing, ProcedureCallFailed, RelateError
 
 from ..context import checked
 from ..procedures import MISSING, coerce, type_accepts

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from relate.errors import CypherSemanticError, CypherTypeError
-from relate.values import Vector
+from relate.protocol.errors import CypherSemanticError, CypherTypeError
+from relate.protocol.values import Vector
 
 from ..context import checked
 from ..refs import NodeRef, PathRef, RelRef

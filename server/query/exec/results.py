@@ -4,7 +4,7 @@ from __future__ import annotations
 import time
 from typing import Callable, Iterator, Optional
 
-from relate.summary import Summary
+from relate.protocol.summary import Summary
 
 from ..materialize import materialize_row
 

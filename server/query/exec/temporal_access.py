@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from relate.errors import ArgumentError
-from relate.temporal import Date, DateTime, LocalDateTime, LocalTime, Time
-from relate.temporal_zones import format_offset
-from relate.values import Duration
+from relate.protocol.errors import ArgumentError
+from relate.protocol.temporal import Date, DateTime, LocalDateTime, LocalTime, Time
+from relate.protocol.temporal.zones import format_offset
+from relate.protocol.values import Duration
 
 __all__ = ["temporal_property", "TEMPORAL_FIELDS", "DURATION_FIELDS", "truncating_div"]
 

@@ -10,11 +10,11 @@ import calendar
 import datetime as _dt
 from typing import Any
 
-from relate.errors import ArgumentError, CypherArithmeticError, CypherTypeError
-from relate.temporal import (NANOS_PER_SECOND, Date, DateTime, LocalDateTime, LocalTime,
+from relate.protocol.errors import ArgumentError, CypherArithmeticError, CypherTypeError
+from relate.protocol.temporal import (NANOS_PER_SECOND, Date, DateTime, LocalDateTime, LocalTime,
                              Time)
-from relate.temporal_zones import offset_zone
-from relate.values import Duration
+from relate.protocol.temporal.zones import offset_zone
+from relate.protocol.values import Duration
 
 from relate.server.query.exec.temporal_access import truncating_div
 from relate.server.query.exec.temporal_build import date_of, nanos_of, zone_of

@@ -10,10 +10,10 @@ import calendar
 import datetime as _dt
 from typing import Any
 
-from relate.errors import ArgumentError, CypherTypeError
-from relate.temporal import (NANOS_PER_SECOND, Date, DateTime, LocalDateTime, LocalTime,
+from relate.protocol.errors import ArgumentError, CypherTypeError
+from relate.protocol.temporal import (NANOS_PER_SECOND, Date, DateTime, LocalDateTime, LocalTime,
                              Time)
-from relate.temporal_zones import UTC, is_named_zone, offset_zone, parse_zone
+from relate.protocol.temporal.zones import UTC, is_named_zone, offset_zone, parse_zone
 
 __all__ = ["KINDS", "build_from_map", "convert", "current", "truncate", "make"]
 

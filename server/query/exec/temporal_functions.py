@@ -10,12 +10,12 @@ from __future__ import annotations
 import datetime as _dt
 from typing import Any, Callable
 
-from relate.errors import ArgumentError, CypherTypeError
-from relate.temporal import Date, DateTime, LocalDateTime, LocalTime, Time
-from relate.temporal_parse import (duration_from_components, parse_date, parse_datetime,
+from relate.protocol.errors import ArgumentError, CypherTypeError
+from relate.protocol.temporal import Date, DateTime, LocalDateTime, LocalTime, Time
+from relate.protocol.temporal.parse import (duration_from_components, parse_date, parse_datetime,
                                    parse_duration, parse_local_datetime, parse_local_time, parse_time)
-from relate.temporal_zones import UTC, offset_seconds_of, parse_zone
-from relate.values import Duration
+from relate.protocol.temporal.zones import UTC, offset_seconds_of, parse_zone
+from relate.protocol.values import Duration
 
 from relate.server.query.exec.temporal_access import temporal_property
 from relate.server.query.exec.temporal_arith import (duration_between, temporal_add, temporal_compare,

@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from relate.errors import CypherArithmeticError, CypherTypeError
-from relate.values import Duration, Vector
+from relate.protocol.errors import CypherArithmeticError, CypherTypeError
+from relate.protocol.values import Duration, Vector
 from relate.server.query.refs import NodeRef, PathRef, RelRef
 
 __all__ = [

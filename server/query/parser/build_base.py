@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from antlr4 import ParserRuleContext
 
-from relate.errors import CypherSyntaxError
+from relate.protocol.errors import CypherSyntaxError
 
 from .literals import decode_name
 from .syntax_errors import make_syntax_error

@@ -5,7 +5,7 @@ from antlr4.error.ErrorListener import ErrorListener
 from antlr4.error.ErrorStrategy import DefaultErrorStrategy
 from antlr4.Token import Token
 
-from relate.errors import CypherSyntaxError
+from relate.protocol.errors import CypherSyntaxError
 from relate.grammar._generated.CypherParser import CypherParser
 
 # Token types that name a class of input rather than one spelling.

@@ -271,5 +271,5 @@ def _pattern_vars(parts: list[ast.PatternPart]) -> list[str]:
 
 
 def raise_unsupported(what: str):
-    from relate.errors import CypherSemanticError
+    from relate.protocol.errors import CypherSemanticError
     raise CypherSemanticError(f"{what} is not supported", phase="compile time")

@@ -328,7 +328,7 @@ def _label_names(labels) -> list[str]:
         for item in labels.items:
             out.extend(_label_names(item))
         return out
-    from relate.errors import CypherSyntaxError
+    from relate.protocol.errors import CypherSyntaxError
     raise CypherSyntaxError("Only plain labels joined by ':' or '&' can be created", detail="InvalidLabelExpression",
                             phase="compile time")
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from relate.errors import (ConstraintNotFound, CypherSyntaxError, EquivalentSchemaRuleAlreadyExists,
+from relate.protocol.errors import (ConstraintNotFound, CypherSyntaxError, EquivalentSchemaRuleAlreadyExists,
                            IndexNotFound, SchemaError)
-from relate.summary import Counters
+from relate.protocol.summary import Counters
 
 from .. import ast
 from ..catalog_docs import function_description, procedure_description

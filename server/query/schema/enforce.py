@@ -1,7 +1,7 @@
 """Constraint checks: at the end of each writing statement, and over existing data when one is created."""
 from __future__ import annotations
 
-from relate.errors import ConstraintValidationFailed
+from relate.protocol.errors import ConstraintValidationFailed
 
 from . import types
 from .catalog import Catalog, Constraint

@@ -4,8 +4,8 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from relate import temporal
-from relate.values import Duration, Vector
+from relate.protocol import temporal
+from relate.protocol.values import Duration, Vector
 
 _ALIASES = {
     "BOOL": "BOOLEAN", "INT": "INTEGER", "INT64": "INTEGER", "INTEGER64": "INTEGER", "SIGNED INTEGER": "INTEGER",

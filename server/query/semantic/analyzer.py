@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
-from relate.errors import CypherSyntaxError
+from relate.protocol.errors import CypherSyntaxError
 
 from .. import ast
 from . import search_rules
@@ -494,6 +494,6 @@ def _has_pattern(expr: ast.Expr) -> bool:
 
 
 def _bare_vector_type(call: ast.FunctionCall) -> bool:
-    from relate.values import VECTOR_TYPES
+    from relate.protocol.values import VECTOR_TYPES
     return (call.name.lower() == "vector" and len(call.args) == 3 and isinstance(call.args[2], ast.Variable)
             and call.args[2].name.upper() in VECTOR_TYPES)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from relate.errors import CypherSyntaxError
+from relate.protocol.errors import CypherSyntaxError
 
 from .. import ast
 from .walk import contains_aggregate, free_variables, is_aggregate_call, iter_aggregates, transform

@@ -5,7 +5,7 @@
 """
 from __future__ import annotations
 
-from relate.errors import CypherSemanticError
+from relate.protocol.errors import CypherSemanticError
 
 from .. import ast
 from .scope import ANY, NODE, REL

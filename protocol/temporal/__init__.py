@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import datetime as _dt
 
-from relate.errors import ArgumentError
-from relate.temporal_zones import (UTC, format_offset, is_named_zone, named_zone, offset_seconds_of,
+from ..errors import ArgumentError
+from .zones import (UTC, format_offset, is_named_zone, named_zone, offset_seconds_of,
                                    offset_zone, zone_id)
 
 __all__ = ["Date", "LocalTime", "Time", "LocalDateTime", "DateTime", "TEMPORAL_TYPES",
@@ -186,7 +186,7 @@ class Date(_dt.date):
 
     @classmethod
     def parse(cls, text: str) -> "Date":
-        from relate.temporal_parse import parse_date
+        from .parse import parse_date
         return parse_date(text)
 
     @property
@@ -285,7 +285,7 @@ class LocalTime(_NanosecondValue, _dt.time):
 
     @classmethod
     def parse(cls, text: str) -> "LocalTime":
-        from relate.temporal_parse import parse_local_time
+        from .parse import parse_local_time
         return parse_local_time(text)
 
     def replace(self, hour=None, minute=None, second=None, microsecond=None, tzinfo=True, *,
@@ -355,7 +355,7 @@ class Time(_NanosecondValue, _dt.time):
 
     @classmethod
     def parse(cls, text: str) -> "Time":
-        from relate.temporal_parse import parse_time
+        from .parse import parse_time
         return parse_time(text)
 
     @property
@@ -450,7 +450,7 @@ class LocalDateTime(_NanosecondValue, _dt.datetime):
 
     @classmethod
     def parse(cls, text: str) -> "LocalDateTime":
-        from relate.temporal_parse import parse_local_datetime
+        from .parse import parse_local_datetime
         return parse_local_datetime(text)
 
     @property
@@ -580,7 +580,7 @@ class DateTime(_NanosecondValue, _dt.datetime):
 
     @classmethod
     def parse(cls, text: str) -> "DateTime":
-        from relate.temporal_parse import parse_datetime
+        from .parse import parse_datetime
         return parse_datetime(text)
 
     @property

@@ -1,21 +1,23 @@
 """Relate's values <-> wire structures, both directions. The driver and the server share this leaf
-module (it imports only relate.values, relate.temporal and relate.protocol).
+module of the kernel (it imports only the kernel's values and temporal types and the codec).
 
 Field layouts per ext code are documented in docs/protocol.md ("Value encodings").
 """
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
-from relate import temporal
-from relate.protocol import codec as wire
-from relate.protocol.codec import Codec, Structure
-from relate.values import VECTOR_TYPES, Duration, Node, Path, Relationship, Vector
+from . import codec as wire
+from . import temporal
+from .codec import Codec, Hydrator, Structure
+from .values import VECTOR_TYPES, Duration, Node, Path, Relationship, Vector
 
-_TEMPORAL_CODES = {temporal.Date: wire.DATE, temporal.Time: wire.TIME, temporal.LocalTime: wire.LOCAL_TIME,
+__all__ = ["dehydrate", "HYDRATORS", "value_codec"]
+
+_TEMPORAL_CODES: dict[Any, int] = {temporal.Date: wire.DATE, temporal.Time: wire.TIME, temporal.LocalTime: wire.LOCAL_TIME,
                    temporal.DateTime: wire.DATE_TIME, temporal.LocalDateTime: wire.LOCAL_DATE_TIME,
                    Duration: wire.DURATION}
 
@@ -38,7 +40,7 @@ def _vector(vector: Vector) -> Structure:
     return Structure(wire.VECTOR, [vector.coordinate_type, vector.dimension, little.tobytes()])
 
 
-_DEHYDRATORS = {Node: _node, Relationship: _relationship, Path: _path, Vector: _vector}
+_DEHYDRATORS: dict[type, Callable[[Any], Structure]] = {Node: _node, Relationship: _relationship, Path: _path, Vector: _vector}
 for _cls, _code in _TEMPORAL_CODES.items():
     _DEHYDRATORS[_cls] = (lambda code: lambda value: Structure(code, list(value.to_state())))(_code)
 
@@ -60,8 +62,9 @@ def dehydrate(value: Any) -> Any:
     raise TypeError(f"cannot send a value of type {type(value).__name__} over the wire")
 
 
-def _from_python(value) -> Structure:
+def _from_python(value: Any) -> Structure:
     """Plain ``datetime`` values as parameters: sent as the matching Relate temporal type."""
+    cls: Any
     if isinstance(value, _dt.datetime):
         cls = temporal.DateTime if value.tzinfo is not None else temporal.LocalDateTime
     elif isinstance(value, _dt.date):
@@ -74,7 +77,7 @@ def _from_python(value) -> Structure:
     return _DEHYDRATORS[cls](cls.from_python(value))
 
 
-def _hydrate_vector(fields: list) -> Vector:
+def _hydrate_vector(fields: list[Any]) -> Vector:
     coordinate_type, dimension, data = fields
     dtype = np.dtype(VECTOR_TYPES[coordinate_type]).newbyteorder("<")
     if len(data) != dimension * dtype.itemsize:
@@ -82,14 +85,14 @@ def _hydrate_vector(fields: list) -> Vector:
     return Vector(np.frombuffer(data, dtype=dtype), coordinate_type)
 
 
-def _hydrate_path(fields: list) -> Path:
+def _hydrate_path(fields: list[Any]) -> Path:
     nodes, rels = fields
     if not all(isinstance(n, Node) for n in nodes) or not all(isinstance(r, Relationship) for r in rels):
         raise ValueError("a path holds nodes and relationships")
     return Path(nodes, rels)
 
 
-HYDRATORS = {
+HYDRATORS: dict[int, Hydrator] = {
     wire.NODE: lambda f: Node(f[0], f[1], f[2]),
     wire.RELATIONSHIP: lambda f: Relationship(f[0], f[1], f[2], f[3], f[4]),
     wire.PATH: _hydrate_path,

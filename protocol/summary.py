@@ -4,6 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+__all__ = ["COUNTER_KEYS", "Counters", "Summary"]
+
 COUNTER_KEYS = (
     "nodes_created", "nodes_deleted", "relationships_created", "relationships_deleted",
     "properties_set", "labels_added", "labels_removed", "indexes_added", "indexes_removed",
@@ -11,7 +13,7 @@ COUNTER_KEYS = (
 )
 
 
-class Counters(dict):
+class Counters(dict[str, int]):
     """Update counters keyed by COUNTER_KEYS; missing keys read as 0."""
 
     def __missing__(self, key: str) -> int:
@@ -21,7 +23,8 @@ class Counters(dict):
 
     def __getattr__(self, key: str) -> int:
         try:
-            return self[key]
+            value: int = self[key]
+            return value
         except KeyError:
             raise AttributeError(key) from None
 
@@ -37,7 +40,7 @@ class Counters(dict):
         return ", ".join(f"{k.replace('_', ' ')}: {self[k]}" for k in COUNTER_KEYS if self.get(k, 0))
 
 
-class Plan(dict):
+class Plan(dict[str, Any]):
     """An EXPLAIN / PROFILE plan: the dict ``{operator, details, estimated_rows, children[, rows,
     time_ms]}`` (children are dicts alike); ``str(plan)`` is the indented operator tree."""
 
@@ -48,7 +51,7 @@ class Plan(dict):
         return "\n".join(self.lines())
 
 
-def _plan_lines(plan: dict, depth: int) -> list[str]:
+def _plan_lines(plan: dict[str, Any], depth: int) -> list[str]:
     line = "  " * depth + "+ " + str(plan.get("operator", "?"))
     if plan.get("details"):
         line += "  " + str(plan["details"])

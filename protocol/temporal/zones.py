@@ -7,7 +7,7 @@ import importlib.resources
 import re
 import zoneinfo
 
-from relate.errors import ArgumentError
+from ..errors import ArgumentError
 
 __all__ = ["UTC", "offset_zone", "named_zone", "parse_zone", "parse_offset", "zone_id",
            "is_named_zone", "format_offset", "offset_seconds_of"]

@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from relate.errors import ArgumentError
-from relate.temporal import Date, DateTime, LocalDateTime, LocalTime, Time
-from relate.temporal_zones import UTC, named_zone, offset_zone, parse_offset
-from relate.values import Duration
+from ..errors import ArgumentError
+from . import Date, DateTime, LocalDateTime, LocalTime, Time
+from .zones import UTC, named_zone, offset_zone, parse_offset
+from ..values import Duration
 
 __all__ = ["parse_date", "parse_local_time", "parse_time", "parse_local_datetime", "parse_datetime",
            "parse_duration", "duration_from_components"]

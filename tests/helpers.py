@@ -1,0 +1,40 @@
+"""Small helpers shared by the tests: run a statement on the engine and take its rows."""
+from __future__ import annotations
+
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+ALL = 1 << 30
+
+
+def rows(target, text: str, params: dict | None = None) -> list:
+    """Every row of one statement, as tuples; ``target`` is an engine ``Database`` or a session."""
+    session = target.session() if hasattr(target, "session") else target
+    return session.run(text, params or {}).fetch(ALL)
+
+
+def run(target, text: str, params: dict | None = None) -> None:
+    """Run one statement to the end and drop its rows."""
+    session = target.session() if hasattr(target, "session") else target
+    session.run(text, params or {}).consume()
+
+
+def tck_features() -> Path:
+    """The openCypher TCK's ``features`` folder: ``RELATE_TCK_DIR``, else ``../shared/tck/features``.
+
+    CI always has it, so a missing folder is an error (at collection), never a silent skip.
+    """
+    from tests.tck.runner import default_features_dir
+    path = default_features_dir()
+    if path is None or not path.is_dir():
+        raise FileNotFoundError("openCypher TCK features not found: put them at ../shared/tck/features "
+                                "beside the repository or set RELATE_TCK_DIR")
+    return path
+
+
+def cookbook_spec() -> Path:
+    """The cookbook spec page (``../shared/spec/000_*.txt`` beside the repository); missing is an error."""
+    found = sorted((REPO.parent / "shared" / "spec").glob("000_*.txt"))
+    if not found:
+        raise FileNotFoundError("the cookbook spec ../shared/spec/000_*.txt is not beside the repository")
+    return found[0]
