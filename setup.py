@@ -22,4 +22,4 @@ def _packages():
 
 packages, package_dir = _packages()
 setup(packages=packages, package_dir=package_dir, include_package_data=True,
-      package_data={"relate.grammar": ["*.g4", "hash.md5"]})
+      package_data={"relate.grammar": ["*.g4", "hash.md5"], "relate.server.http": ["static/*"]})

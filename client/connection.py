@@ -170,13 +170,19 @@ class Result:
     def consume(self) -> Summary:
         return self.summary
 
+    def to_arrow(self, batch_rows: int = 10_000):
+        """The remaining rows as a pyarrow Table, built batch by batch as they stream (see arrow.py)."""
+        from .arrow import to_table
+        return to_table(self.columns, list(self.iter_arrow_batches(batch_rows)))
+
+    def iter_arrow_batches(self, batch_rows: int = 10_000):
+        """The remaining rows as pyarrow RecordBatches of ``batch_rows`` rows, one at a time."""
+        from .arrow import record_batches
+        return record_batches(self.columns, iter(lambda: self.fetchmany(batch_rows), []), batch_rows)
+
     def to_df(self):
-        """The remaining rows as a pandas DataFrame (pandas must be installed)."""
-        try:
-            import pandas as pd
-        except ImportError as exc:  # pragma: no cover - depends on the environment
-            raise ImportError("to_df() needs pandas: pip install pandas") from exc
-        return pd.DataFrame([tuple(r) for r in self], columns=self.columns)
+        """The remaining rows as a pandas DataFrame, converted from ``to_arrow()`` (types kept)."""
+        return self.to_arrow().to_pandas()
 
     def close(self) -> None:
         self._backend.close()

@@ -12,6 +12,8 @@ COUNTER_KEYS = (
     "constraints_added", "constraints_removed", "system_updates",
 )
 
+ZERO_COSTS = {"semanticCalls": 0, "llmCalls": 0, "apiCalls": 0}
+
 
 class Counters(dict[str, int]):
     """Update counters keyed by COUNTER_KEYS; missing keys read as 0."""
@@ -80,6 +82,8 @@ class Summary:
     t_first_ms: float = 0.0          # time to the first row
     t_last_ms: float = 0.0           # time to the last row
     bookmark: str | None = None
+    # AI spend: relevance searches, model calls and outside API calls (docs/relevance.md)
+    costs: dict[str, int] = field(default_factory=lambda: dict(ZERO_COSTS))
 
     def __setattr__(self, name: str, value: Any) -> None:
         if name == "plan" and value is not None and type(value) is not Plan:
@@ -97,10 +101,13 @@ class Summary:
             meta["plan"] = dict(self.plan)
         if self.bookmark:
             meta["bookmark"] = self.bookmark
+        if any(self.costs.values()):
+            meta["costs"] = dict(self.costs)
         return meta
 
     @classmethod
     def from_metadata(cls, meta: dict[str, Any], t_first_ms: float = 0.0) -> "Summary":
         return cls(counters=Counters(meta.get("stats", {})), notifications=list(meta.get("notifications", [])),
                    query_type=meta.get("type", "r"), plan=meta.get("plan"), t_first_ms=t_first_ms,
-                   t_last_ms=meta.get("t_last", 0.0), bookmark=meta.get("bookmark"))
+                   t_last_ms=meta.get("t_last", 0.0), bookmark=meta.get("bookmark"),
+                   costs={**ZERO_COSTS, **meta.get("costs", {})})

@@ -10,12 +10,12 @@ import time
 
 import structlog
 
-from .auth import Authenticator, UserStore
 from relate.protocol.errors import RelateError
 
+from .auth import Authenticator, UserStore
+from .auth_tokens import TokenStore
 from .config import Config, split_address
 from .net.connection import ClientConnection
-from .net.health import serve_health
 from .startup import NO_USER, StartupError, describe
 
 _log = structlog.get_logger("relate.server")
@@ -39,6 +39,7 @@ class RelateServer:
         self._connections: set[ClientConnection] = set()
         self._tasks: set[asyncio.Task] = set()
         self._listeners: list[asyncio.AbstractServer] = []
+        self._http = None                 # the HTTP listener (Query API, console, /health)
         self._stopping = asyncio.Event()
         self._started = time.monotonic()
 
@@ -58,7 +59,7 @@ class RelateServer:
             if users is None:
                 raise SystemExit("relate-server: this engine keeps no users; run with --no-auth")
             await asyncio.to_thread(self._create_initial_user, users)
-        self.authenticator = Authenticator(users, enabled=config.auth)
+        self.authenticator = Authenticator(users, enabled=config.auth, tokens=TokenStore(users))
         host, port = split_address(config.listen)
         try:
             tls = self._tls_context()
@@ -72,14 +73,16 @@ class RelateServer:
         self._listeners.append(main)
         bound = {"listen": _address(main), "pid": os.getpid(), "tls": tls is not None}
         if config.http_listen:
-            http_host, http_port = split_address(config.http_listen)
+            from .http.listener import HttpListener   # Starlette/uvicorn load only when HTTP is on
+            self._http = HttpListener(self, *split_address(config.http_listen))
             try:
-                health = await asyncio.start_server(
-                    lambda r, w: serve_health(r, w, self._health), http_host, http_port)
+                bound["http"] = await self._http.start()
             except OSError as exc:
                 raise StartupError(describe(exc, f"listen on {config.http_listen}")) from None
-            self._listeners.append(health)
-            bound["http"] = _address(health)
+            except SystemExit:      # uvicorn exits when it cannot bind; say so in our one line
+                self._http = None
+                raise StartupError(f"cannot listen on {config.http_listen}: the address is in use or not "
+                                   "available (pick another with --http-listen)") from None
         _log.info("listening", **bound, data=config.data or ":memory:", auth=config.auth,
                   loop=type(asyncio.get_running_loop()).__module__.split(".")[0])
         if config.ready_file:
@@ -132,6 +135,8 @@ class RelateServer:
         except BaseException:
             for listener in self._listeners:
                 listener.close()
+            if self._http is not None:
+                await self._http.close()
             if self.database is not None:
                 await asyncio.to_thread(self.database.close)
             raise
@@ -148,6 +153,8 @@ class RelateServer:
         _log.info("shutting down", connections=len(self._connections))
         for listener in self._listeners:
             listener.close()
+        if self._http is not None:
+            await self._http.close()
         deadline = time.monotonic() + self.config.shutdown_timeout
         while any(c.busy for c in self._connections) and time.monotonic() < deadline:
             await asyncio.sleep(0.02)

@@ -142,9 +142,10 @@ class Authenticator:
 
     MAX_DELAY_S = 5.0
 
-    def __init__(self, users: UserStore | None, *, enabled: bool = True):
+    def __init__(self, users: UserStore | None, *, enabled: bool = True, tokens=None):
         self.users = users
         self.enabled = enabled
+        self.tokens = tokens            # a TokenStore (auth_tokens.py): scheme "bearer" logins
         self._failures: dict[str, tuple[int, float]] = {}
         self._lock = threading.Lock()
 
@@ -153,6 +154,8 @@ class Authenticator:
         scheme = auth.get("scheme", "none")
         if not self.enabled:
             return str(auth.get("principal") or "anonymous")
+        if scheme == "bearer" and self.tokens is not None:
+            return self.tokens.user(auth.get("credentials"))
         if scheme != "basic":
             raise AuthenticationError(f"unsupported authentication scheme {scheme!r}; use 'basic'")
         user, password = auth.get("principal"), auth.get("credentials")

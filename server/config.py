@@ -19,7 +19,8 @@ from .version import version
 class Config:
     data: str | None = None                 # database directory; None = in memory
     listen: str = "127.0.0.1:7688"
-    http_listen: str | None = None          # "host:port" for GET /health
+    http_listen: str | None = None          # "host:port" for the HTTP Query API, console and /health
+    http_tx_timeout: float = 30.0           # seconds an idle HTTP explicit transaction lives
     loop: str = "uvloop"                    # uvloop | asyncio
     log_format: str = "console"             # console | json
     log_level: str = "info"
@@ -70,7 +71,9 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("--config", help="a TOML file of settings")
     parser.add_argument("--data", help="database directory (default: in memory)")
     parser.add_argument("--listen", help="host:port for the Relate protocol (default 127.0.0.1:7688)")
-    parser.add_argument("--http-listen", help="host:port for the HTTP /health endpoint")
+    parser.add_argument("--http-listen", help="host:port for the HTTP Query API, browser console and /health")
+    parser.add_argument("--http-tx-timeout", type=float,
+                        help="seconds an idle HTTP explicit transaction lives (default 30)")
     parser.add_argument("--loop", choices=["uvloop", "asyncio"])
     parser.add_argument("--log-format", choices=["console", "json"])
     parser.add_argument("--log-level", choices=["debug", "info", "warning", "error"])

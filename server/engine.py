@@ -67,6 +67,10 @@ class Database:
         # Read-only: the search indexes are rebuilt in memory, so nothing in the directory is written.
         index_directory = None if store.read_only else directory
         self.index_manager = _open_index_manager(store, index_directory, self.procedures, fulltext_engine)
+        from .index.trigram import NameIndexes
+        from .retrieval import register as register_retrieval
+        self.name_indexes = NameIndexes(store)       # trigram name indexes, built on first use
+        register_retrieval(self.procedures)
         from .auth import UserStore
         self.users = UserStore(store)
         self._catalog: Optional[Catalog] = None
@@ -106,6 +110,7 @@ class Database:
             session.close()
         if self.index_manager is not None:
             self.index_manager.close()
+        self.name_indexes.close()
         self.store.close()
 
     # ------------------------------------------------------------ catalog and plans
@@ -273,7 +278,8 @@ class Session:
         tx = self.db.store.begin_read()
         ctx = ExecContext(tx, params, self.db, deadline=deadline)
         self._ctx = ctx
-        summary = Summary(counters=ctx.counters, query_type="r")
+        summary = Summary(counters=ctx.counters, query_type="r", costs=ctx.costs,
+                          notifications=ctx.notifications)
 
         def done():
             tx.close()
@@ -317,7 +323,8 @@ class Session:
         finally:
             self._ctx, self.running_query = None, None
         query_type = ("rw" if plan.columns else "w") if plan.updating else "r"
-        summary = Summary(counters=ctx.counters, query_type=query_type)
+        summary = Summary(counters=ctx.counters, query_type=query_type, costs=ctx.costs,
+                          notifications=ctx.notifications)
         if profile:
             estimates = self.db.store.begin_read()     # estimates from the counts the statement left
             try:

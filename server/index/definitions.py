@@ -18,6 +18,7 @@ _VECTOR_KEYS = {
     "vector.hnsw.m": "m", "vector.hnsw.ef_construction": "ef_construction",
     "vector.hnsw.ef_search": "ef_search", "vector.hnsw.min_size": "hnsw_min_size",
     "vector.exact.max_scope": "exact_max_scope", "vector.quantization.enabled": None,
+    "vector.embedder": "embedder",      # names the server-side embedder for text queries (server/ai)
     # short spellings
     "m": "m", "efconstruction": "ef_construction", "efsearch": "ef_search",
 }
@@ -116,6 +117,8 @@ class IndexDefinition:
                      (k in ("vector.dimensions", "vector.similarity_function") or v != _VECTOR_DEFAULTS.get(k))}
         else:
             text = f"CREATE FULLTEXT INDEX {_quote(self.name)} FOR {scope} ON EACH [{props}]"
+            if self.filter_properties:
+                text += " WITH [" + ", ".join(f"{var}.{_quote(p)}" for p in self.filter_properties) + "]"
             shown = {k: v for k, v in self.config.items() if k in ("fulltext.analyzer", "fulltext.engine")}
         settings = ", ".join(f"{_quote(k)}: {_literal(v)}" for k, v in sorted(shown.items()))
         return f"{text} OPTIONS {{indexConfig: {{{settings}}}}}"
@@ -190,6 +193,9 @@ def vector_definition(name: str, entity: str, token: str, prop: str, filter_prop
             if not isinstance(value, str) or value.lower() not in ("cosine", "euclidean"):
                 raise ArgumentError(f"`vector.similarity_function` must be 'cosine' or 'euclidean', got {value!r}")
             value = value.lower()
+        elif target == "embedder":
+            from relate.server.ai import embedders      # validates the name (ArgumentError if unknown)
+            value = embedders.get(value).name
         elif target == "dimensions":
             value = _positive_int(full, value)
             if value > 4096:
@@ -213,7 +219,8 @@ def vector_config(definition: IndexDefinition) -> vector_defaults.VectorConfig:
         c.get("vector.exact.max_scope", vector_defaults.EXACT_MAX_SCOPE))
 
 
-def fulltext_definition(name: str, entity: str, tokens, props, options, default_engine: str) -> IndexDefinition:
+def fulltext_definition(name: str, entity: str, tokens, props, options, default_engine: str,
+                        filter_props=()) -> IndexDefinition:
     """Validate CREATE FULLTEXT INDEX: analyzer and engine (`fulltext.engine`: whoosh | tantivy)."""
     if not tokens or not props:
         raise ArgumentError("A full-text index needs at least one label or type and one property")
@@ -232,4 +239,5 @@ def fulltext_definition(name: str, entity: str, tokens, props, options, default_
         elif key == "fulltext.eventually_consistent" and type(value) is not bool:
             raise ArgumentError("`fulltext.eventually_consistent` must be a boolean")
         config[key] = value
-    return IndexDefinition(name, FULLTEXT, entity, list(dict.fromkeys(tokens)), list(props), [], config)
+    return IndexDefinition(name, FULLTEXT, entity, list(dict.fromkeys(tokens)), list(props), list(filter_props),
+                           config)

@@ -23,7 +23,7 @@ from relate.protocol.errors import ArgumentError
 from .analyzers import get_analyzer
 from .corpus import GAP, Corpus
 from .engines import open_engine
-from .lucene_query import parse_lucene
+from .plain_query import LUCENE, parse_query
 from .query_plan import PNone, build_plan, score_document
 
 DEFAULT_TIMEOUT_S = 30.0
@@ -132,22 +132,29 @@ class FullTextIndex:
 
     # ---- search ---------------------------------------------------------------------------
     def search(self, query: str, skip: int = 0, limit: int | None = None,
-               timeout_s: float | None = None) -> list[tuple[int, float]]:
-        """The exact Lucene BM25 top (skip + limit) for ``query``, best first (ties by entity id)."""
+               timeout_s: float | None = None, *, mode: str = LUCENE, keys=None,
+               accept=None) -> list[tuple[int, float]]:
+        """The exact Lucene BM25 top (skip + limit) for ``query``, best first (ties by entity id).
+
+        ``mode``: 'lucene' syntax or 'plain' words. ``keys``: only these entity ids (scored directly, so a
+        small candidate set costs its size only). ``accept(key)``: a pre-filter; the top k is taken among
+        the accepted documents."""
         for name, value in (("skip", skip), ("limit", limit)):
             if value is not None and (type(value) is not int or value < 0):
                 raise ArgumentError(f"A full-text search's {name} must be a non-negative integer, got {value!r}")
-        tree = parse_lucene(query)
+        tree = parse_query(query, mode)
         deadline = time.monotonic() + (timeout_s or DEFAULT_TIMEOUT_S)
         corpus = self.corpus
         plan = build_plan(tree, self.properties, self.analyzer, corpus)
         want = skip + (len(corpus) if limit is None else limit)
         if isinstance(plan, PNone) or want == 0 or not len(corpus):
             return []
+        if keys is not None:
+            return self._search_keys(plan, keys, accept, skip, want)
         overlay = self.overlay
         fresh = []                        # changed since the engine commit: scored directly
         for key, analyzed in overlay.items():
-            if analyzed is not None:
+            if analyzed is not None and (accept is None or accept(key)):
                 score = score_document(plan, corpus.docs[key], corpus)
                 if score is not None:
                     fresh.append((key, score))
@@ -156,7 +163,7 @@ class FullTextIndex:
             hits, bound = self.engine.search(plan, corpus, fetch, deadline)
             scored = list(fresh)
             for key, _ in hits:
-                if key in overlay:
+                if key in overlay or (accept is not None and not accept(key)):
                     continue
                 doc = corpus.docs.get(key)
                 score = None if doc is None else score_document(plan, doc, corpus)
@@ -168,6 +175,18 @@ class FullTextIndex:
             if len(scored) >= want and scored[want - 1][1] > bound * hits[-1][1]:
                 break
             fetch *= 4
+        return scored[skip:want]
+
+    def _search_keys(self, plan, keys, accept, skip: int, want: int) -> list[tuple[int, float]]:
+        corpus, scored = self.corpus, []
+        for key in set(keys):
+            doc = corpus.docs.get(key)
+            if doc is None or (accept is not None and not accept(key)):
+                continue
+            score = score_document(plan, doc, corpus)
+            if score is not None:
+                scored.append((key, score))
+        scored.sort(key=lambda hit: (-hit[1], hit[0]))
         return scored[skip:want]
 
     # ---- persistence ----------------------------------------------------------------------

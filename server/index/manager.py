@@ -71,10 +71,11 @@ class IndexManager:
         return self._create(definition, if_not_exists, tx)
 
     def create_fulltext_index(self, name: str, entity: str, labels, props, options: dict | None = None,
-                              if_not_exists: bool = False, tx=None) -> bool:
-        """CREATE FULLTEXT INDEX; False when IF NOT EXISTS found it. Pass the statement's WriteTx as ``tx``."""
+                              if_not_exists: bool = False, tx=None, filter_props=()) -> bool:
+        """CREATE FULLTEXT INDEX; False when IF NOT EXISTS found it. Pass the statement's WriteTx as ``tx``.
+        ``filter_props`` (WITH [...]) may be filtered on inside a SEARCH."""
         definition = fulltext_definition(name, _entity(entity), list(labels), list(props), options,
-                                         self.default_fulltext_engine)
+                                         self.default_fulltext_engine, list(filter_props))
         return self._create(definition, if_not_exists, tx)
 
     def _create(self, definition: IndexDefinition, if_not_exists: bool, tx) -> bool:
@@ -179,18 +180,23 @@ class IndexManager:
 
     # ---- search -----------------------------------------------------------------------------
     def vector_search(self, name: str, vector, k: int, filters=(), *, entity: str | None = None,
-                      timeout_s: float | None = None) -> list[tuple[int, float]]:
-        """The k best (entity id, score) inside ``filters`` [(prop, op, value)], best first."""
+                      timeout_s: float | None = None, keys=None) -> list[tuple[int, float]]:
+        """The k best (entity id, score) inside ``filters`` [(prop, op, value)], best first; ``keys``
+        restricts the search to a candidate set of entity ids."""
         index = self._searchable(name, VECTOR, entity, timeout_s)
         with index.rw.read():
+            if keys is not None:
+                return index.impl.search_keys(vector, k, keys, list(filters))
             return index.impl.search(vector, k, list(filters))
 
     def fulltext_search(self, name: str, query_text: str, skip: int = 0, limit: int | None = None, *,
-                        entity: str | None = None, timeout_s: float | None = None) -> list[tuple[int, float]]:
-        """Exact Lucene BM25 (entity id, score), best first, rows [skip, skip + limit)."""
+                        entity: str | None = None, timeout_s: float | None = None, mode: str = "lucene",
+                        keys=None, accept=None) -> list[tuple[int, float]]:
+        """Exact Lucene BM25 (entity id, score), best first, rows [skip, skip + limit); ``mode`` 'lucene'
+        or 'plain', ``keys`` a candidate set of entity ids, ``accept(id)`` a pre-filter."""
         index = self._searchable(name, FULLTEXT, entity, timeout_s)
         with index.rw.read():
-            return index.impl.search(query_text, skip, limit, timeout_s)
+            return index.impl.search(query_text, skip, limit, timeout_s, mode=mode, keys=keys, accept=accept)
 
     def _searchable(self, name: str, kind: str, entity: str | None, timeout_s: float | None) -> ManagedIndex:
         index = self.get(name)

@@ -50,11 +50,13 @@ def _fulltext(ctx, entity: str, name, query, options):
     if name is None or query is None:
         return []
     options = dict(options or {})
-    unknown = set(options) - {"skip", "limit", "analyzer", "eventually_consistent"}
+    unknown = set(options) - {"skip", "limit", "analyzer", "eventually_consistent", "mode"}
     if unknown:
-        raise ArgumentError(f"Unknown full-text query option(s) {sorted(unknown)}; expected skip and limit")
+        raise ArgumentError(f"Unknown full-text query option(s) {sorted(unknown)}; expected skip, limit and mode")
     skip, limit = options.get("skip") or 0, options.get("limit")
-    hits = ctx.db.index_manager.fulltext_search(name, query, skip, limit, entity=entity)
+    # Lucene syntax by default, as Neo4j; {mode: 'plain'} reads the text as words only.
+    hits = ctx.db.index_manager.fulltext_search(name, query, skip, limit, entity=entity,
+                                                mode=options.get("mode") or "lucene")
     return _rows(ctx, entity, hits)
 
 

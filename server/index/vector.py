@@ -298,6 +298,19 @@ class VectorIndex:
             allowed = self._mask_of(rows, n)
         return self._exact_search(q, k, allowed, scope)
 
+    def search_keys(self, vector, k: int, keys, filters=()) -> list[tuple[int, float]]:
+        """The k best among the candidate entity ids ``keys`` (and inside ``filters``): exact, and costs
+        the candidates only, however large the index."""
+        q = self.query_vector(vector)
+        if k <= 0 or self.dims is None:
+            return []
+        rows = np.array(sorted({self._row_of[key] for key in keys if key in self._row_of}), dtype=np.int64)
+        if len(rows) and filters:
+            rows = rows[self.columns.mask(filters, self._n, rows)]
+        if not len(rows):
+            return []
+        return self._gather_search(q, min(k, len(rows)), rows)
+
     @staticmethod
     def _mask_of(rows: np.ndarray, n: int) -> np.ndarray:
         mask = np.zeros(n, dtype=bool)

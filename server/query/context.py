@@ -25,7 +25,7 @@ class ExecContext:
 
     __slots__ = ("tx", "params", "db", "counters", "now", "deadline", "cancelled", "_ticks",
                  "deleted_nodes", "deleted_rels", "pending_deletes", "touched_nodes", "touched_rels",
-                 "writes", "commit_batch")
+                 "writes", "commit_batch", "ai", "costs", "notifications")
 
     def __init__(self, tx, params: dict, db, *, deadline: float | None = None):
         self.tx = tx
@@ -45,6 +45,11 @@ class ExecContext:
         # CALL { ... } IN TRANSACTIONS commits each batch through this (set by the engine for
         # auto-commit updating statements; None elsewhere, where batches are not committed apart).
         self.commit_batch: Optional[Callable[[], None]] = None
+        # AI state (embedding cache, relevance searches) made on first use by relate.server.ai.statement;
+        # costs and notifications are the summary's own dict/list, filled while the rows stream.
+        self.ai = None
+        self.costs = {"semanticCalls": 0, "llmCalls": 0, "apiCalls": 0}
+        self.notifications: list[dict] = []
 
     def check(self) -> None:
         """Raise Terminated or QueryTimeout when the statement was cancelled or ran out of time."""

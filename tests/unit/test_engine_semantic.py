@@ -91,7 +91,7 @@ SEARCH_CASES = [
     ("MATCH (a)-[r:DECIDED]->() SEARCH r IN (FULLTEXT INDEX dec_t FOR $q LIMIT 3) SCORE AS s RETURN r",
      "holds only the searched variable"),
     ("MATCH (n:Note) SEARCH n IN (FULLTEXT INDEX note_t FOR $q WHERE n.ts > 1 LIMIT 3) SCORE AS s RETURN n",
-     "vector indexes only"),
+     "is not declared in the WITH [...] of index `note_t`"),
     ("MATCH (n:Note) SEARCH n IN (VECTOR INDEX note_e FOR $v WHERE n.text = 'x' LIMIT 3) SCORE AS s RETURN n",
      "not declared in the WITH"),
     ("MATCH (n:Note) SEARCH n IN (VECTOR INDEX note_e FOR $v WHERE n.ts > 1 OR n.ts < 0 LIMIT 3) SCORE AS s "

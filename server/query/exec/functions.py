@@ -8,7 +8,8 @@ from __future__ import annotations
 import uuid
 
 from relate.server.query.exec import (functions_convert, functions_graph, functions_lists,  # noqa: F401
-                                      functions_math, functions_strings, functions_vector)
+                                      functions_math, functions_strings, functions_text_similarity,
+                                      functions_vector)
 from relate.server.query.exec.functions_registry import ARITY, FUNCTIONS, PURE, function
 
 __all__ = ["FUNCTIONS", "ARITY", "PURE", "lookup", "arity"]
@@ -55,3 +56,5 @@ def arity(name: str) -> tuple[int, int | None] | None:
 
 
 _merge_temporal()   # so FUNCTIONS is complete for callers that read it directly
+
+from relate.server.ai import functions as _ai_functions  # noqa: E402,F401  (ai.text.embed, genai.vector.encode)

@@ -1,45 +1,86 @@
 """SEARCH: vector and full-text index scans, and COMBINE (weighted reciprocal rank fusion)."""
 from __future__ import annotations
 
+import time
+
 from relate.protocol.errors import ArgumentError, CypherTypeError
 
 from ..context import checked
 from ..refs import NodeRef, RelRef
 from .operators import Operator
+from .search_filters import candidate_keys, property_filter
 from .values_ops import type_name
+from relate.server.ai.index_text import embed_for_index
 
 DEFAULT_RRF_CONSTANT = 60
 
 
+class ArmStats(Operator):
+    """PROFILE's view of one COMBINE arm: the hits it returned and the time its index search took."""
+    __slots__ = ("arm", "row_count", "seconds")
+
+    def __init__(self, arm):
+        self.arm, self.row_count, self.seconds = arm, 0, 0.0
+
+    name = "SearchArm"
+
+    def children(self):
+        return []
+
+    def details(self):
+        return self.arm.describe()
+
+
 class IndexSource:
     """One compiled ``VECTOR|FULLTEXT INDEX name FOR q [WHERE ...] [SKIP s] LIMIT l [WEIGHT w]``."""
-    __slots__ = ("kind", "index", "query", "filters", "skip", "limit", "weight")
+    __slots__ = ("kind", "index", "query", "filters", "skip", "limit", "weight", "stats")
 
     def __init__(self, kind, index, query, filters, skip, limit, weight):
         self.kind, self.index, self.query = kind, index, query
-        self.filters = filters            # [(property, op, value fn)]
+        self.filters = filters            # [(property, op, value fn)]; property None: `n IN candidates`
         self.skip, self.limit, self.weight = skip, limit, weight
+        self.stats = None                 # ArmStats under PROFILE
 
     def describe(self) -> str:
         return f"{self.kind} INDEX {self.index}"
 
     def hits(self, ctx, row, visible) -> list[tuple[int, float]]:
+        if self.stats is None:
+            return self._hits(ctx, row, visible)
+        start = time.perf_counter()
+        found = self._hits(ctx, row, visible)
+        self.stats.seconds += time.perf_counter() - start
+        self.stats.row_count += len(found)
+        return found
+
+    def _hits(self, ctx, row, visible) -> list[tuple[int, float]]:
         manager = ctx.db.index_manager
         limit = _count(self.limit(row, ctx), "LIMIT")
         query = self.query(row, ctx)
+        if query is None:
+            return []
+        keys, filters = None, []
+        for prop, op, fn in self.filters:
+            if prop is None:
+                keys = candidate_keys(fn(row, ctx), keys)
+            else:
+                filters.append((prop, op, fn(row, ctx)))
+        if keys is not None and not keys:
+            return []
         if self.kind == "VECTOR":
-            if query is None:
-                return []
-            filters = [(prop, op, fn(row, ctx)) for prop, op, fn in self.filters]
-            found = manager.vector_search(self.index, query, limit, filters)
+            if isinstance(query, str):      # text: embedded on the server by the index's embedder
+                query = embed_for_index(ctx, self.index, query)
+            found = manager.vector_search(self.index, query, limit, filters, keys=keys)
         else:
-            if query is None:
-                return []
             if not isinstance(query, str):
                 raise CypherTypeError(f"A full-text search takes a string, got {type_name(query)}",
                                       detail="InvalidArgumentType", phase="runtime")
             skip = _count(self.skip(row, ctx), "SKIP") if self.skip is not None else 0
-            found = manager.fulltext_search(self.index, query, skip, limit)
+            accept = property_filter(ctx.tx, manager.get(self.index).definition.entity, filters) \
+                if filters else None
+            # SEARCH ... FOR takes a user's words: plain mode, never a query-syntax error
+            found = manager.fulltext_search(self.index, query, skip, limit, mode="plain", keys=keys,
+                                            accept=accept)
         return [(eid, score) for eid, score in found if visible(eid)]
 
 
@@ -93,6 +134,11 @@ class Search(Operator):
 
     def details(self):
         return f"{self.var} IN {self.spec.describe()}"
+
+    def nested(self):
+        # under PROFILE, each COMBINE arm shows its own hits and milliseconds
+        sources = getattr(self.spec, "sources", ())
+        return [s.stats for s in sources if getattr(s, "stats", None) is not None]
 
     def rows(self, ctx, arg):
         var, score_var, spec = self.var, self.score, self.spec

@@ -153,7 +153,8 @@ class Builder:
             yields = [(o, o) for o in outputs]
         else:
             yields = [(y.name, y.alias or y.name) for y in clause.yields]
-        state.op = L.ProcedureCall(state.op, clause.name, clause.args, yields, getattr(clause, "optional", False))
+        state.op = L.ProcedureCall(state.op, clause.name, clause.args, yields, getattr(clause, "optional", False),
+                                   writes=proc is not None and proc.mode == "WRITE")
         if clause.where is not None:
             state.op = L.Filter(state.op, clause.where)
         state.bind([v for _, v in yields])

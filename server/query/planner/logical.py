@@ -270,6 +270,7 @@ class ProcedureCall(LogicalOp):
     args: Optional[list[ast.Expr]]             # None: taken from parameters of the same names
     yields: list[tuple[str, str]]              # (output, variable)
     optional: bool = False                     # OPTIONAL CALL: a row of nulls when nothing comes back
+    writes: bool = False                       # a WRITE procedure: the statement runs in a write transaction
 
 
 @dataclass(eq=False)
@@ -351,7 +352,7 @@ def walk(op: LogicalOp):
 
 
 def is_updating(op: LogicalOp) -> bool:
-    return any(isinstance(o, WRITE_OPS) for o in walk(op))
+    return any(isinstance(o, WRITE_OPS) or (isinstance(o, ProcedureCall) and o.writes) for o in walk(op))
 
 
 def is_batched(op: LogicalOp) -> bool:

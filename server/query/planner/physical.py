@@ -170,11 +170,18 @@ class PhysicalBuilder:
         def opt(expr):
             return None if expr is None else self.compile(expr)
         if isinstance(spec, ast.CombineSearch):
-            return PS.CombineSource([self._search_spec(s, var) for s in spec.sources], opt(spec.constant),
-                                    opt(spec.limit), opt(spec.weight))
+            sources = [self._search_spec(s, var) for s in spec.sources]
+            if self.profile:
+                for source in sources:
+                    if isinstance(source, PS.IndexSource):
+                        source.stats = PS.ArmStats(source)
+            return PS.CombineSource(sources, opt(spec.constant), opt(spec.limit), opt(spec.weight))
         filters = []
         for term in and_terms(spec.where):
             left, right, op = term.left, term.right, term.op
+            if op == "IN" and isinstance(left, ast.Variable) and left.name == var:
+                filters.append((None, "IN", self.compile(right)))      # the candidate set
+                continue
             if not (isinstance(left, ast.Property) and isinstance(left.subject, ast.Variable)
                     and left.subject.name == var):
                 left, right, op = right, left, FLIP[op]

@@ -161,7 +161,8 @@ def _create_search_index(db, tx, cmd: ast.CreateIndex, params, catalog: Catalog)
                                               list(cmd.with_properties), options, cmd.if_not_exists, tx=tx)
     else:
         created = manager.create_fulltext_index(name, cmd.entity, list(cmd.labels), list(cmd.properties),
-                                                options, cmd.if_not_exists, tx=tx)
+                                                options, cmd.if_not_exists, tx=tx,
+                                                filter_props=list(cmd.with_properties or ()))
     if created:
         result.counters.add("indexes_added")
         result.schema_changed = True

@@ -95,9 +95,6 @@ def _check_spec(spec, var, entity, scope, search_index, check_expr, top: bool) -
             raise rule_error("the searched variable must match the index",
                              f"`{spec.index}` indexes {info['entity']}s but `{var}` is a {entity}", spec)
     if spec.where is not None:
-        if kind != "VECTOR":
-            raise rule_error("WHERE inside the search works for vector indexes only",
-                             "filter full-text results in a WHERE after SCORE AS", spec.where)
         declared = None if info is None else set(info.get("filter_properties") or ())
         _check_filter(spec.where, var, declared, spec.index, check_expr, scope)
 
@@ -108,6 +105,12 @@ def _check_filter(where, var, declared, index, check_expr, scope) -> None:
         if not (isinstance(term, ast.BinaryOp) and term.op in COMPARISONS):
             raise rule_error(rule, "use only =, <, <=, >, >= or IN on declared properties, joined by AND", term)
         prop, other = term.left, term.right
+        if term.op == "IN" and isinstance(prop, ast.Variable) and prop.name == var:
+            # `n IN $candidates`: restrict the search to a candidate set (nodes, ids or element ids)
+            if var in free_variables(other):
+                raise rule_error(rule, f"the candidate list must not depend on `{var}`", term)
+            _constant(other, var, check_expr, scope)
+            continue
         if not _is_prop_of(prop, var):
             if term.op != "IN" and _is_prop_of(other, var):
                 prop, other = other, prop

@@ -1,0 +1,123 @@
+"""The graph side of retrieval: entities named in a question, and the facts two hops around them.
+
+By default a deterministic gazetteer: every phrase of one to four words of the question is looked up in
+the trigram index of the graph's own entity names; the best non-overlapping matches above a threshold
+win. With ``{entities: 'llm'}`` the configured provider lists the names and each is resolved the same way.
+"""
+from __future__ import annotations
+
+import json
+import re
+
+from ..index.trigram import trigram_similarity
+from .normalize import normalize_name
+
+_WORDS = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*")
+_POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")
+MAX_QUESTION_WORDS = 64
+MAX_PHRASE_WORDS = 4
+
+
+def _in_scope(tx, nid: int, label: str, workspace) -> bool:
+    return (tx.node_exists(nid) and label in tx.node_labels(nid)
+            and (workspace is None or tx.node_prop(nid, "workspace") == workspace))
+
+
+def find_entities(ctx, question: str, opts: dict) -> list[dict]:
+    """[{entity id, name, phrase, similarity}] for the entities the question names."""
+    if opts["entities"] == "llm":
+        phrases = [(name, i, i) for i, name in enumerate(_llm_names(ctx, question))]
+    else:
+        words = _WORDS.findall(_POSSESSIVE.sub("", question))[:MAX_QUESTION_WORDS]
+        phrases = [(" ".join(words[i:j]), i, j - 1) for i in range(len(words))
+                   for j in range(i + 1, min(len(words), i + MAX_PHRASE_WORDS) + 1)]
+    label, workspace, threshold = opts["entityLabel"], opts["workspace"], opts["entityThreshold"]
+    index = ctx.db.name_indexes.get(label, "normalized")
+    tx = ctx.tx
+    candidates = []
+    for phrase, first, last in phrases:
+        norm = normalize_name(phrase)
+        if len(norm) < 3:
+            continue
+        ctx.check()
+        for nid, _ in index.search(norm, 3, threshold):
+            if not _in_scope(tx, nid, label, workspace):
+                continue
+            current = tx.node_prop(nid, "normalized")
+            sim = trigram_similarity(norm, current) if isinstance(current, str) else 0.0
+            if sim >= threshold:
+                candidates.append((sim * (last - first + 1), sim, first, last, nid, phrase))
+    # the most words covered, weighted by similarity, first: "Ada Lovelace" (0.9 x 2) beats an entity
+    # called "Ada" (1.0 x 1); spans may not overlap; one phrase per entity
+    candidates.sort(key=lambda c: (-c[0], -c[1], c[2], c[4]))
+    taken: set[int] = set()
+    chosen, seen = [], set()
+    for _, sim, first, last, nid, phrase in candidates:
+        span = set(range(first, last + 1))
+        if nid in seen or (opts["entities"] != "llm" and span & taken):
+            continue
+        taken |= span
+        seen.add(nid)
+        chosen.append({"id": nid, "name": tx.node_prop(nid, "name"), "phrase": phrase, "similarity": sim})
+    return chosen
+
+
+def _llm_names(ctx, question: str) -> list[str]:
+    from ..ai.providers import get_provider
+    prompt = ("List the named entities (people, organisations, products, places, concepts) that the question "
+              "mentions. Answer with a JSON array of strings and nothing else.\n\nQuestion: " + question)
+    ctx.costs["llmCalls"] += 1
+    text = get_provider(ctx.db).chat([{"role": "user", "content": prompt}])
+    match = re.search(r"\[.*\]", text, re.DOTALL)
+    try:
+        names = json.loads(match.group(0)) if match else []
+    except ValueError:
+        names = []
+    return [n for n in names if isinstance(n, str) and n.strip()][:32]
+
+
+def traverse(ctx, seeds: list[int], opts: dict) -> tuple[dict, dict]:
+    """Breadth-first from ``seeds`` over entity-to-entity relationships, up to ``hops``.
+
+    Per entity, each (type, direction) group keeps its ``maxFanout`` best-corroborated facts (0: all),
+    and, unless ``siblings``, no fact leads back along the type that reached the entity.
+    Returns (facts: rid -> {hop, type, start, end, predicate, sources}, reached: entity id -> hop)."""
+    tx, label, workspace = ctx.tx, opts["entityLabel"], opts["workspace"]
+    fanout = opts["maxFanout"]
+    reached = {nid: 0 for nid in seeds}
+    arrived: dict[int, tuple] = {}         # entity -> (type, direction) of the fact that reached it
+    facts: dict[int, dict] = {}
+    frontier = list(seeds)
+    for hop in range(1, opts["hops"] + 1):
+        nxt = []
+        for nid in frontier:
+            groups: dict[tuple, list] = {}
+            for rid, other in tx.expand(nid, "both", None):
+                ctx.check()
+                if rid in facts or not _in_scope(tx, other, label, workspace):
+                    continue
+                start, end = tx.rel_endpoints(rid)
+                kind, outgoing = tx.rel_type(rid), start == nid
+                if not opts["siblings"] and arrived.get(nid) == (kind, not outgoing):
+                    # back along the type that brought us here: a sibling (a co-worker of the person
+                    # asked about), not a property of the entity reached; it floods the lanes with names
+                    continue
+                sources = tx.rel_prop(rid, "sources")
+                sources = list(dict.fromkeys(s for s in sources if isinstance(s, str))) \
+                    if isinstance(sources, list) else []
+                groups.setdefault((kind, outgoing), []).append(
+                    (rid, other, {"hop": hop, "type": kind, "start": start, "end": end,
+                                  "predicate": tx.rel_prop(rid, "predicate"), "sources": sources}))
+            for (kind, outgoing), members in groups.items():
+                if fanout:
+                    members = sorted(members, key=lambda m: (-len(m[2]["sources"]), m[0]))[:fanout]
+                for rid, other, fact in members:
+                    if len(facts) >= opts["maxFacts"]:
+                        return facts, reached
+                    facts[rid] = fact
+                    if other not in reached:
+                        reached[other] = hop
+                        arrived[other] = (kind, outgoing)
+                        nxt.append(other)
+        frontier = nxt
+    return facts, reached

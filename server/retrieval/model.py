@@ -1,0 +1,79 @@
+"""The retrieval data model (docs/retrieval.md) and the options every procedure reads.
+
+    (:Document {id, title, workspace})-[:HAS_CHUNK]->(:Chunk {id, text, embedding, workspace, position})
+    (:Chunk)-[:MENTIONS]->(:Entity {workspace, name, normalized, type[, embedding]})
+    (:Entity)-[fact:ANY_TYPE {predicate?, sources: [document id, ...]}]->(:Entity)
+
+A fact is a relationship between two entities; ``sources`` lists the ids of the documents asserting it
+(its provenance). Labels, types and index names can be changed per call through the options map.
+"""
+from __future__ import annotations
+
+from relate.protocol.errors import ArgumentError
+
+LANES = ("direct", "expanded", "evidence")
+
+DEFAULTS = {
+    "k": 10,                       # results wanted
+    "laneK": 20,                   # hits each index search contributes to a lane (docs/retrieval.md)
+    "rrfConstant": 60,             # the k of reciprocal rank fusion: Σ w / (c + rank)
+    "weights": {"direct": 1.0, "expanded": 0.6, "evidence": 0.6},
+    "workspace": None,             # restrict entities to one workspace (None: all)
+    "documentLabel": "Document", "chunkLabel": "Chunk", "entityLabel": "Entity",
+    "chunkRel": "HAS_CHUNK",
+    "vectorIndex": "chunk_embedding", "fulltextIndex": "chunk_text",
+    "embedder": None,              # None: the vector index's declared embedder, else hash-384
+    "entities": "gazetteer",       # or 'llm': the configured provider extracts names from the question
+    "entityThreshold": 0.5,        # trigram similarity for a question phrase to name an entity
+    "hops": 2, "maxFacts": 200,
+    "maxFanout": 2,                # facts kept per entity and (type, direction), best corroborated (0: all)
+    "siblings": False,             # follow a fact type back the way it came (A->B<-C): off by default
+    "hydrate": True, "hydrateChunks": 2,
+    "lanes": None,                 # e.g. ['direct']: run only these lanes
+}
+
+
+def options(given, extra: dict | None = None) -> dict:
+    """``given`` (a map or null) over the defaults; an unknown key is an ArgumentError."""
+    allowed = dict(DEFAULTS, **(extra or {}))
+    if given is None:
+        given = {}
+    if not isinstance(given, dict):
+        raise ArgumentError("The options must be a map", detail="InvalidArgumentValue")
+    unknown = sorted(set(given) - set(allowed))
+    if unknown:
+        raise ArgumentError(f"Unknown option(s) {unknown}; known: {sorted(allowed)}", detail="InvalidArgumentValue")
+    out = dict(allowed)
+    out.update({key: value for key, value in given.items() if value is not None})
+    given_weights = given.get("weights") or {}
+    if not isinstance(given_weights, dict):
+        raise ArgumentError("Option `weights` must be a map {direct, expanded, evidence}", detail="InvalidArgumentValue")
+    weights = dict(DEFAULTS["weights"])
+    weights.update(given_weights)
+    for lane, weight in weights.items():
+        if type(weight) not in (int, float) or weight < 0:
+            raise ArgumentError(f"Lane weight `{lane}` must be a non-negative number, got {weight!r}",
+                                detail="InvalidArgumentValue")
+    out["weights"] = weights
+    for key in ("k", "laneK", "hops", "maxFacts", "maxFanout", "hydrateChunks"):
+        if type(out[key]) is not int or out[key] < 0:
+            raise ArgumentError(f"Option `{key}` must be a non-negative integer, got {out[key]!r}",
+                                detail="InvalidArgumentValue")
+    lanes = out["lanes"]
+    if lanes is not None and (not isinstance(lanes, list) or not set(lanes) <= set(LANES)):
+        raise ArgumentError(f"Option `lanes` must be a list of {list(LANES)}", detail="InvalidArgumentValue")
+    if out["entities"] not in ("gazetteer", "llm"):
+        raise ArgumentError("Option `entities` must be 'gazetteer' or 'llm'", detail="InvalidArgumentValue")
+    for key in ("hydrate", "siblings"):
+        if type(out[key]) is not bool:
+            raise ArgumentError(f"Option `{key}` must be a boolean", detail="InvalidArgumentValue")
+    for key in ("documentLabel", "chunkLabel", "entityLabel", "chunkRel", "vectorIndex", "fulltextIndex"):
+        if not isinstance(out[key], str):
+            raise ArgumentError(f"Option `{key}` must be a string", detail="InvalidArgumentValue")
+    if out["workspace"] is not None and not isinstance(out["workspace"], str):
+        raise ArgumentError("Option `workspace` must be a string", detail="InvalidArgumentValue")
+    if type(out["entityThreshold"]) not in (int, float) or not 0 < out["entityThreshold"] <= 1:
+        raise ArgumentError("Option `entityThreshold` must be a number in (0, 1]", detail="InvalidArgumentValue")
+    if type(out["rrfConstant"]) not in (int, float) or out["rrfConstant"] < 0:
+        raise ArgumentError("Option `rrfConstant` must be a non-negative number", detail="InvalidArgumentValue")
+    return out

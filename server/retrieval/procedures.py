@@ -1,0 +1,51 @@
+"""Registration of db.entity.resolve, db.retrieve, db.retrieve.diagnostics and db.answer."""
+from __future__ import annotations
+
+from .model import options
+from .resolve import resolve_mentions
+from .retrieve import Runner, retrieve
+
+
+def register(registry) -> None:
+    registry.register("db.entity.resolve", [("mentions", "ANY?"), ("options", "MAP?", None)],
+                      [("mention", "STRING?"), ("entity", "NODE?"), ("created", "BOOLEAN?"), ("stage", "STRING?"),
+                       ("similarity", "FLOAT?")], resolve_mentions, mode="WRITE")
+    registry.register("db.retrieve", [("question", "ANY?"), ("options", "MAP?", {})],
+                      [("node", "NODE?"), ("score", "FLOAT?"), ("rank", "INTEGER?"), ("lanes", "LIST? OF STRING?"),
+                       ("evidence", "LIST? OF MAP?"), ("diagnostics", "MAP?")], _retrieve)
+    registry.register("db.retrieve.diagnostics", [("question", "ANY?"), ("options", "MAP?", {})],
+                      [("step", "STRING?"), ("ms", "FLOAT?"), ("details", "MAP?")], _diagnostics)
+    registry.register("db.answer", [("question", "ANY?"), ("options", "MAP?", {})],
+                      [("answer", "STRING?"), ("citations", "LIST? OF MAP?"), ("sources", "LIST? OF MAP?"),
+                       ("diagnostics", "MAP?")], _answer)
+
+
+def _retrieve(ctx, question, opts=None):
+    result = retrieve(ctx, question, options(opts))
+    diagnostics = result.diagnostics.as_map()
+    return [dict(row, diagnostics=diagnostics) for row in result.rows]
+
+
+def _diagnostics(ctx, question, opts=None):
+    """One row per step (name, ms, the step's counts), then one per degradation (step 'degraded')."""
+    result = retrieve(ctx, question, options(opts))
+    rows = []
+    for step in result.diagnostics.steps:
+        rows.append({"step": step["name"], "ms": step["ms"],
+                     "details": {k: v for k, v in step.items() if k not in ("name", "ms")}})
+    for item in result.diagnostics.degraded:
+        rows.append({"step": "degraded", "ms": 0.0, "details": dict(item)})
+    return rows
+
+
+def _answer(ctx, question, opts=None):
+    from .answer import synthesize
+    opts = options(opts)
+    result = retrieve(ctx, question, opts)
+    runner = Runner(ctx, opts)
+
+    def text_of(cid):
+        return ctx.tx.node_prop(cid, "text"), runner.document_of(cid)
+    out = synthesize(ctx, question if isinstance(question, str) else "", result, text_of, result.diagnostics)
+    return [{"answer": out["answer"], "citations": out["citations"], "sources": out["sources"],
+             "diagnostics": result.diagnostics.as_map()}]

@@ -1,0 +1,181 @@
+"""Entity resolution inside the caller's transaction: exact, then trigram, then embedding, else create.
+
+Identity is (workspace, normalized name, type). The procedure runs in a write transaction (writers are
+serialized), so two ingests mentioning the same thing cannot both miss it and both create it: the
+second sees the first's entity. A uniqueness constraint on (normalized, workspace, type) backs it up.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from relate.protocol.errors import ArgumentError, CypherTypeError
+
+from ..index.trigram import trigram_similarity
+from ..query.refs import NodeRef
+from .normalize import normalize_name
+
+RESOLVE_DEFAULTS = {"workspace": None, "label": "Entity", "trigramThreshold": 0.6, "embeddingThreshold": 0.9,
+                    "embedder": None, "embeddingIndex": None, "create": True, "maxScan": 10_000}
+
+
+def resolve_options(given) -> dict:
+    if given is None or not isinstance(given, dict):
+        raise ArgumentError("db.entity.resolve needs an options map with a workspace", detail="InvalidArgumentValue")
+    unknown = sorted(set(given) - set(RESOLVE_DEFAULTS))
+    if unknown:
+        raise ArgumentError(f"Unknown option(s) {unknown}; known: {sorted(RESOLVE_DEFAULTS)}",
+                            detail="InvalidArgumentValue")
+    out = dict(RESOLVE_DEFAULTS)
+    out.update({k: v for k, v in given.items() if v is not None})
+    if not isinstance(out["workspace"], str):
+        raise ArgumentError("db.entity.resolve needs a `workspace` string option", detail="InvalidArgumentValue")
+    for key in ("trigramThreshold", "embeddingThreshold"):
+        if type(out[key]) not in (int, float) or not 0 <= out[key] <= 1:
+            raise ArgumentError(f"`{key}` must be a number in [0, 1]", detail="InvalidArgumentValue")
+    return out
+
+
+def _mention(item) -> tuple[str, str | None]:
+    if isinstance(item, str):
+        return item, None
+    if isinstance(item, dict) and isinstance(item.get("name"), str):
+        kind = item.get("type")
+        if kind is not None and not isinstance(kind, str):
+            raise CypherTypeError("A mention's type must be a string", detail="InvalidArgumentType", phase="runtime")
+        return item["name"], kind
+    raise CypherTypeError("A mention is a string or a map {name, type}", detail="InvalidArgumentType",
+                          phase="runtime")
+
+
+class Resolver:
+    """Resolves mentions against the entities visible in ``ctx.tx`` (its own writes included)."""
+
+    def __init__(self, ctx, opts: dict):
+        self.ctx, self.tx, self.opts = ctx, ctx.tx, opts
+        self.label = opts["label"]
+        self.workspace = opts["workspace"]
+        self._embedder = None
+        if opts["embedder"] is not None or opts["embeddingIndex"] is not None:
+            from ..ai import embedders
+            name = opts["embedder"]
+            if name is None and opts["embeddingIndex"] is not None:
+                name = ctx.db.index_manager.get(opts["embeddingIndex"]).definition.config.get("vector.embedder")
+            self._embedder = embedders.get(name)
+
+    def resolve(self, item) -> dict:
+        name, kind = _mention(item)
+        norm = normalize_name(name)
+        if not norm:
+            return {"mention": name, "entity": None, "created": False, "stage": "empty", "similarity": None}
+        found = self._exact(norm, kind)
+        if found is not None:
+            return self._row(name, found, "exact", 1.0)
+        found, sim = self._trigram(norm, kind)
+        if found is not None:
+            return self._row(name, found, "trigram", sim)
+        vector = None
+        if self._embedder is not None:
+            vector = self._embedder.embed([name], self.ctx.db)[0]
+            found, sim = self._by_embedding(vector, kind)
+            if found is not None:
+                return self._row(name, found, "embedding", sim)
+        if not self.opts["create"]:
+            return {"mention": name, "entity": None, "created": False, "stage": "unresolved", "similarity": None}
+        return self._row(name, self._create(name, norm, kind, vector), "created", None, created=True)
+
+    @staticmethod
+    def _row(name, nid, stage, sim, created=False) -> dict:
+        return {"mention": name, "entity": NodeRef(nid), "created": created, "stage": stage, "similarity": sim}
+
+    def _same_scope(self, nid: int, kind) -> bool:
+        tx = self.tx
+        return (tx.node_exists(nid) and self.label in tx.node_labels(nid)
+                and tx.node_prop(nid, "workspace") == self.workspace and tx.node_prop(nid, "type") == kind)
+
+    def _exact(self, norm: str, kind):
+        tx = self.tx
+        if tx.has_property_index("node", self.label, "normalized"):
+            candidates = tx.index_seek("node", self.label, "normalized", norm)
+        else:
+            candidates = (n for n in tx.nodes_by_label(self.label) if tx.node_prop(n, "normalized") == norm)
+        for nid in candidates:
+            self.ctx.check()
+            if tx.node_prop(nid, "normalized") == norm and self._same_scope(nid, kind):
+                return nid
+        return None
+
+    def _trigram(self, norm: str, kind):
+        threshold = self.opts["trigramThreshold"]
+        index = self.ctx.db.name_indexes.get(self.label, "normalized")
+        for nid, sim in index.search(norm, 20, threshold):
+            # the index follows commits; the snapshot decides what is visible
+            if self._same_scope(nid, kind) and self.tx.node_prop(nid, "normalized") is not None:
+                current = trigram_similarity(norm, self.tx.node_prop(nid, "normalized"))
+                if current >= threshold:
+                    return nid, current
+        # entities this statement created are not committed, so not in the index yet
+        best, best_sim = None, threshold
+        for nid in list(self.ctx.touched_nodes):
+            if self._same_scope(nid, kind):
+                sim = trigram_similarity(norm, self.tx.node_prop(nid, "normalized"))
+                if sim >= best_sim:
+                    best, best_sim = nid, sim
+        return (best, best_sim) if best is not None else (None, None)
+
+    def _by_embedding(self, vector, kind):
+        tx, threshold = self.tx, self.opts["embeddingThreshold"]
+        index_name = self.opts["embeddingIndex"]
+        if index_name is not None:
+            candidates = [nid for nid, _ in self.ctx.db.index_manager.vector_search(index_name, vector, 20)]
+        else:
+            candidates = []
+            for nid in tx.nodes_by_label(self.label):
+                self.ctx.check()
+                candidates.append(nid)
+                if len(candidates) >= self.opts["maxScan"]:
+                    break
+        candidates += list(self.ctx.touched_nodes)
+        q = np.asarray(vector, dtype=np.float64)
+        qn = np.linalg.norm(q)
+        best, best_sim = None, threshold
+        for nid in dict.fromkeys(candidates):
+            if not self._same_scope(nid, kind):
+                continue
+            stored = tx.node_prop(nid, "embedding")
+            if stored is None:
+                continue
+            v = np.asarray(list(stored), dtype=np.float64)
+            if v.shape != q.shape or qn == 0 or not np.linalg.norm(v):
+                continue
+            sim = float(q @ v / (qn * np.linalg.norm(v)))
+            if sim >= best_sim:
+                best, best_sim = nid, sim
+        return (best, best_sim) if best is not None else (None, None)
+
+    def _create(self, name: str, norm: str, kind, vector) -> int:
+        tx = self.tx
+        if not hasattr(tx, "create_node"):
+            raise ArgumentError("db.entity.resolve creates entities: run it in a write transaction",
+                                detail="InvalidArgumentValue")
+        props = {"workspace": self.workspace, "name": name, "normalized": norm}
+        if kind is not None:
+            props["type"] = kind
+        if vector is not None:
+            props["embedding"] = [float(x) for x in vector]
+        nid = tx.create_node([self.label], props)
+        ctx = self.ctx
+        ctx.touched_nodes.add(nid)           # statement-end constraint checks (uniqueness) see it
+        ctx.counters.add("nodes_created")
+        ctx.counters.add("labels_added")
+        ctx.counters.add("properties_set", len(props))
+        return nid
+
+
+def resolve_mentions(ctx, mentions, options) -> list[dict]:
+    """db.entity.resolve: one row per mention, in order."""
+    if mentions is None:
+        return []
+    if not isinstance(mentions, list):
+        mentions = [mentions]
+    resolver = Resolver(ctx, resolve_options(options))
+    return [resolver.resolve(item) for item in mentions]

@@ -1,0 +1,75 @@
+"""db.answer against a local fake OpenAI-compatible server: grounding prompt, validated citations, failures."""
+import json
+
+import pytest
+
+from relate.server.ai.providers import OpenAICompatibleProvider, ProviderConfig
+from tests.ai.fake_openai import FakeOpenAI
+from tests.retrieval.corpus import open_loaded
+
+Q = "How do I write components with React?"
+ANSWER = ("CALL db.answer($q, $o) YIELD answer, citations, sources, diagnostics "
+          "RETURN answer, citations, sources, diagnostics")
+
+
+@pytest.fixture(scope="module")
+def db():
+    db = open_loaded()
+    yield db
+    db.close()
+
+
+def ask(db, fake, question=Q, **options):
+    db.ai_provider = OpenAICompatibleProvider(ProviderConfig(base_url=fake.base_url, api_key="sk-test", timeout_s=5))
+    try:
+        row = db.session().run(ANSWER, {"q": question, "o": {"laneK": 3, "k": 3, **options}}).fetch(1)[0]
+    finally:
+        db.ai_provider = None
+    return dict(zip(("answer", "citations", "sources", "diagnostics"), row))
+
+
+def test_prompt_grounds_in_numbered_sources_and_markers_are_validated(db):
+    with FakeOpenAI(chat=lambda body: "React renders components [1], made by Meta [2][9]. Also [0].") as fake:
+        out = ask(db, fake)
+        assert fake.calls("/v1/chat/completions") == 1                    # one call
+        body = fake.requests[-1][2]
+    system, user = body["messages"][0]["content"], body["messages"][1]["content"]
+    assert "only the numbered sources" in system and "do not contain the answer" in system
+    assert "[1]" in user and "Graph facts (context only, not citable)" in user
+    assert "React was created by Meta" in user
+    assert out["answer"] == "React renders components [1], made by Meta [2]. Also."
+    assert [c["marker"] for c in out["citations"]] == [1, 2]
+    n = len(out["sources"])
+    assert n >= 3 and [s["n"] for s in out["sources"]] == list(range(1, n + 1))
+    for citation in out["citations"]:
+        source = out["sources"][citation["marker"] - 1]
+        assert citation["node"] == source["node"] and citation["document"] == source["document"]
+    # graph facts are never citable: no source is a relationship, every source is a chunk
+    assert all("Chunk" in s["node"].labels for s in out["sources"])
+    synthesis = [s for s in out["diagnostics"]["steps"] if s["name"] == "synthesis"][0]
+    assert synthesis["tokensIn"] > 0 and synthesis["tokensOut"] > 0 and synthesis["citations"] == 2
+    assert synthesis["dropped"] == 2
+
+
+def test_provider_failure_gives_a_null_answer_and_keeps_the_sources(db):
+    with FakeOpenAI(fail_status=500) as fake:
+        out = ask(db, fake)
+    assert out["answer"] is None and out["citations"] == []
+    assert out["sources"] and out["sources"][0]["text"]
+    degraded = out["diagnostics"]["degraded"]
+    assert degraded[0]["step"] == "synthesis" and degraded[0]["fallback"] == "null answer, sources intact"
+    assert "sk-test" not in json.dumps(out["diagnostics"], default=str)     # secrets never surface
+
+
+def test_llm_entity_extraction_uses_the_provider(db):
+    def chat(body):
+        content = body["messages"][-1]["content"]
+        if "JSON array" in content:
+            return '["React"]'
+        return "The sources do not contain the answer."
+    with FakeOpenAI(chat=chat) as fake:
+        out = ask(db, fake, entities="llm")
+        assert fake.calls("/v1/chat/completions") == 2
+    entities = [s for s in out["diagnostics"]["steps"] if s["name"] == "entities"][0]
+    assert entities["resolved"] == ["React"]
+    assert out["answer"] == "The sources do not contain the answer." and out["citations"] == []

@@ -1,0 +1,141 @@
+"""db.retrieve / db.retrieve.diagnostics: lanes, weights, hydration, diagnostics, degradation, raw questions."""
+import pytest
+
+from relate.server.retrieval import graph
+from tests.retrieval.corpus import open_loaded
+
+Q = "How do I write components with React?"
+CALL = ("CALL db.retrieve($q, $o) YIELD node, score, rank, lanes, evidence, diagnostics "
+        "RETURN node.id AS id, score, rank, lanes, evidence, diagnostics")
+
+
+@pytest.fixture(scope="module")
+def db():
+    db = open_loaded()
+    yield db
+    db.close()
+
+
+def retrieve(db, question=Q, **options):
+    rows = db.session().run(CALL, {"q": question, "o": options}).fetch(1000)
+    return [dict(zip(("id", "score", "rank", "lanes", "evidence", "diagnostics"), r)) for r in rows]
+
+
+def steps(rows):
+    return {s["name"]: s for s in rows[0]["diagnostics"]["steps"]}
+
+
+def test_three_lanes_reach_content_the_question_never_worded(db):
+    direct = retrieve(db, lanes=["direct"], laneK=2, k=3)
+    assert all(r["lanes"] == ["direct"] for r in direct)
+    assert direct[0]["id"] == "d1#0"
+    rows = retrieve(db, laneK=2, k=5)
+    by_id = {r["id"]: r for r in rows if r["rank"] <= 5}
+    assert "d1#0" in by_id and "direct" in by_id["d1#0"]["lanes"]
+    # the chunks naming only JSX and Meta (never the question's words) arrive through the graph lanes
+    assert "expanded" in by_id["d2#0"]["lanes"] or "evidence" in by_id["d2#0"]["lanes"]
+    assert any("evidence" in r["lanes"] and r["id"].startswith(("d3", "d4", "d5")) for r in by_id.values())
+    s = steps(rows)
+    assert s["entities"]["resolved"] == ["React"]
+    assert s["traversal"]["facts"] == 2 and s["traversal"]["hops"] == 2
+    assert s["evidence"]["documents"] == 4
+
+
+def test_evidence_lane_orders_by_corroboration(db):
+    rows = retrieve(db, lanes=["evidence"], laneK=10, k=10, weights={"direct": 0.0})
+    # the direct lane always runs; at weight 0 the fused order is the evidence lane's own order
+    evidence_only = [r["id"] for r in rows if "evidence" in r["lanes"]]
+    # the fact asserted by three documents (d3, d4, d5) ranks its chunks above the one asserted by d2 alone
+    docs = [i.split("#")[0] for i in evidence_only]
+    assert set(docs[:3]) == {"d3", "d4", "d5"} and set(docs[3:]) == {"d2"}
+
+
+def test_weights_and_rrf_constant_are_applied(db):
+    rows = retrieve(db, laneK=3, k=10, rrfConstant=10, weights={"direct": 1.0, "expanded": 0.0, "evidence": 2.0})
+    ranked = [r for r in rows if r["lanes"] != ["hydration"]]
+    lanes_only = retrieve(db, laneK=3, k=10, rrfConstant=10, weights={"direct": 1.0, "expanded": 0.0, "evidence": 2.0},
+                          lanes=["direct"])
+    direct_rank = {r["id"]: r["rank"] for r in lanes_only}
+    evidence_rows = retrieve(db, laneK=3, k=10, rrfConstant=10, lanes=["evidence"],
+                             weights={"direct": 0.0, "evidence": 1.0})
+    evidence_rank = {r["id"]: i for i, r in enumerate((r for r in evidence_rows if "evidence" in r["lanes"]), 1)}
+    for row in ranked:
+        expected = 0.0
+        if row["id"] in direct_rank:
+            expected += 1.0 / (10 + direct_rank[row["id"]])
+        if row["id"] in evidence_rank:
+            expected += 2.0 / (10 + evidence_rank[row["id"]])
+        assert row["score"] == pytest.approx(expected)
+    assert steps(rows)["fusion"]["weights"]["evidence"] == 2.0
+
+
+def test_hydration_pulls_chunks_from_every_asserting_document(db):
+    rows = retrieve(db, laneK=2, k=2, weights={"direct": 0.1, "expanded": 0.0, "evidence": 5.0})
+    top = [r for r in rows if r["rank"] <= 2]
+    used = {f["fact"] for r in top for f in r["evidence"]}
+    assert used
+    asserting = {d for r in top for f in r["evidence"] for d in f["documents"]}
+    returned_docs = {r["id"].split("#")[0] for r in rows}
+    assert asserting <= returned_docs                            # every asserting document, not one
+    hydrated = [r for r in rows if r["lanes"] == ["hydration"]]
+    assert hydrated and all(r["rank"] > 2 for r in hydrated)
+    meta = next(f for r in top for f in r["evidence"] if f["to"] == "Meta")
+    assert meta["corroboration"] == 3 and sorted(meta["documents"]) == ["d3", "d4", "d5"]
+
+
+def test_diagnostics_in_every_response_and_as_rows(db):
+    rows = retrieve(db)
+    names = [s["name"] for s in rows[0]["diagnostics"]["steps"]]
+    assert names[:6] == ["direct", "entities", "traversal", "expanded", "evidence", "fusion"]
+    assert all(s["ms"] >= 0 for s in rows[0]["diagnostics"]["steps"])
+    assert all(r["diagnostics"] == rows[0]["diagnostics"] for r in rows)
+    table = db.session().run("CALL db.retrieve.diagnostics($q) YIELD step, ms, details RETURN step, ms, details",
+                             {"q": Q}).fetch(100)
+    by_step = {r[0]: r for r in table}
+    assert by_step["direct"][2]["hits"] > 0 and by_step["traversal"][2]["facts"] == 2
+    assert by_step["fusion"][2]["kind"] == "wrrf"
+
+
+def test_graph_failure_degrades_to_the_direct_lane(db, monkeypatch):
+    def broken(*args, **kwargs):
+        raise ConnectionError("graph store unreachable")
+    monkeypatch.setattr(graph, "traverse", broken)
+    rows = retrieve(db, laneK=3)
+    assert rows and all(r["lanes"] == ["direct"] for r in rows)
+    degraded = rows[0]["diagnostics"]["degraded"]
+    assert degraded[0]["step"] == "graph" and "unreachable" in degraded[0]["error"]
+    assert [r["id"] for r in rows] == [r["id"] for r in retrieve(db, lanes=["direct"], laneK=3)]
+
+
+def test_no_entities_means_the_direct_lane(db):
+    rows = retrieve(db, "what is a library for building user interfaces", laneK=3)
+    assert rows and all(r["lanes"] == ["direct"] for r in rows)
+    s = steps(rows)
+    assert s["entities"]["resolved"] == [] and "traversal" not in s
+    assert s["fusion"]["lanes"] == ["direct"]
+
+
+def test_no_facts_means_one_lane_fusion(db):
+    rows = retrieve(db, "tell me about Kafka", laneK=3)      # Kafka is an entity without facts
+    s = steps(rows)
+    assert s["entities"]["resolved"] == ["Kafka"] and s["traversal"]["facts"] == 0
+    assert s["fusion"]["lanes"] == ["direct"] and rows[0]["id"] == "d6#0"
+
+
+@pytest.mark.parametrize("question", ["", "React AND", '"React', "((((", "React~~^", "\x00\x01", "x" * 50_000,
+                                      "React " * 2000])
+def test_malformed_questions_are_still_answered(db, question):
+    rows = retrieve(db, question, laneK=3)
+    if any(ch.isalnum() for ch in question):
+        assert rows
+    for r in rows:
+        assert r["diagnostics"]["degraded"] == []
+
+
+@pytest.mark.parametrize("options", [{"weights": 3}, {"weights": {"direct": -1}}, {"lanes": "direct"},
+                                     {"lanes": ["graph"]}, {"k": -1}, {"entities": "magic"}, {"hydrate": "yes"},
+                                     {"vectorIndex": 7}, {"entityThreshold": 0}, {"nope": 1}])
+def test_bad_options_are_typed_errors(db, options):
+    from relate.errors import ArgumentError
+    with pytest.raises(ArgumentError):
+        retrieve(db, **options)
