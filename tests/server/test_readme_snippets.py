@@ -15,9 +15,10 @@ from relate.shell.statements import split_statements
 from .conftest import ROOT, ServerProcess
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
-BLOCKS = re.findall(r"^```(\w+)\n(.*?)^```", README, flags=re.M | re.S)
-PYTHON = [code for lang, code in BLOCKS if lang == "python"]
-CYPHER = [code for lang, code in BLOCKS if lang == "cypher"]
+# A block right after a "<!-- not a script: why -->" line is a listing of call forms, not run.
+BLOCKS = re.findall(r"^(<!-- not a script[^\n]*-->\n)?```(\w+)\n(.*?)^```", README, flags=re.M | re.S)
+PYTHON = [code for listing, lang, code in BLOCKS if lang == "python" and not listing]
+CYPHER = [code for listing, lang, code in BLOCKS if lang == "cypher" and not listing]
 README_URL = "relate://127.0.0.1:7688"
 README_PASSWORD = "relate-local"          # the password `make run` gives the server
 
