@@ -19,6 +19,10 @@ PROCEDURES = {
     "dbms.components": "The database's name (Relate), versions and edition.",
     "db.schema.visualization": "The schema as a graph: one node per label and one relationship per "
                                "(start label, type, end label) seen in the data, with its indexes and constraints.",
+    "db.entity.resolve": "Resolve entity mentions to entity nodes (exact, then fuzzy), creating those not found.",
+    "db.retrieve": "Three-lane retrieval for a question: the best nodes with their scores, lanes and evidence.",
+    "db.retrieve.diagnostics": "The steps db.retrieve takes for a question, with their timings and details.",
+    "db.answer": "Answer a question from retrieved sources, with citations (uses the configured AI provider).",
 }
 
 _TEMPORAL_TYPES = {"date": "Date", "datetime": "DateTime (zoned)", "localdatetime": "LocalDateTime",
@@ -95,6 +99,18 @@ for _name, _type in _TEMPORAL_TYPES.items():
     FUNCTIONS[f"{_name}.statement"] = f"The current {_type} from the statement clock."
     FUNCTIONS[f"{_name}.transaction"] = f"The current {_type} from the transaction clock."
     FUNCTIONS[f"{_name}.truncate"] = f"A temporal value truncated to a unit, as a {_type}."
+FUNCTIONS.update({
+    "ai.text.embed": "The embedding vector of a text, from the configured embedder.",
+    "genai.vector.encode": "The embedding vector of a text (Neo4j's GenAI name for ai.text.embed).",
+    "db.index.fulltext.escape": "A string with the full-text query syntax characters escaped.",
+    "text.jarowinklerdistance": "The Jaro-Winkler distance of two strings (1 - similarity).",
+    "text.jarowinklersimilarity": "The Jaro-Winkler similarity of two strings, from 0 to 1.",
+    "text.levenshtein": "The Levenshtein edit distance of two strings.",
+    "text.levenshteinsimilarity": "The Levenshtein similarity of two strings, from 0 to 1.",
+    "text.trigram.similarity": "The trigram similarity of two strings, from 0 to 1.",
+})
+for _name in ("jarowinklerdistance", "jarowinklersimilarity", "levenshteindistance", "levenshteinsimilarity"):
+    FUNCTIONS[f"apoc.text.{_name}"] = FUNCTIONS.get(f"text.{_name}", FUNCTIONS["text.levenshtein"]) + " (APOC name)"
 FUNCTIONS["datetime.fromepoch"] = "A DateTime from seconds and nanoseconds since the Unix epoch."
 FUNCTIONS["datetime.fromepochmillis"] = "A DateTime from milliseconds since the Unix epoch."
 

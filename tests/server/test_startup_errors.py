@@ -68,3 +68,13 @@ def test_version_flags():
     shell = subprocess.run([sys.executable, "-m", "relate.shell", "--version"], capture_output=True, text=True,
                            timeout=60, cwd=ROOT)
     assert shell.returncode == 0 and shell.stdout.strip() == f"relate {relate.__version__}"
+
+
+def test_http_port_in_use(tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = _run("--listen", "127.0.0.1:0", "--http-listen", f"127.0.0.1:{port}", "--no-auth",
+                    "--data", str(tmp_path / "db"))
+    _one_line_exit_2(done, f"cannot listen on 127.0.0.1:{port}")
