@@ -10,6 +10,8 @@ from .errors import ConfigurationError
 
 # scheme -> how it is served. A scheme not in this table is refused (never taken for a file name).
 SCHEMES = {"relate": "remote", "relate+s": "remote", "relate+ssc": "remote"}
+# Served by the server's Bolt listener to Neo4j drivers, not by relate.connect().
+_BOLT = frozenset(("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"))
 _URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 
 EMBEDDED_OPTIONS = ("read_only", "create_parents")
@@ -27,6 +29,11 @@ def target_kind(target: Any) -> tuple[str, str]:
     if match:
         scheme = match.group(1).lower()
         kind = SCHEMES.get(scheme)
+        if kind is None and scheme in _BOLT:
+            raise ConfigurationError(
+                f"{scheme}:// is Neo4j's Bolt protocol, which relate.connect() does not speak: use the neo4j "
+                "driver (GraphDatabase.driver('bolt://host:7687', auth=...)) against the server's Bolt "
+                "listener, or relate.connect('relate://host:7688')")
         if kind is None:
             served = ", ".join(f"{name}://" for name in SCHEMES)
             raise ConfigurationError(f"unsupported URL scheme {scheme}:// in {target!r}: Relate serves "

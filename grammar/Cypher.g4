@@ -96,6 +96,7 @@ setClause : SET setItem (COMMA setItem)* ;
 setItem
     : variable op=(EQ | PLUS_EQ) expression     # SetVariableItem
     | variable labelNames                       # SetLabelsItem
+    | variable dynamicLabelNames                # SetDynamicLabelsItem
     | postfixExpression EQ expression           # SetPropertyItem
     ;
 
@@ -107,6 +108,9 @@ removeItem
     ;
 
 labelNames : (COLON symbolicName)+ ;
+
+// SET n:$(expr): labels computed per row (a string or a list of strings), as in Neo4j 5.26.
+dynamicLabelNames : (COLON (symbolicName | DYNAMIC_LABEL expression RPAREN))+ ;
 
 deleteClause : (DETACH | NODETACH)? DELETE expression (COMMA expression)* ;
 
@@ -263,10 +267,14 @@ command
     | createUser
     | alterUser
     | dropUser
+    | createRelevanceJoin
+    | dropRelevanceJoin
+    | createLabel
+    | dropLabel
     ;
 
 createIndex
-    : CREATE kind=(RANGE | TEXT | POINT | VECTOR | FULLTEXT | LOOKUP)? INDEX name=symbolicName? ifNotExists?
+    : CREATE kind=(RANGE | TEXT | POINT | VECTOR | FULLTEXT | LOOKUP)? INDEX (name=symbolicName | nameParam=PARAMETER)? ifNotExists?
       FOR indexTarget ON indexProperties (WITH LBRACK propertyList RBRACK)? (OPTIONS mapLiteral)?   # NewIndex
     | CREATE INDEX ON COLON symbolicName LPAREN propertyKeyName (COMMA propertyKeyName)* RPAREN  # LegacyIndex
     ;
@@ -278,6 +286,7 @@ indexTarget
 
 indexProperties
     : LPAREN propertyList RPAREN
+    | propertyList
     | EACH LBRACK propertyList RBRACK
     | EACH functionName LPAREN variable RPAREN
     ;
@@ -290,7 +299,7 @@ ifNotExists : IF NOT EXISTS ;
 
 ifExists : IF EXISTS ;
 
-dropIndex : DROP INDEX symbolicName ifExists? ;
+dropIndex : DROP INDEX (symbolicName | PARAMETER) ifExists? ;
 
 createConstraint
     : CREATE CONSTRAINT name=symbolicName? ifNotExists? (FOR | ON) constraintTarget (REQUIRE | ASSERT)
@@ -330,6 +339,8 @@ showKind
     | filter=ALL? (FUNCTION | FUNCTIONS)                                                   # ShowFunctions
     | CURRENT? (USER | USERS)                                                              # ShowUsers
     | (TRANSACTION | TRANSACTIONS)                                                         # ShowTransactions
+    | RELEVANCE (JOIN | JOINS)                                                             # ShowRelevanceJoins
+    | LABEL (DECLARATION | DECLARATIONS)                                                   # ShowLabelDeclarations
     ;
 
 createUser
@@ -348,6 +359,22 @@ passwordChange : CHANGE NOT? REQUIRED ;
 
 dropUser : DROP USER symbolicName ifExists? ;
 
+// Relevance joins (docs/relevance.md): a relationship type answered by a search at query time.
+createRelevanceJoin
+    : CREATE RELEVANCE JOIN name=symbolicName ifNotExists?
+      FOR LPAREN anchor=variable COLON symbolicName (PIPE COLON? symbolicName)* RPAREN
+      MINUS LBRACK COLON relType=symbolicName RBRACK MINUS GT
+      LPAREN targetVar=variable COLON target=symbolicName RPAREN
+      ON propertyRef (OPTIONS mapLiteral)?
+    ;
+
+dropRelevanceJoin : DROP RELEVANCE JOIN symbolicName ifExists? ;
+
+// Label declarations: parents (a child label implies its parents) and a lifecycle (curation).
+createLabel : CREATE LABEL symbolicName ifNotExists? (OPTIONS mapLiteral)? ;
+
+dropLabel : DROP LABEL symbolicName ifExists? ;
+
 // ------------------------------------------------------------------------------------------------
 // Names. Every keyword doubles as a name where Cypher allows one.
 // ------------------------------------------------------------------------------------------------
@@ -364,11 +391,12 @@ keyword : nonNotKeyword | NOT ;
 nonNotKeyword
     : ALL | ALLSHORTESTPATHS | ALTER | AND | ANY | AS | ASC | ASCENDING | ASSERT | BY | CALL | CASE
     | CHANGE | COLLECT | COMBINE | CONSTANT | CONSTRAINT | CONSTRAINTS | CONTAINS | COUNT | CREATE
-    | CURRENT | DELETE | DESC | DESCENDING | DETACH | DISTINCT | DROP | EACH | ELSE | ENCRYPTED | END
+    | CURRENT | DECLARATION | DECLARATIONS | DELETE | DESC | DESCENDING | DETACH | DISTINCT | DROP | EACH
+    | ELSE | ENCRYPTED | END
     | ENDS | EXISTS | EXPLAIN | FALSE | FOR | FOREACH | FULLTEXT | FUNCTION | FUNCTIONS | IF | IN
-    | INDEX | INDEXES | IS | KEY | LIMIT | LOOKUP | MATCH | MERGE | NODE | NODETACH | NONE
+    | INDEX | INDEXES | IS | JOIN | JOINS | KEY | LABEL | LIMIT | LOOKUP | MATCH | MERGE | NODE | NODETACH | NONE
     | NULL | OF | OFFSET | ON | OPTIONAL | OPTIONS | OR | ORDER | PASSWORD | PLAINTEXT | POINT
-    | PROCEDURE | PROCEDURES | PROFILE | RANGE | REDUCE | REL | RELATIONSHIP | REMOVE | REQUIRE
+    | PROCEDURE | PROCEDURES | PROFILE | RANGE | REDUCE | REL | RELATIONSHIP | RELEVANCE | REMOVE | REQUIRE
     | REQUIRED | RETURN | ROW | ROWS | RRF | SCORE | SEARCH | SET | SHORTESTPATH | SHOW | SINGLE
     | SKIP_ | STARTS | TEXT | THEN | TRANSACTION | TRANSACTIONS | TRUE | TYPED | UNION | UNIQUE
     | UNWIND | USER | USERS | USING | VECTOR | WEIGHT | WHEN | WHERE | WITH | WRRF | XOR | YIELD
@@ -399,6 +427,8 @@ CONTAINS : 'CONTAINS' ;
 COUNT : 'COUNT' ;
 CREATE : 'CREATE' ;
 CURRENT : 'CURRENT' ;
+DECLARATION : 'DECLARATION' ;
+DECLARATIONS : 'DECLARATIONS' ;
 DELETE : 'DELETE' ;
 DESC : 'DESC' ;
 DESCENDING : 'DESCENDING' ;
@@ -423,7 +453,10 @@ IN : 'IN' ;
 INDEX : 'INDEX' ;
 INDEXES : 'INDEXES' ;
 IS : 'IS' ;
+JOIN : 'JOIN' ;
+JOINS : 'JOINS' ;
 KEY : 'KEY' ;
+LABEL : 'LABEL' ;
 LIMIT : 'LIMIT' ;
 LOOKUP : 'LOOKUP' ;
 MATCH : 'MATCH' ;
@@ -450,6 +483,7 @@ RANGE : 'RANGE' ;
 REDUCE : 'REDUCE' ;
 REL : 'REL' ;
 RELATIONSHIP : 'RELATIONSHIP' ;
+RELEVANCE : 'RELEVANCE' ;
 REMOVE : 'REMOVE' ;
 REQUIRE : 'REQUIRE' ;
 REQUIRED : 'REQUIRED' ;
@@ -510,6 +544,7 @@ STRING
     | '"' (~["\\] | '\\' .)* '"'
     ;
 
+DYNAMIC_LABEL : '$(' ;
 PARAMETER : '$' (IDENTIFIER | ESCAPED_IDENTIFIER | DIGIT+) ;
 
 IDENTIFIER : [\p{ID_Start}_] [\p{ID_Continue}]* ;

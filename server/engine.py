@@ -64,6 +64,10 @@ class Database:
         self.plan_cache = PlanCache(plan_cache_size)
         self.procedures = ProcedureRegistry()
         register_builtins(self.procedures)
+        from .relevance import scope as relevance_scope
+        relevance_scope.register(self.procedures)
+        self.ai_budget: Optional[dict] = None      # {semanticCalls, llmCalls, apiCalls}: relevance/costs.py
+        self.ai_provider = None                    # a server/ai Provider; None = the process default
         # Read-only: the search indexes are rebuilt in memory, so nothing in the directory is written.
         index_directory = None if store.read_only else directory
         self.index_manager = _open_index_manager(store, index_directory, self.procedures, fulltext_engine)
@@ -187,6 +191,9 @@ class Session:
         self._ctx: Optional[ExecContext] = None
         self.running_query: Optional[str] = None
         self.closed = False
+        # Bound by whoever opened the session (embedded connect, the server at LOGON), never by a query.
+        self.scope: dict = {}
+        self.ai_budget: Optional[dict] = None
 
     # ------------------------------------------------------------ transactions
     @property
@@ -259,6 +266,8 @@ class Session:
             estimates = explicit.tx if explicit is not None else db.store.begin_read()
             try:
                 summary.plan = describe_plan(plan.root, estimates)
+                from .relevance.pricing import price_plan
+                price_plan(plan.root, summary.plan, estimates, self, params)
             finally:
                 if explicit is None:
                     estimates.close()
@@ -277,6 +286,7 @@ class Session:
         """Auto-commit read: rows stream lazily from a snapshot that closes when they run out."""
         tx = self.db.store.begin_read()
         ctx = ExecContext(tx, params, self.db, deadline=deadline)
+        ctx.scope, ctx.budget = self.scope, self.ai_budget
         self._ctx = ctx
         summary = Summary(counters=ctx.counters, query_type="r", costs=ctx.costs,
                           notifications=ctx.notifications)
@@ -299,6 +309,7 @@ class Session:
             tx = store.begin_write() if plan.updating else store.begin_read()
             savepoint = None
         ctx = ExecContext(tx, params, self.db, deadline=deadline)
+        ctx.scope, ctx.budget = self.scope, self.ai_budget
         if plan.batched and plan.updating and explicit is None:
             ctx.commit_batch = lambda: self._commit_batch(ctx)
         self._ctx, self.running_query = ctx, query

@@ -189,6 +189,13 @@ class IndexManager:
                 return index.impl.search_keys(vector, k, keys, list(filters))
             return index.impl.search(vector, k, list(filters))
 
+    def vector_search_many(self, name: str, vectors: list, k: int, *, entity: str | None = None,
+                           timeout_s: float | None = None) -> list[list[tuple[int, float]]]:
+        """vector_search (no filters) for several query vectors at once, in their order."""
+        index = self._searchable(name, VECTOR, entity, timeout_s)
+        with index.rw.read():
+            return index.impl.search_many(list(vectors), k)
+
     def fulltext_search(self, name: str, query_text: str, skip: int = 0, limit: int | None = None, *,
                         entity: str | None = None, timeout_s: float | None = None, mode: str = "lucene",
                         keys=None, accept=None) -> list[tuple[int, float]]:

@@ -33,9 +33,11 @@ def register(registry) -> None:
 def _rows(ctx, entity: str, hits):
     """Rows for hits still visible in the caller's snapshot (the index may be ahead of it)."""
     from relate.server.query.refs import NodeRef, RelRef
+    from relate.server.relevance.scope import node_filter
     tx = ctx.tx
     if entity == NODE:
-        return [{"node": NodeRef(key), "score": score} for key, score in hits if tx.node_exists(key)]
+        visible = node_filter(ctx) or tx.node_exists        # scoped / curated labels (docs/relevance.md)
+        return [{"node": NodeRef(key), "score": score} for key, score in hits if visible(key)]
     return [{"relationship": RelRef(key), "score": score} for key, score in hits if tx.rel_exists(key)]
 
 

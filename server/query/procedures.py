@@ -105,3 +105,5 @@ def register_builtins(registry: ProcedureRegistry) -> None:
     registry.register("dbms.procedures", [], [("name", "STRING?"), ("signature", "STRING?"), ("mode", "STRING?")],
                       lambda ctx: ({"name": p.name, "signature": p.signature(), "mode": p.mode}
                                    for p in ctx.db.procedures.all()))
+    from .procedures_compat import register_compat   # Neo4j tools' procedures (dbms.components, apoc.meta.*)
+    register_compat(registry)

@@ -179,6 +179,14 @@ class SessionCore:
         self._protocol_failure = True
         self._state = State.FAILED if self._engine is not None and not violation.fatal else State.DEFUNCT
 
+    async def logoff(self, out: ReplySink) -> None:
+        """Bolt's LOGOFF (from READY): close the engine session; a new LOGON may follow."""
+        if self._engine is not None:
+            await self._worker.call(self._close_engine)
+        self._engine, self.user = None, None
+        self._state = State.AUTHENTICATION
+        await out.success({})
+
     def interrupt(self) -> None:
         """A RESET was received (it is queued behind earlier requests): stop what runs now."""
         self._pending_resets += 1
@@ -301,7 +309,10 @@ class SessionCore:
             await asyncio.sleep(delay)
             raise
         self._auth.succeeded(self.peer)
+        from relate.server.relevance.scope import bind
+        scope = await self._worker.call(bind, self._auth, self.user, message.auth.get("context"))
         self._engine = await self._worker.call(self._db.session)
+        self._engine.scope = scope
         self._log = self._log.bind(user=self.user)
         await out.success({})
 
@@ -345,7 +356,8 @@ class SessionCore:
                  and wall < INLINE_BUDGET_S and getattr(summary, "query_type", None) == "r" and not self._in_tx())
         if cheap and known:
             return
-        if cheap and not _NOT_INLINE.search(query):
+        # a statement that embeds or searches for relevance may call a model: never on the event loop
+        if cheap and not _NOT_INLINE.search(query) and not getattr(getattr(summary, "costs", None), "ai_used", False):
             if len(self._cheap) >= INLINE_MEMO_SIZE:
                 self._cheap.clear()
             self._cheap[query] = True

@@ -53,6 +53,17 @@ class ReadTx:
     def __enter__(self):
         return self
 
+    # -- query-time entities (storage/virtual.py): relevance edges and pinned anchors ------------------
+    def add_virtual_rel(self, type: str, start: int, end: int, props: dict) -> int:
+        """A relationship readable through this transaction only, under a fresh negative id."""
+        from .virtual import add_rel
+        return add_rel(self, type, start, end, props)
+
+    def add_virtual_node(self, labels, props: dict) -> int:
+        """A node readable through this transaction only, under a fresh negative id."""
+        from .virtual import add_node
+        return add_node(self, labels, props)
+
     def __exit__(self, *exc) -> None:
         self.close()
 

@@ -11,6 +11,7 @@ from .operators import Operator
 from .search_filters import candidate_keys, property_filter
 from .values_ops import type_name
 from relate.server.ai.index_text import embed_for_index
+from relate.server.relevance.scope import node_filter
 
 DEFAULT_RRF_CONSTANT = 60
 
@@ -145,9 +146,10 @@ class Search(Operator):
         is_node = self.entity == "node"
         make = NodeRef if is_node else RelRef
         times = 2 if self.duplicate else 1
+        scoped = node_filter(ctx, active_only=False) if is_node else None
         for row in self.source.rows(ctx, arg):
             tx = ctx.tx
-            visible = tx.node_exists if is_node else tx.rel_exists
+            visible = scoped or (tx.node_exists if is_node else tx.rel_exists)
             for eid, score in checked(spec.hits(ctx, row, visible), ctx):
                 out = dict(row)
                 out[var] = make(eid)

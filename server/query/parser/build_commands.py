@@ -11,7 +11,8 @@ from .literals import decode_parameter
 
 _SHOW_KINDS = {P.ShowIndexesContext: "INDEXES", P.ShowConstraintsContext: "CONSTRAINTS",
                P.ShowProceduresContext: "PROCEDURES", P.ShowFunctionsContext: "FUNCTIONS",
-               P.ShowUsersContext: "USERS", P.ShowTransactionsContext: "TRANSACTIONS"}
+               P.ShowUsersContext: "USERS", P.ShowTransactionsContext: "TRANSACTIONS",
+               P.ShowRelevanceJoinsContext: "RELEVANCE JOINS", P.ShowLabelDeclarationsContext: "LABELS"}
 
 
 class CommandBuilder(ClauseBuilder):
@@ -35,8 +36,11 @@ class CommandBuilder(ClauseBuilder):
             properties = []
         with_list = ctx.propertyList()
         options = ctx.mapLiteral()
+        name = None if ctx.name is None else self.name(ctx.name)
+        if ctx.nameParam is not None:               # CREATE VECTOR INDEX $name: resolved when it runs
+            name = ast.Parameter(decode_parameter(ctx.nameParam.text), pos=self.token_pos(ctx.nameParam))
         return ast.CreateIndex(
-            kind, None if ctx.name is None else self.name(ctx.name), entity,
+            kind, name, entity,
             self.name(target.variable()), [self.name(label) for label in target.symbolicName()],
             properties, [] if with_list is None else self._property_keys(with_list),
             None if options is None else self.map_literal(options), ctx.ifNotExists() is not None,
@@ -46,7 +50,11 @@ class CommandBuilder(ClauseBuilder):
         return [self.name(ref.propertyKeyName()) for ref in ctx.propertyRef()]
 
     def _drop_index(self, ctx):
-        return ast.DropIndex(self.name(ctx.symbolicName()), ctx.ifExists() is not None, pos=self.pos(ctx))
+        if ctx.symbolicName() is None:
+            name = ast.Parameter(decode_parameter(ctx.PARAMETER().getText()), pos=self.pos(ctx))
+        else:
+            name = self.name(ctx.symbolicName())
+        return ast.DropIndex(name, ctx.ifExists() is not None, pos=self.pos(ctx))
 
     # -- constraints ----------------------------------------------------------------------------
     def _create_constraint(self, ctx):
@@ -129,6 +137,28 @@ class CommandBuilder(ClauseBuilder):
     def _drop_user(self, ctx):
         return ast.DropUser(self.name(ctx.symbolicName()), ctx.ifExists() is not None, pos=self.pos(ctx))
 
+    # -- relevance joins and label declarations -------------------------------------------------
+    def _create_relevance_join(self, ctx):
+        options = ctx.mapLiteral()
+        return ast.CreateRelevanceJoin(
+            self.name(ctx.name), [self.name(label) for label in ctx.symbolicName()[1:-2]],
+            self.name(ctx.relType), self.name(ctx.target),
+            self.name(ctx.propertyRef().propertyKeyName()),
+            None if options is None else self.map_literal(options), ctx.ifNotExists() is not None,
+            pos=self.pos(ctx))
+
+    def _drop_relevance_join(self, ctx):
+        return ast.DropRelevanceJoin(self.name(ctx.symbolicName()), ctx.ifExists() is not None,
+                                     pos=self.pos(ctx))
+
+    def _create_label(self, ctx):
+        options = ctx.mapLiteral()
+        return ast.CreateLabel(self.name(ctx.symbolicName()), None if options is None else self.map_literal(options),
+                               ctx.ifNotExists() is not None, pos=self.pos(ctx))
+
+    def _drop_label(self, ctx):
+        return ast.DropLabel(self.name(ctx.symbolicName()), ctx.ifExists() is not None, pos=self.pos(ctx))
+
 
 CommandBuilder._command_handlers = {
     P.NewIndexContext: CommandBuilder._create_index,
@@ -141,4 +171,8 @@ CommandBuilder._command_handlers = {
     P.AlterPasswordContext: CommandBuilder._alter_user,
     P.AlterChangeRequiredContext: CommandBuilder._alter_user,
     P.DropUserContext: CommandBuilder._drop_user,
+    P.CreateRelevanceJoinContext: CommandBuilder._create_relevance_join,
+    P.DropRelevanceJoinContext: CommandBuilder._drop_relevance_join,
+    P.CreateLabelContext: CommandBuilder._create_label,
+    P.DropLabelContext: CommandBuilder._drop_label,
 }

@@ -102,6 +102,16 @@ class Expand(LogicalOp):
     rel_props: Optional[ast.Expr] = None
     unique_with: tuple[str, ...] = ()
     backwards: bool = False          # planned against the pattern's direction: reverse the list
+    relevance: Any = None            # (via, intent) expressions: the type names a relevance join
+
+
+@dataclass(eq=False)
+class PinnedAnchor(LogicalOp):
+    """``(c:Label {k: v})`` anchoring a relevance join: stored matches, else a query-time node."""
+    source: LogicalOp
+    var: str
+    label: str
+    props: ast.Expr
 
 
 @dataclass(eq=False)
@@ -271,6 +281,7 @@ class ProcedureCall(LogicalOp):
     yields: list[tuple[str, str]]              # (output, variable)
     optional: bool = False                     # OPTIONAL CALL: a row of nulls when nothing comes back
     writes: bool = False                       # a WRITE procedure: the statement runs in a write transaction
+    pass_through: bool = False                 # a void procedure after other clauses: rows go on unchanged
 
 
 @dataclass(eq=False)

@@ -133,12 +133,22 @@ class PhysicalBuilder:
 
     def _Expand(self, op):
         source = self.build(op.source)
+        if op.relevance is not None:
+            from relate.server.relevance.operator import RelevanceExpand
+            via, intent = op.relevance
+            return RelevanceExpand(source, op.start, op.rel, op.end, op.types[0], op.end_labels, op.into,
+                                   None if via is None else self.compile(via),
+                                   None if intent is None else self.compile(intent))
         if op.length is None:
             return P.Expand(source, op.start, op.rel, op.end, op.types, op.direction, op.into, op.end_labels,
                             op.unique_with)
         rel_props = self.compile(op.rel_props) if op.rel_props is not None else None
         return PP.VarExpand(source, op.start, op.rel, op.end, op.types, op.direction, op.into, op.length,
                             op.end_labels, rel_props, op.unique_with, op.backwards)
+
+    def _PinnedAnchor(self, op):
+        from relate.server.relevance.operator import PinnedAnchor
+        return PinnedAnchor(self.build(op.source), op.var, op.label, self.compile(op.props))
 
     def _ShortestPath(self, op):
         rel_props = self.compile(op.rel_props) if op.rel_props is not None else None
@@ -247,7 +257,7 @@ class PhysicalBuilder:
     def _ProcedureCall(self, op):
         proc = self.procedures.get(op.name)
         args = None if op.args is None else [self.compile(a) for a in op.args]
-        return PU.ProcedureCall(self.build(op.source), proc, args, op.yields, op.optional)
+        return PU.ProcedureCall(self.build(op.source), proc, args, op.yields, op.optional, op.pass_through)
 
     def _ProduceResults(self, op):
         source = op.source
@@ -290,7 +300,9 @@ class PhysicalBuilder:
                 out.append(PW.SetSpec("merge" if item.merge else "replace", self.compile(ast.Variable(item.variable)),
                                       value=self.compile(item.value)))
             elif isinstance(item, ast.SetLabels):
-                out.append(PW.SetSpec("labels", self.compile(ast.Variable(item.variable)), labels=tuple(item.labels)))
+                labels = tuple(label if isinstance(label, str) else self.compile(label) for label in item.labels)
+                kind = "labels" if all(isinstance(label, str) for label in labels) else "dynamic_labels"
+                out.append(PW.SetSpec(kind, self.compile(ast.Variable(item.variable)), labels=labels))
             elif isinstance(item, ast.RemoveProperty):
                 out.append(PW.SetSpec("property", self.compile(item.target.subject), item.target.key))
             elif isinstance(item, ast.RemoveLabels):
