@@ -16,13 +16,20 @@ PROCEDURES = {
     "db.propertyKeys": "List the property keys ever written.",
     "db.relationshipTypes": "List the relationship types in use.",
     "dbms.procedures": "List every procedure with its signature and mode.",
-    "dbms.components": "The database's name (Relate), versions and edition.",
+    "dbms.components": "The kernel's name, version and edition, as Neo4j tools expect them (Neo4j 5.26 compatible).",
     "db.schema.visualization": "The schema as a graph: one node per label and one relationship per "
                                "(start label, type, end label) seen in the data, with its indexes and constraints.",
     "db.entity.resolve": "Resolve entity mentions to entity nodes (exact, then fuzzy), creating those not found.",
     "db.retrieve": "Three-lane retrieval for a question: the best nodes with their scores, lanes and evidence.",
     "db.retrieve.diagnostics": "The steps db.retrieve takes for a question, with their timings and details.",
     "db.answer": "Answer a question from retrieved sources, with citations (uses the configured AI provider).",
+    "apoc.merge.node": "MERGE a node with dynamic labels and identifying properties (APOC).",
+    "apoc.merge.relationship": "MERGE a relationship of a dynamic type between two nodes (APOC).",
+    "apoc.meta.data": "Labels, types and their properties with value types, sampled from the data (APOC).",
+    "apoc.schema.nodes": "The node indexes and constraints of the schema (APOC).",
+    "db.create.setNodeVectorProperty": "Set a node property to a vector (checked and stored as FLOAT32).",
+    "db.create.setRelationshipVectorProperty": "Set a relationship property to a vector (checked and stored as FLOAT32).",
+    "dbms.security.setUserContexts": "Set the contexts (scopes) a user may read.",
 }
 
 _TEMPORAL_TYPES = {"date": "Date", "datetime": "DateTime (zoned)", "localdatetime": "LocalDateTime",
@@ -115,8 +122,9 @@ FUNCTIONS["datetime.fromepoch"] = "A DateTime from seconds and nanoseconds since
 FUNCTIONS["datetime.fromepochmillis"] = "A DateTime from milliseconds since the Unix epoch."
 
 
-def procedure_description(name: str) -> str:
-    return PROCEDURES.get(name, "")
+def procedure_description(name: str, signature: str = "") -> str:
+    """The written description, else the signature (a procedure added without one still says something)."""
+    return PROCEDURES.get(name) or signature
 
 
 def function_description(name: str) -> str:

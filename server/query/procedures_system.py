@@ -1,23 +1,12 @@
-"""System procedures over the catalog: ``dbms.components()`` (what this server is) and
-``db.schema.visualization()`` (labels, relationship types and how they connect)."""
+"""System procedures over the catalog: ``db.schema.visualization()`` (labels, relationship types and how
+they connect). ``dbms.components()`` lives in procedures_compat.py: Neo4j tools pick code paths from it."""
 from __future__ import annotations
-
-from ..version import version
-
-EDITION = "community"
 
 
 def register(registry) -> None:
     """Add the procedures to ``registry`` (a ProcedureRegistry)."""
-    registry.register("dbms.components", [],
-                      [("name", "STRING?"), ("versions", "LIST? OF STRING?"), ("edition", "STRING?")], _components,
-                      mode="DBMS")
     registry.register("db.schema.visualization", [],
                       [("nodes", "LIST? OF MAP?"), ("relationships", "LIST? OF MAP?")], _visualization)
-
-
-def _components(ctx):
-    yield {"name": "Relate", "versions": [version()], "edition": EDITION}
 
 
 def _visualization(ctx):

@@ -351,7 +351,7 @@ def show_constraints(catalog: Catalog, filter_: Optional[str]) -> list[dict]:
 
 
 def show_procedures(db) -> list[dict]:
-    return [{"name": p.name, "description": procedure_description(p.name), "mode": p.mode, "worksOnSystem": False, "signature": p.signature(),
+    return [{"name": p.name, "description": procedure_description(p.name, p.signature()), "mode": p.mode, "worksOnSystem": False, "signature": p.signature(),
              "argumentDescription": [{"name": n, "type": t} for n, t, _ in p.inputs],
              "returnDescription": [{"name": n, "type": t} for n, t in p.outputs], "admin": False, "option": {}}
             for p in db.procedures.all()]
