@@ -20,7 +20,9 @@ BLOCKS = re.findall(r"^(<!-- not a script[^\n]*-->\n)?```(\w+)\n(.*?)^```", READ
 PYTHON = [code for listing, lang, code in BLOCKS if lang == "python" and not listing]
 CYPHER = [code for listing, lang, code in BLOCKS if lang == "cypher" and not listing]
 README_URL = "relate://127.0.0.1:7688"
+README_BOLT_URL = "bolt://127.0.0.1:7687"
 README_PASSWORD = "relate-local"          # the password `make run` gives the server
+README_SERVER_PASSWORD = "secret"         # the one the server block starts it with
 
 
 def test_readme_has_the_blocks_this_test_runs():
@@ -29,7 +31,8 @@ def test_readme_has_the_blocks_this_test_runs():
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    process = ServerProcess(tmp_path_factory.mktemp("readme"), "--init-password", README_PASSWORD)
+    process = ServerProcess(tmp_path_factory.mktemp("readme"), "--init-password", README_PASSWORD,
+                            "--bolt-listen", "127.0.0.1:0")
     yield process
     process.stop()
 
@@ -37,8 +40,9 @@ def server(tmp_path_factory):
 @pytest.mark.parametrize("index", range(len(PYTHON)))
 def test_python_block_runs_twice(index, server, tmp_path):
     code = PYTHON[index]
-    if README_URL in code:
-        code = code.replace(README_URL, server.url)
+    # Server blocks run against this test's server (free ports, one password).
+    code = code.replace(README_URL, server.url).replace(README_BOLT_URL, f"bolt://{server.info['bolt']}")
+    code = code.replace(f'("neo4j", "{README_SERVER_PASSWORD}")', f'("neo4j", "{README_PASSWORD}")')
     if not code.lstrip().startswith("import relate"):
         code = "import relate\n" + code          # later blocks continue the first one's imports
     for attempt in (1, 2):
