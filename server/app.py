@@ -54,7 +54,8 @@ class RelateServer:
             from relate.server.engine import Database   # the engine loads only in the server process
             try:
                 self.database = await asyncio.to_thread(Database.open, config.data,
-                                                        fulltext_engine=config.fulltext_engine)
+                                                        fulltext_engine=config.fulltext_engine,
+                                                        import_dir=config.import_dir)
             except (RelateError, OSError) as exc:
                 raise StartupError(describe(exc, f"open the database at {config.data}")) from None
         users = user_store_for(self.database)

@@ -57,13 +57,17 @@ class Database:
     """An open database: ``Database.open(path | None)``; sessions run statements against it."""
 
     def __init__(self, store: GraphStore, directory: Optional[str], *, plan_cache_size: int = 1000,
-                 query_timeout: Optional[float] = None, fulltext_engine: str = DEFAULT_FULLTEXT_ENGINE):
+                 query_timeout: Optional[float] = None, fulltext_engine: str = DEFAULT_FULLTEXT_ENGINE,
+                 import_dir: Optional[str] = None):
         self.store = store
         self.directory = directory
+        self.import_dir = import_dir          # LOAD CSV reads files only below it (None: refused)
         self.query_timeout = query_timeout
         self.plan_cache = PlanCache(plan_cache_size)
         self.procedures = ProcedureRegistry()
         register_builtins(self.procedures)
+        from .query import procedures_backup
+        procedures_backup.register(self.procedures)
         from .relevance import scope as relevance_scope
         relevance_scope.register(self.procedures)
         self.ai_budget: Optional[dict] = None      # {semanticCalls, llmCalls, apiCalls}: relevance/costs.py
@@ -88,7 +92,7 @@ class Database:
         if options.pop("tune_gc", True):
             _tune_gc()
         store_options = {k: options.pop(k) for k in _OPEN_OPTIONS if k in options}
-        unknown = set(options) - {"plan_cache_size", "query_timeout", "fulltext_engine"}
+        unknown = set(options) - {"plan_cache_size", "query_timeout", "fulltext_engine", "import_dir"}
         if unknown:
             raise TypeError(f"unknown option(s) for Database.open: {sorted(unknown)}")
         store = GraphStore.open(path, **store_options)

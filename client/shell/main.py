@@ -15,6 +15,7 @@ from typing import IO, Iterable
 import relate
 from relate.errors import RelateError
 
+from . import admin
 from .error_text import format_error
 from .output import FORMATS, make_writer
 from .runner import QuitShell, ShellRunner
@@ -74,6 +75,9 @@ def main(argv: list[str] | None = None) -> int:
     # Started with SIGINT ignored (a background job, setsid, some CI runners), Ctrl-C would do nothing.
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] in admin.SUBCOMMANDS:        # relate import|dump|load|check ...
+        return admin.run(argv)
     args = _arguments().parse_args(argv)
     script = None
     try:

@@ -84,7 +84,7 @@ class InteractiveShell:
             connection, make_writer(fmt, console=self.console), report_error=self._error,
             say=lambda text: self.console.print(Text(text)),
             acknowledge=lambda text: self.console.print(Text(text, style="dim")),
-            schema=self.schema, timing=timing)
+            schema=self.schema, timing=timing, progress_console=self.console)
         self.reconnect = reconnect
         self.banner = banner
         # No cursor-position requests: a terminal that never answers them keeps the prompt in raw mode

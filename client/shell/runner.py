@@ -4,6 +4,7 @@ Used by both the interactive shell and the script runner; only how messages are 
 """
 from __future__ import annotations
 
+import re
 import time
 from typing import Any, Callable
 
@@ -17,6 +18,9 @@ from .output import summary_line
 from .statements import Piece
 
 
+_LOAD = re.compile(r"\bLOAD\s+CSV\b", re.IGNORECASE)
+
+
 class QuitShell(Exception):
     """``:quit`` / ``:exit`` was given."""
 
@@ -26,7 +30,8 @@ class ShellRunner:
 
     def __init__(self, connection, writer, *, report_error: Callable[[str], None],
                  say: Callable[[str], None], acknowledge: Callable[[str], None] | None = None,
-                 notify: Callable[[str], None] | None = None, source: str | None = None, schema: SchemaNames | None = None, timing: bool = False):
+                 notify: Callable[[str], None] | None = None, source: str | None = None, schema: SchemaNames | None = None, timing: bool = False,
+                 progress_console=None):
         self.connection = connection
         self.writer = writer
         self.report_error = report_error     # error text (stderr, or red in the terminal)
@@ -37,6 +42,7 @@ class ShellRunner:
         self.schema = schema
         self.timing = timing
         self.params: dict[str, Any] = {}
+        self.progress_console = progress_console   # a terminal: long statements show a live indicator
 
     def run(self, piece: Piece) -> bool:
         """Run one statement or command; False when it failed (the error is already reported)."""
@@ -56,7 +62,12 @@ class ShellRunner:
 
     def run_cypher(self, text: str) -> None:
         started = time.perf_counter()
-        result = self.connection.execute(text, self.params)
+        if self.progress_console is not None and _LOAD.search(text):
+            from .progress import running
+            with running(self.progress_console, "LOAD CSV"):
+                result = self.connection.execute(text, self.params)
+        else:
+            result = self.connection.execute(text, self.params)
         count = self.writer.write(result.columns, result)
         summary = result.summary
         elapsed = (time.perf_counter() - started) * 1000 if self.timing else None
@@ -104,6 +115,19 @@ class ShellRunner:
         else:
             self.timing = not self.timing
         self.acknowledge(f"timing {'on' if self.timing else 'off'}")
+
+    def _command_export(self, argument: str) -> None:
+        from .export import export_format, export_rows
+        path, _, statement = argument.partition(" ")
+        if not path or not statement.strip():
+            raise UsageError("usage: :export FILE <statement>   (FILE ends in .csv, .jsonl or .parquet)")
+        try:
+            export_format(path)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        result = self.connection.execute(statement, self.params)
+        count = export_rows(path, result.columns, result)
+        self.acknowledge(f"{count:,} row{'' if count == 1 else 's'} written to {path}")
 
     def _command_begin(self, argument: str) -> None:
         self.connection.begin()

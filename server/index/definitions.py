@@ -24,6 +24,7 @@ _VECTOR_KEYS = {
 }
 # Settings that only steer searches (not the FAISS graph or the rows): db.index.vector.setSearchOptions
 # changes them on a live index, without a rebuild.
+AUTO = "auto"              # vector.hnsw.ef_search default: calibrated per index to recall@10 >= 0.98
 SEARCH_KEYS = ("vector.hnsw.ef_search", "vector.exact.max_scope")
 _FULLTEXT_KEYS = {"fulltext.analyzer": "analyzer", "fulltext.eventually_consistent": None,
                   "fulltext.engine": "engine"}
@@ -89,6 +90,9 @@ class IndexDefinition:
                     if spelled in _VECTOR_KEYS else ""
                 raise ArgumentError(f"`{key}` is not a search option{hint}; search options: "
                                     f"{', '.join(SEARCH_KEYS)}")
+            if target == "ef_search" and isinstance(value, str) and value.lower() == AUTO:
+                config[full] = AUTO
+                continue
             value = _positive_int(full, value, allow_zero=target == "exact_max_scope")
             if target == "ef_search" and value > vector_defaults.EF_MAX:
                 raise ArgumentError(f"`vector.hnsw.ef_search` must be at most {vector_defaults.EF_MAX}, got {value}")
@@ -145,7 +149,7 @@ def _literal(value) -> str:
 
 _VECTOR_DEFAULTS = {"vector.hnsw.m": vector_defaults.DEFAULT_M,
                     "vector.hnsw.ef_construction": vector_defaults.DEFAULT_EF_CONSTRUCTION,
-                    "vector.hnsw.ef_search": vector_defaults.DEFAULT_EF_SEARCH,
+                    "vector.hnsw.ef_search": AUTO,
                     "vector.hnsw.min_size": vector_defaults.HNSW_MIN_SIZE,
                     "vector.exact.max_scope": vector_defaults.EXACT_MAX_SCOPE}
 
@@ -176,7 +180,7 @@ def vector_definition(name: str, entity: str, token: str, prop: str, filter_prop
     config = {"vector.similarity_function": "cosine", "vector.dimensions": None,
               "vector.hnsw.m": vector_defaults.DEFAULT_M,
               "vector.hnsw.ef_construction": vector_defaults.DEFAULT_EF_CONSTRUCTION,
-              "vector.hnsw.ef_search": vector_defaults.DEFAULT_EF_SEARCH,
+              "vector.hnsw.ef_search": AUTO,
               "vector.hnsw.min_size": vector_defaults.HNSW_MIN_SIZE,
               "vector.exact.max_scope": vector_defaults.EXACT_MAX_SCOPE}
     canonical = {v: k for k, v in _VECTOR_KEYS.items() if v and k.startswith("vector.")}
@@ -200,6 +204,8 @@ def vector_definition(name: str, entity: str, token: str, prop: str, filter_prop
             value = _positive_int(full, value)
             if value > 4096:
                 raise ArgumentError(f"`vector.dimensions` must be at most 4096, got {value}")
+        elif target == "ef_search" and isinstance(value, str) and value.lower() == AUTO:
+            value = AUTO
         else:
             value = _positive_int(full, value, allow_zero=target in ("hnsw_min_size", "exact_max_scope"))
         config[full] = value
@@ -208,13 +214,18 @@ def vector_definition(name: str, entity: str, token: str, prop: str, filter_prop
     return IndexDefinition(name, VECTOR, entity, [token], [prop], list(filter_props), config)
 
 
+def _ef_search(value) -> int | None:
+    """A configured efSearch, or None for 'auto' (calibrated by the index)."""
+    return None if value == AUTO or value is None else value
+
+
 def vector_config(definition: IndexDefinition) -> vector_defaults.VectorConfig:
     c = definition.config
     return vector_defaults.VectorConfig(
         c.get("vector.dimensions"), c.get("vector.similarity_function", "cosine"),
         c.get("vector.hnsw.m", vector_defaults.DEFAULT_M),
         c.get("vector.hnsw.ef_construction", vector_defaults.DEFAULT_EF_CONSTRUCTION),
-        c.get("vector.hnsw.ef_search", vector_defaults.DEFAULT_EF_SEARCH),
+        _ef_search(c.get("vector.hnsw.ef_search", AUTO)),
         c.get("vector.hnsw.min_size", vector_defaults.HNSW_MIN_SIZE),
         c.get("vector.exact.max_scope", vector_defaults.EXACT_MAX_SCOPE))
 

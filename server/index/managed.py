@@ -285,7 +285,7 @@ class ManagedIndex:
                     else:
                         upserts.append((key, st.props[prop], st.props))
                 self.impl.upsert_many(upserts)
-                self.impl.sync(self.build_threads)
+                self.impl.sync(self.build_threads, self.rw)
             else:
                 self.impl.apply({key: None if st is None or not d.covers(st.scope) else self.impl.analyze(st.props)
                                  for key, st in ops.items()})

@@ -18,6 +18,7 @@ import structlog
 
 from relate.protocol.errors import ArgumentError, EquivalentSchemaRuleAlreadyExists, IndexNotFound, SchemaError
 
+from .fallback import ExactFallback
 from .definitions import (CATALOG_KIND, FULLTEXT, NODE, RELATIONSHIP, VECTOR, IndexDefinition,
                           fulltext_definition, vector_definition)
 from .managed import ManagedIndex
@@ -47,6 +48,7 @@ class IndexManager:
         self.default_fulltext_engine = default_fulltext_engine
         self.build_threads = build_threads or max(1, min(16, os.cpu_count() or 1))
         self.populating_wait_s = populating_wait_s
+        self._fallback = ExactFallback()       # vector searches while an index is POPULATING
         self._indexes: dict[str, ManagedIndex] = {}
         self._lock = threading.RLock()
         self._closed = False
@@ -182,7 +184,13 @@ class IndexManager:
     def vector_search(self, name: str, vector, k: int, filters=(), *, entity: str | None = None,
                       timeout_s: float | None = None, keys=None) -> list[tuple[int, float]]:
         """The k best (entity id, score) inside ``filters`` [(prop, op, value)], best first; ``keys``
-        restricts the search to a candidate set of entity ids."""
+        restricts the search to a candidate set of entity ids. While the index is POPULATING the
+        answer comes from an exact scan of the store (no wait)."""
+        index = self.get(name)
+        if index.state == "POPULATING" and index.definition.type == VECTOR:
+            self._check_kind(index, VECTOR, entity)
+            return self._fallback.search(self.store, index.definition, vector, k, filters, keys)
+        self._fallback.forget(name)
         index = self._searchable(name, VECTOR, entity, timeout_s)
         with index.rw.read():
             if keys is not None:
@@ -207,13 +215,17 @@ class IndexManager:
 
     def _searchable(self, name: str, kind: str, entity: str | None, timeout_s: float | None) -> ManagedIndex:
         index = self.get(name)
-        d = index.definition
-        if d.type != kind:
-            raise ArgumentError(f"Index `{name}` is a {d.type.lower()} index, not a {kind.lower()} index")
-        if entity is not None and _entity(entity) != d.entity:
-            raise ArgumentError(f"Index `{name}` indexes {d.entity}s, not {_entity(entity)}s")
+        self._check_kind(index, kind, entity)
         index.ready(self.populating_wait_s if timeout_s is None else timeout_s)
         return index
+
+    @staticmethod
+    def _check_kind(index: ManagedIndex, kind: str, entity: str | None) -> None:
+        d = index.definition
+        if d.type != kind:
+            raise ArgumentError(f"Index `{d.name}` is a {d.type.lower()} index, not a {kind.lower()} index")
+        if entity is not None and _entity(entity) != d.entity:
+            raise ArgumentError(f"Index `{d.name}` indexes {d.entity}s, not {_entity(entity)}s")
 
     def await_indexes(self, timeout_s: float = 300.0) -> bool:
         """Wait until every index is ONLINE (or FAILED) with its queued commits applied; False on timeout."""
@@ -225,6 +237,9 @@ class IndexManager:
                 return False
             if index.state == "ONLINE" and index.has_pending():
                 index.flush()
+            wait_build = getattr(index.impl, "wait_build", None)   # a vector index's background HNSW build
+            if wait_build is not None and not wait_build(max(0.0, deadline - time.monotonic())):
+                return False
         return True
 
     # ---- commits ----------------------------------------------------------------------------

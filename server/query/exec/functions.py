@@ -26,6 +26,20 @@ def random_uuid(ctx):
     return str(uuid.uuid4())
 
 
+@function("linenumber", 0, pure=False)
+def linenumber(ctx):
+    """The line (row, for Parquet/Arrow) of LOAD CSV's current record; null outside LOAD CSV."""
+    position = ctx.load_position
+    return None if position is None else position[1]
+
+
+@function("file", 0, pure=False)
+def file(ctx):
+    """The URL LOAD CSV's current record comes from; null outside LOAD CSV."""
+    position = ctx.load_position
+    return None if position is None else position[0]
+
+
 _temporal_merged = False
 
 

@@ -10,6 +10,7 @@ from typing import Callable
 
 from .. import ast
 from ..exec import operators as P
+from ..exec import operators_load as PL
 from ..exec import operators_paths as PP
 from ..exec import operators_rows as PR
 from ..exec import operators_search as PS
@@ -201,6 +202,9 @@ class PhysicalBuilder:
 
     def _Unwind(self, op):
         return PR.Unwind(self.build(op.source), self.compile_items(op.expr), op.var)
+
+    def _LoadCsv(self, op):
+        return PL.LoadCsv(self.build(op.source), self.compile(op.url), op.var, op.headers, op.terminator)
 
     def _Project(self, op):
         return PR.Project(self.build(op.source), [(n, self.compile(e)) for n, e in op.items], op.keep)
