@@ -128,4 +128,5 @@ def procedure_description(name: str, signature: str = "") -> str:
 
 
 def function_description(name: str) -> str:
-    return FUNCTIONS.get(name.lower(), "")
+    """The written description, else a generic one (a function added without one still says something)."""
+    return FUNCTIONS.get(name.lower()) or f"The function {name}()."

@@ -82,9 +82,9 @@ def test_procedures_and_functions_have_descriptions(db):
     procedures = {p["name"]: p["description"] for p in db.execute("SHOW PROCEDURES").data()}
     assert procedures["db.index.vector.queryNodes"].startswith("Query a vector node index")
     assert procedures["dbms.components"] and all(procedures.values())
-    functions = db.execute("SHOW FUNCTIONS").data()
-    assert functions and all(f["description"] for f in functions), [f["name"] for f in functions
-                                                                     if not f["description"]]
+    functions = {f["name"]: f["description"] for f in db.execute("SHOW FUNCTIONS").data()}
+    assert functions["abs"] == "The absolute value of a number."
+    assert functions["datetime.truncate"].startswith("A temporal value truncated") and all(functions.values())
 
 
 def test_schema_visualization_and_the_shell_schema_text(db):
