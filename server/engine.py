@@ -420,7 +420,7 @@ def _tune_gc() -> None:
 
 def _function_known(name: str) -> bool:
     from .query.exec import functions
-    from .query.exec.aggregates import is_aggregate
+    from .query.exec.functions.aggregates import is_aggregate
     return functions.lookup(name) is not None or is_aggregate(name)
 
 

@@ -2,11 +2,14 @@
 they connect). ``dbms.components()`` lives in procedures_compat.py: Neo4j tools pick code paths from it."""
 from __future__ import annotations
 
+from .catalog_docs import procedure_description
+
 
 def register(registry) -> None:
     """Add the procedures to ``registry`` (a ProcedureRegistry)."""
     registry.register("db.schema.visualization", [],
-                      [("nodes", "LIST? OF MAP?"), ("relationships", "LIST? OF MAP?")], _visualization)
+                      [("nodes", "LIST? OF MAP?"), ("relationships", "LIST? OF MAP?")], _visualization,
+                      description=procedure_description("db.schema.visualization"))
 
 
 def _visualization(ctx):

@@ -80,11 +80,10 @@ def test_show_indexes_fits_120_columns_and_yield_star_has_all(db):
 
 def test_procedures_and_functions_have_descriptions(db):
     procedures = {p["name"]: p["description"] for p in db.execute("SHOW PROCEDURES").data()}
-    assert procedures["db.index.vector.queryNodes"].startswith("Query a vector node index")
+    assert procedures["db.schema.visualization"].startswith("The schema as a graph")
     assert procedures["dbms.components"] and all(procedures.values())
     functions = {f["name"]: f["description"] for f in db.execute("SHOW FUNCTIONS").data()}
-    assert functions["abs"] == "The absolute value of a number."
-    assert functions["datetime.truncate"].startswith("A temporal value truncated") and all(functions.values())
+    assert functions["abs"] and functions["datetime.truncate"] and all(functions.values())
 
 
 def test_schema_visualization_and_the_shell_schema_text(db):

@@ -9,15 +9,15 @@ from __future__ import annotations
 from typing import Callable
 
 from .. import ast
-from ..exec import operators as P
-from ..exec import operators_load as PL
-from ..exec import operators_paths as PP
-from ..exec import operators_rows as PR
-from ..exec import operators_search as PS
-from ..exec import operators_subplans as PU
-from ..exec import operators_write as PW
+from ..exec.operators import base as P
+from ..exec.operators import load as PL
+from ..exec.operators import paths as PP
+from ..exec.operators import rows as PR
+from ..exec.operators import search as PS
+from ..exec.operators import subplans as PU
+from ..exec.operators import write as PW
 from ..exec.expressions import compile_expression
-from ..exec.functions_lists import range_values
+from ..exec.functions.lists import range_values
 from ..semantic.walk import and_terms, query_free_variables
 from . import logical as L
 from .bound import introduced

@@ -12,7 +12,8 @@ from fractions import Fraction
 
 from relate.protocol.errors import ArgumentError, CypherTypeError
 from relate.protocol.values import Duration
-from relate.server.query.exec.values_ops import arithmetic_error, group_key, order_key, type_name
+from relate.server.query.exec.functions.registry import AGGREGATES, ARITY, aggregate
+from relate.server.query.exec.values.ops import arithmetic_error, group_key, order_key, type_name
 
 __all__ = ["is_aggregate", "make_aggregator", "AGGREGATES"]
 
@@ -266,23 +267,22 @@ class Distinct:
         return self.inner.result()
 
 
-AGGREGATES = {
-    "count": Count,
-    "count(*)": CountStar,
-    "sum": Sum,
-    "avg": Avg,
-    "min": Min,
-    "max": Max,
-    "collect": Collect,
-    "stdev": lambda: StDev(False),
-    "stdevp": lambda: StDev(True),
-    "percentilecont": lambda: Percentile(True),
-    "percentiledisc": lambda: Percentile(False),
-}
+for _name, _low, _high, _factory, _text in (
+        ("count", 1, 1, Count, "The number of non-null values."),
+        ("count(*)", 0, 0, CountStar, "The number of rows."),
+        ("sum", 1, 1, Sum, "The sum of numbers or durations."),
+        ("avg", 1, 1, Avg, "The average of numbers or durations."),
+        ("min", 1, 1, Min, "The smallest value."),
+        ("max", 1, 1, Max, "The largest value."),
+        ("collect", 1, 1, Collect, "A list of the non-null values."),
+        ("stDev", 1, 1, lambda: StDev(False), "The sample standard deviation."),
+        ("stDevP", 1, 1, lambda: StDev(True), "The population standard deviation."),
+        ("percentileCont", 2, 2, lambda: Percentile(True), "The percentile, interpolated between values."),
+        ("percentileDisc", 2, 2, lambda: Percentile(False), "The percentile, the nearest value.")):
+    aggregate(_name, _low, _high, description=_text)(_factory)
 
 # Number of arguments each aggregate takes (count(*) takes none).
-AGGREGATE_ARITY = {name: (1, 1) for name in AGGREGATES}
-AGGREGATE_ARITY.update({"count(*)": (0, 0), "percentilecont": (2, 2), "percentiledisc": (2, 2)})
+AGGREGATE_ARITY = {name: ARITY[name] for name in AGGREGATES}
 
 
 def is_aggregate(name: str) -> bool:

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from relate.protocol.errors import CypherTypeError
 
-from ..context import checked
-from ..refs import NodeRef, PathRef, RelRef
-from .operators import Operator, label_test, used_rel_ids
-from .values_ops import equals, type_name
+from ...context import checked
+from ...refs import NodeRef, PathRef, RelRef
+from .base import Operator, label_test, used_rel_ids
+from ..values.ops import equals, type_name
 
 
 def _rel_matches(tx, rid: int, props: dict) -> bool:

@@ -16,8 +16,8 @@ from relate.protocol.temporal import (NANOS_PER_SECOND, Date, DateTime, LocalDat
 from relate.protocol.temporal.zones import offset_zone
 from relate.protocol.values import Duration
 
-from relate.server.query.exec.temporal_access import truncating_div
-from relate.server.query.exec.temporal_build import date_of, nanos_of, zone_of
+from relate.server.query.exec.functions.temporal.access import truncating_div
+from relate.server.query.exec.functions.temporal.build import date_of, nanos_of, zone_of
 
 __all__ = ["temporal_add", "temporal_subtract", "temporal_multiply", "temporal_divide",
            "temporal_compare", "temporal_equals", "duration_between"]

@@ -4,13 +4,13 @@ from __future__ import annotations
 import math
 import re
 
-from relate.server.query.exec.functions_registry import function, type_error
-from relate.server.query.exec.values_ops import arithmetic_error, cypher_str, format_float
+from relate.server.query.exec.functions.registry import function, type_error
+from relate.server.query.exec.values.ops import arithmetic_error, cypher_str, format_float
 
 _INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
 
 
-@function("toString", 1)
+@function("toString", 1, description="The value as a string (numbers, booleans, temporal values, durations).")
 def to_string(ctx, v):
     if v is None:
         return None
@@ -21,7 +21,7 @@ def to_string(ctx, v):
     return s
 
 
-@function("toStringOrNull", 1)
+@function("toStringOrNull", 1, description="The value as a string, or null when it has no string form.")
 def to_string_or_null(ctx, v):
     return None if v is None else cypher_str(v)
 
@@ -71,12 +71,12 @@ def _to_integer(v, fn_name, strict):
     return None
 
 
-@function("toInteger", 1)
+@function("toInteger", 1, description="The value as an integer (numbers truncated, strings parsed).")
 def to_integer(ctx, v):
     return None if v is None else _to_integer(v, "toInteger", True)
 
 
-@function("toIntegerOrNull", 1)
+@function("toIntegerOrNull", 1, description="The value as an integer, or null when it cannot be converted.")
 def to_integer_or_null(ctx, v):
     return None if v is None else _to_integer(v, "toIntegerOrNull", False)
 
@@ -94,12 +94,12 @@ def _to_float(v, fn_name, strict):
     return None
 
 
-@function("toFloat", 1)
+@function("toFloat", 1, description="The value as a float (strings parsed).")
 def to_float(ctx, v):
     return None if v is None else _to_float(v, "toFloat", True)
 
 
-@function("toFloatOrNull", 1)
+@function("toFloatOrNull", 1, description="The value as a float, or null when it cannot be converted.")
 def to_float_or_null(ctx, v):
     return None if v is None else _to_float(v, "toFloatOrNull", False)
 
@@ -118,12 +118,12 @@ def _to_boolean(v, fn_name, strict):
     return None
 
 
-@function("toBoolean", 1)
+@function("toBoolean", 1, description="The value as a boolean ('true'/'false' strings, integers 0/1).")
 def to_boolean(ctx, v):
     return None if v is None else _to_boolean(v, "toBoolean", True)
 
 
-@function("toBooleanOrNull", 1)
+@function("toBooleanOrNull", 1, description="The value as a boolean, or null when it cannot be converted.")
 def to_boolean_or_null(ctx, v):
     return None if v is None else _to_boolean(v, "toBooleanOrNull", False)
 
@@ -136,21 +136,21 @@ def _list_of(fn_name, v, convert):
     return [None if x is None else convert(x, fn_name, False) for x in v]
 
 
-@function("toBooleanList", 1)
+@function("toBooleanList", 1, description="Each element of a list as a boolean (null where it cannot be converted).")
 def to_boolean_list(ctx, v):
     return _list_of("toBooleanList", v, _to_boolean)
 
 
-@function("toIntegerList", 1)
+@function("toIntegerList", 1, description="Each element of a list as an integer (null where it cannot be converted).")
 def to_integer_list(ctx, v):
     return _list_of("toIntegerList", v, _to_integer)
 
 
-@function("toFloatList", 1)
+@function("toFloatList", 1, description="Each element of a list as a float (null where it cannot be converted).")
 def to_float_list(ctx, v):
     return _list_of("toFloatList", v, _to_float)
 
 
-@function("toStringList", 1)
+@function("toStringList", 1, description="Each element of a list as a string (null where it cannot be converted).")
 def to_string_list(ctx, v):
     return _list_of("toStringList", v, lambda x, name, strict: cypher_str(x))

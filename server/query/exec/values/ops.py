@@ -41,10 +41,8 @@ def temporal_rank(v: Any) -> int | None:
 
 
 def _temporal_ops():
-    try:
-        from relate.server.query.exec import temporal_functions
-    except ImportError:
-        return None
+    # imported on first use: the function registry imports this module
+    from relate.server.query.exec.functions import temporal as temporal_functions
     return temporal_functions
 
 
@@ -126,13 +124,7 @@ def _compare(a: Any, b: Any) -> int | None:
     if rank is not None:
         if temporal_rank(b) != rank:
             return None
-        ops = _temporal_ops()
-        if ops is not None:
-            return ops.temporal_compare(a, b)
-        try:
-            return -1 if a < b else (1 if a > b else 0)
-        except TypeError:
-            return None
+        return _temporal_ops().temporal_compare(a, b)
     return None
 
 
@@ -173,8 +165,7 @@ class _TemporalKey:
         self.value = value
 
     def _cmp(self, other) -> int:
-        ops = _temporal_ops()
-        r = ops.temporal_compare(self.value, other.value) if ops is not None else None
+        r = _temporal_ops().temporal_compare(self.value, other.value)
         if r is None:
             a, b = self.value, other.value
             try:
@@ -334,12 +325,12 @@ def cypher_str(v: Any) -> str | None:
 
 
 def is_aggregate(name: str) -> bool:
-    from relate.server.query.exec.aggregates import is_aggregate as _is
+    from relate.server.query.exec.functions.aggregates import is_aggregate as _is
     return _is(name)
 
 
 def make_aggregator(name: str, distinct: bool = False):
-    from relate.server.query.exec.aggregates import make_aggregator as _make
+    from relate.server.query.exec.functions.aggregates import make_aggregator as _make
     return _make(name, distinct)
 
 
@@ -387,9 +378,7 @@ def add(a: Any, b: Any) -> Any:
             raise _operand_error("+", a, b)
         return sa + sb
     if _temporal(a) and _temporal(b):
-        ops = _temporal_ops()
-        if ops is not None:
-            return ops.temporal_add(a, b)
+        return _temporal_ops().temporal_add(a, b)
     raise _operand_error("+", a, b)
 
 
@@ -402,9 +391,7 @@ def subtract(a: Any, b: Any) -> Any:
     if a is None or b is None:
         return None
     if _temporal(a) and tb is Duration:
-        ops = _temporal_ops()
-        if ops is not None:
-            return ops.temporal_subtract(a, b)
+        return _temporal_ops().temporal_subtract(a, b)
     raise _operand_error("-", a, b)
 
 

@@ -7,8 +7,8 @@ from decimal import (ROUND_CEILING, ROUND_DOWN, ROUND_FLOOR, ROUND_HALF_DOWN, RO
                      ROUND_HALF_UP, ROUND_UP, Decimal, InvalidOperation)
 
 from relate.protocol.errors import ArgumentError
-from relate.server.query.exec.functions_registry import function, type_error
-from relate.server.query.exec.values_ops import arithmetic_error
+from relate.server.query.exec.functions.registry import function, type_error
+from relate.server.query.exec.values.ops import arithmetic_error
 
 _INF = math.inf
 
@@ -20,9 +20,9 @@ def _num(fn_name, v):
     raise type_error(fn_name, v, "a number")
 
 
-def _unary(name, op):
+def _unary(name, op, description):
     """Register a one-argument float function; ``op`` maps a float to a float."""
-    @function(name, 1)
+    @function(name, 1, description=description)
     def fn(ctx, v):
         if v is None:
             return None
@@ -81,15 +81,25 @@ def _floor(x):
     return float(math.floor(x)) if math.isfinite(x) else x
 
 
-for _name, _op in [("sqrt", _sqrt), ("exp", _exp), ("log", _log), ("log10", _log10),
-                   ("sin", _guard(math.sin)), ("cos", _guard(math.cos)), ("tan", _guard(math.tan)),
-                   ("asin", _guard(math.asin)), ("acos", _guard(math.acos)), ("atan", math.atan),
-                   ("cot", _guard(_cot)), ("degrees", math.degrees), ("radians", math.radians),
-                   ("haversin", _guard(_haversin)), ("ceil", _ceil), ("floor", _floor)]:
-    _unary(_name, _op)
+for _name, _op, _text in [
+        ("sqrt", _sqrt, "The square root of a number."), ("exp", _exp, "e raised to a number."),
+        ("log", _log, "The natural logarithm of a number."), ("log10", _log10, "The base-10 logarithm of a number."),
+        ("sin", _guard(math.sin), "The sine of an angle in radians."),
+        ("cos", _guard(math.cos), "The cosine of an angle in radians."),
+        ("tan", _guard(math.tan), "The tangent of an angle in radians."),
+        ("asin", _guard(math.asin), "The arcsine of a number, in radians."),
+        ("acos", _guard(math.acos), "The arccosine of a number, in radians."),
+        ("atan", math.atan, "The arctangent of a number, in radians."),
+        ("cot", _guard(_cot), "The cotangent of an angle in radians."),
+        ("degrees", math.degrees, "Radians converted to degrees."),
+        ("radians", math.radians, "Degrees converted to radians."),
+        ("haversin", _guard(_haversin), "Half the versine of an angle in radians."),
+        ("ceil", _ceil, "The smallest whole number not below a number."),
+        ("floor", _floor, "The largest whole number not above a number.")]:
+    _unary(_name, _op, _text)
 
 
-@function("abs", 1)
+@function("abs", 1, description="The absolute value of a number.")
 def abs_(ctx, v):
     if v is None:
         return None
@@ -100,7 +110,7 @@ def abs_(ctx, v):
     return r
 
 
-@function("sign", 1)
+@function("sign", 1, description="The sign of a number: -1, 0 or 1.")
 def sign(ctx, v):
     if v is None:
         return None
@@ -110,24 +120,24 @@ def sign(ctx, v):
     return 1 if v > 0 else (-1 if v < 0 else 0)
 
 
-@function("atan2", 2)
+@function("atan2", 2, description="The arctangent of y/x in radians.")
 def atan2(ctx, y, x):
     if y is None or x is None:
         return None
     return math.atan2(float(_num("atan2", y)), float(_num("atan2", x)))
 
 
-@function("rand", 0, pure=False)
+@function("rand", 0, pure=False, description="A random float in [0, 1).")
 def rand(ctx):
     return random.random()
 
 
-@function("pi", 0)
+@function("pi", 0, description="The number pi.")
 def pi(ctx):
     return math.pi
 
 
-@function("e", 0)
+@function("e", 0, description="Euler's number e.")
 def e(ctx):
     return math.e
 
@@ -137,7 +147,7 @@ _ROUNDING_MODES = {"UP": ROUND_UP, "DOWN": ROUND_DOWN, "CEILING": ROUND_CEILING,
                    "HALF_EVEN": ROUND_HALF_EVEN, "UNNECESSARY": None}
 
 
-@function("round", 1, 3)
+@function("round", 1, 3, description="A number rounded, with an optional precision and rounding mode.")
 def round_(ctx, v, precision=0, mode=None):
     """round(x) rounds half up toward +infinity (Java Math.round); with a precision or a mode it
     rounds the decimal form (BigDecimal semantics, HALF_UP = away from zero)."""
@@ -174,7 +184,7 @@ def round_(ctx, v, precision=0, mode=None):
     return float(rounded) + 0.0     # BigDecimal has no negative zero
 
 
-@function("isNaN", 1)
+@function("isNaN", 1, description="Whether a number is NaN.")
 def is_nan(ctx, v):
     if v is None:
         return None

@@ -11,7 +11,7 @@ from rapidfuzz.distance import JaroWinkler, Levenshtein
 
 from relate.server.index.plain_query import escape_lucene
 from relate.server.index.trigram import trigram_similarity
-from relate.server.query.exec.functions_registry import function, type_error
+from relate.server.query.exec.functions.registry import function, type_error
 
 
 def _strings(name: str, a, b) -> bool:
@@ -24,17 +24,17 @@ def _strings(name: str, a, b) -> bool:
     return True
 
 
-@function("text.trigram.similarity", 2)
+@function("text.trigram.similarity", 2, description="Trigram similarity of two strings, as PostgreSQL's pg_trgm (0 to 1).")
 def trigram(ctx, a, b):
     return trigram_similarity(a, b) if _strings("text.trigram.similarity", a, b) else None
 
 
-@function("text.levenshtein", 2)
+@function("text.levenshtein", 2, description="The Levenshtein edit distance of two strings.")
 def levenshtein(ctx, a, b):
     return Levenshtein.distance(a, b) if _strings("text.levenshtein", a, b) else None
 
 
-@function("text.levenshteinSimilarity", 2)
+@function("text.levenshteinSimilarity", 2, description="1 minus the edit distance over the longer string's length.")
 def levenshtein_similarity(ctx, a, b):
     """1 - distance / length of the longer string (1.0 for two empty strings)."""
     if not _strings("text.levenshteinSimilarity", a, b):
@@ -43,25 +43,25 @@ def levenshtein_similarity(ctx, a, b):
     return 1.0 if longest == 0 else 1.0 - Levenshtein.distance(a, b) / longest
 
 
-@function("text.jaroWinklerSimilarity", 2)
+@function("text.jaroWinklerSimilarity", 2, description="The Jaro-Winkler similarity of two strings (0 to 1).")
 def jaro_winkler_similarity(ctx, a, b):
     return JaroWinkler.similarity(a, b) if _strings("text.jaroWinklerSimilarity", a, b) else None
 
 
-@function("text.jaroWinklerDistance", 2)
+@function("text.jaroWinklerDistance", 2, description="1 minus the Jaro-Winkler similarity of two strings.")
 def jaro_winkler_distance(ctx, a, b):
     """1 - Jaro-Winkler similarity (0.0 for equal strings)."""
     return JaroWinkler.distance(a, b) if _strings("text.jaroWinklerDistance", a, b) else None
 
 
-for _alias, _fn in (("apoc.text.levenshteinDistance", levenshtein),
-                    ("apoc.text.levenshteinSimilarity", levenshtein_similarity),
-                    ("apoc.text.jaroWinklerDistance", jaro_winkler_distance),
-                    ("apoc.text.jaroWinklerSimilarity", jaro_winkler_similarity)):
-    function(_alias, 2)(_fn)
+for _alias, _fn, _same in (("apoc.text.levenshteinDistance", levenshtein, "text.levenshtein"),
+                           ("apoc.text.levenshteinSimilarity", levenshtein_similarity, "text.levenshteinSimilarity"),
+                           ("apoc.text.jaroWinklerDistance", jaro_winkler_distance, "text.jaroWinklerDistance"),
+                           ("apoc.text.jaroWinklerSimilarity", jaro_winkler_similarity, "text.jaroWinklerSimilarity")):
+    function(_alias, 2, description=f"APOC's name for {_same}().")(_fn)
 
 
-@function("db.index.fulltext.escape", 1)
+@function("db.index.fulltext.escape", 1, description="A string with every Lucene query-syntax character escaped.")
 def fulltext_escape(ctx, text):
     """``text`` as a literal Lucene query: special characters escaped, AND/OR/NOT quoted."""
     if text is None:

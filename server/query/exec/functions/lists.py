@@ -4,12 +4,12 @@ from __future__ import annotations
 from relate.protocol.errors import ArgumentError
 from relate.protocol.values import Duration, Vector
 from relate.server.query.context import checked
-from relate.server.query.exec.functions_registry import function, type_error
-from relate.server.query.exec.values_ops import equals, temporal_rank
+from relate.server.query.exec.functions.registry import function, type_error
+from relate.server.query.exec.values.ops import equals, temporal_rank
 from relate.server.query.refs import NodeRef, PathRef, RelRef
 
 
-@function("head", 1)
+@function("head", 1, description="The first element of a list.")
 def head(ctx, v):
     if v is None:
         return None
@@ -18,7 +18,7 @@ def head(ctx, v):
     raise type_error("head", v, "a List")
 
 
-@function("last", 1)
+@function("last", 1, description="The last element of a list.")
 def last(ctx, v):
     if v is None:
         return None
@@ -27,7 +27,7 @@ def last(ctx, v):
     raise type_error("last", v, "a List")
 
 
-@function("tail", 1)
+@function("tail", 1, description="A list without its first element.")
 def tail(ctx, v):
     if v is None:
         return None
@@ -36,7 +36,7 @@ def tail(ctx, v):
     raise type_error("tail", v, "a List")
 
 
-@function("size", 1)
+@function("size", 1, description="The number of elements of a list or characters of a string.")
 def size(ctx, v):
     if v is None:
         return None
@@ -75,7 +75,7 @@ def range_values(start, end, step=1) -> range:
     return range(start, end + (1 if step > 0 else -1), step)
 
 
-@function("range", 2, 3)
+@function("range", 2, 3, description="A list of integers from start to end (inclusive), with an optional step.")
 def range_(ctx, start, end, step=1):
     values = range_values(start, end, step)
     if ctx is None and not values[FOLD_LIMIT:]:
@@ -85,7 +85,7 @@ def range_(ctx, start, end, step=1):
     return list(checked(values, ctx))
 
 
-@function("reverse", 1)
+@function("reverse", 1, description="A list or string in reverse order.")
 def reverse(ctx, v):
     if v is None:
         return None
@@ -94,7 +94,7 @@ def reverse(ctx, v):
     raise type_error("reverse", v, "a String or List")
 
 
-@function("coalesce", 1, None)
+@function("coalesce", 1, None, description="The first non-null argument.")
 def coalesce(ctx, *args):
     for a in args:
         if a is not None:
@@ -102,7 +102,7 @@ def coalesce(ctx, *args):
     return None
 
 
-@function("isEmpty", 1)
+@function("isEmpty", 1, description="Whether a list, map or string is empty.")
 def is_empty(ctx, v):
     if v is None:
         return None
@@ -161,12 +161,12 @@ def value_type_name(v) -> str:
     return _base_type(v) + " NOT NULL"
 
 
-@function("valueType", 1)
+@function("valueType", 1, description="The Cypher type name of a value.")
 def value_type(ctx, v):
     return value_type_name(v)
 
 
-@function("nullIf", 2)
+@function("nullIf", 2, description="Null when both arguments are equal, else the first.")
 def null_if(ctx, v1, v2):
     """null when the two values are equal (Cypher ``=``), else the first."""
     return None if equals(v1, v2) is True else v1

@@ -12,9 +12,9 @@ from typing import Any, Callable, Iterator, Optional
 
 from relate.protocol.errors import CypherTypeError
 
-from ..context import checked
-from ..refs import NodeRef, PathRef, RelRef
-from .values_ops import group_key, type_name
+from ...context import checked
+from ...refs import NodeRef, PathRef, RelRef
+from ..values.ops import group_key, type_name
 
 
 class Operator:
@@ -100,7 +100,7 @@ def label_test(labels) -> Optional[Callable[[frozenset], bool]]:
     """A predicate over a node's label set, from an ast.LabelExpr (None = any node)."""
     if labels is None:
         return None
-    from .expressions import _label_predicate    # the expression compiler's label semantics
+    from ..expressions import _label_predicate    # the expression compiler's label semantics
     return _label_predicate(labels)
 
 

@@ -5,7 +5,7 @@ import re
 import unicodedata
 
 from relate.protocol.errors import ArgumentError
-from relate.server.query.exec.functions_registry import function, type_error
+from relate.server.query.exec.functions.registry import function, type_error
 
 
 def _str(fn_name, v):
@@ -27,21 +27,25 @@ def _non_negative(fn_name, n, what):
     return n
 
 
-def _string_fn(name, op):
-    @function(name, 1)
+def _string_fn(name, op, description):
+    @function(name, 1, description=description)
     def fn(ctx, v):
         return None if v is None else op(_str(name, v))
     fn.__name__ = name
     return fn
 
 
-for _name, _op in [("toLower", str.lower), ("lower", str.lower), ("toUpper", str.upper),
-                   ("upper", str.upper), ("char_length", len), ("character_length", len)]:
-    _string_fn(_name, _op)
+for _name, _op, _text in [("toLower", str.lower, "A string in lower case."),
+                          ("lower", str.lower, "A string in lower case."),
+                          ("toUpper", str.upper, "A string in upper case."),
+                          ("upper", str.upper, "A string in upper case."),
+                          ("char_length", len, "The number of characters of a string."),
+                          ("character_length", len, "The number of characters of a string.")]:
+    _string_fn(_name, _op, _text)
 
 
-def _trim_fn(name, strip):
-    @function(name, 1, 2)
+def _trim_fn(name, strip, description):
+    @function(name, 1, 2, description=description)
     def fn(ctx, v, chars=" "):
         if v is None or chars is None:
             return None
@@ -53,20 +57,20 @@ def _trim_fn(name, strip):
     return fn
 
 
-_trim_fn("trim", str.strip)
-_trim_fn("btrim", str.strip)
-_trim_fn("ltrim", str.lstrip)
-_trim_fn("rtrim", str.rstrip)
+_trim_fn("trim", str.strip, "A string without leading and trailing whitespace (or the given characters).")
+_trim_fn("btrim", str.strip, "A string without leading and trailing whitespace (or the given characters).")
+_trim_fn("ltrim", str.lstrip, "A string without leading whitespace (or the given characters).")
+_trim_fn("rtrim", str.rstrip, "A string without trailing whitespace (or the given characters).")
 
 
-@function("replace", 3)
+@function("replace", 3, description="A string with every occurrence of a search string replaced.")
 def replace(ctx, original, search, replacement):
     if original is None or search is None or replacement is None:
         return None
     return _str("replace", original).replace(_str("replace", search), _str("replace", replacement))
 
 
-@function("split", 2)
+@function("split", 2, description="A string split at a delimiter (or any of a list of delimiters).")
 def split(ctx, original, delimiter):
     if original is None or delimiter is None:
         return None
@@ -84,7 +88,7 @@ def split(ctx, original, delimiter):
     return re.split(pattern, text)
 
 
-@function("substring", 2, 3)
+@function("substring", 2, 3, description="Part of a string from a start offset, with an optional length.")
 def substring(ctx, original, start, length=None):
     if original is None:
         return None
@@ -98,7 +102,7 @@ def substring(ctx, original, start, length=None):
     return text[begin:begin + count]
 
 
-@function("left", 2)
+@function("left", 2, description="The leftmost characters of a string.")
 def left(ctx, original, length):
     if original is None:
         return None
@@ -108,7 +112,7 @@ def left(ctx, original, length):
     return _str("left", original)[:n]
 
 
-@function("right", 2)
+@function("right", 2, description="The rightmost characters of a string.")
 def right(ctx, original, length):
     if original is None:
         return None
@@ -122,7 +126,7 @@ def right(ctx, original, length):
 _NORMAL_FORMS = {"NFC", "NFD", "NFKC", "NFKD"}
 
 
-@function("normalize", 1, 2)
+@function("normalize", 1, 2, description="A string in a Unicode normal form (NFC by default).")
 def normalize(ctx, v, form="NFC"):
     if v is None:
         return None

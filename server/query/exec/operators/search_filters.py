@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from relate.protocol.errors import CypherTypeError
 
-from ..refs import NodeRef, RelRef
-from .values_ops import compare, equals, type_name
+from ...refs import NodeRef, RelRef
+from ..values.ops import compare, equals, type_name
 
 _ORDER = {"<": lambda c: c < 0, "<=": lambda c: c <= 0, ">": lambda c: c > 0, ">=": lambda c: c >= 0}
 

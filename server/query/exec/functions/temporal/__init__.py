@@ -1,4 +1,4 @@
-"""Cypher's temporal functions: ``TEMPORAL_FUNCTIONS[lower_name] = fn(ctx, *args)`` (args evaluated).
+"""Cypher's temporal functions, registered like every other function (``TEMPORAL_FUNCTIONS`` lists them).
 
 ``date``, ``localtime``, ``time``, ``localdatetime``, ``datetime`` (from nothing = now, a string, a map
 or another temporal), their ``.transaction/.statement/.realtime`` clocks and ``.truncate``,
@@ -17,11 +17,12 @@ from relate.protocol.temporal.parse import (duration_from_components, parse_date
 from relate.protocol.temporal.zones import UTC, offset_seconds_of, parse_zone
 from relate.protocol.values import Duration
 
-from relate.server.query.exec.temporal_access import temporal_property
-from relate.server.query.exec.temporal_arith import (duration_between, temporal_add, temporal_compare,
+from relate.server.query.exec.functions.registry import function
+from relate.server.query.exec.functions.temporal.access import temporal_property
+from relate.server.query.exec.functions.temporal.arith import (duration_between, temporal_add, temporal_compare,
                                                      temporal_divide, temporal_equals, temporal_multiply,
                                                      temporal_subtract)
-from relate.server.query.exec.temporal_build import KINDS, build_from_map, convert, current, truncate
+from relate.server.query.exec.functions.temporal.build import KINDS, build_from_map, convert, current, truncate
 
 __all__ = ["TEMPORAL_FUNCTIONS", "temporal_property", "temporal_add", "temporal_subtract",
            "temporal_multiply", "temporal_divide", "temporal_compare", "temporal_equals"]
@@ -181,21 +182,30 @@ def _between(unit: str | None) -> Callable:
     return between
 
 
-def _registry() -> dict[str, Callable]:
-    functions: dict[str, Callable] = {}
+def _register() -> dict[str, Callable]:
+    """Register every temporal function with the one function registry; returns them by lower-case name.
+    Constructors and clocks read the statement's clock or the session's zone: never folded (pure=False)."""
+    registered: dict[str, Callable] = {}
+
+    def add(name: str, fn: Callable, low: int, high: int | None, description: str, pure: bool = False) -> None:
+        function(name, low, high, pure=pure, description=description)(fn)
+        registered[name.lower()] = fn
+
     for kind in KINDS:
-        functions[kind] = _constructor(kind)
+        add(kind, _constructor(kind), 0, 1, f"A {kind} from a string, a map, another temporal value or the clock.")
         for which in ("transaction", "statement", "realtime"):
-            functions[f"{kind}.{which}"] = _clock_function(kind, which)
-        functions[f"{kind}.truncate"] = _truncate_function(kind)
-    functions["datetime.fromepoch"] = datetime_from_epoch
-    functions["datetime.fromepochmillis"] = datetime_from_epoch_millis
-    functions["duration"] = duration
-    functions["duration.between"] = _between(None)
-    functions["duration.inmonths"] = _between("months")
-    functions["duration.indays"] = _between("days")
-    functions["duration.inseconds"] = _between("seconds")
-    return functions
+            add(f"{kind}.{which}", _clock_function(kind, which), 0, 1,
+                f"The current {kind} by the {which} clock, in the given or the session's zone.")
+        add(f"{kind}.truncate", _truncate_function(kind), 2, 3,
+            f"A {kind} truncated to a unit, with fields overridden by an optional map.")
+    add("datetime.fromEpoch", datetime_from_epoch, 1, 2, "The UTC datetime of epoch seconds and nanoseconds.")
+    add("datetime.fromEpochMillis", datetime_from_epoch_millis, 1, 1, "The UTC datetime of epoch milliseconds.")
+    add("duration", duration, 1, 1, "A duration from an ISO 8601 string or a map of units.")
+    add("duration.between", _between(None), 2, 2, "The duration between two temporal values.")
+    add("duration.inMonths", _between("months"), 2, 2, "The duration between two values in whole months.")
+    add("duration.inDays", _between("days"), 2, 2, "The duration between two values in whole days.")
+    add("duration.inSeconds", _between("seconds"), 2, 2, "The duration between two values in seconds.")
+    return registered
 
 
-TEMPORAL_FUNCTIONS = _registry()
+TEMPORAL_FUNCTIONS = _register()

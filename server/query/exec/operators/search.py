@@ -1,16 +1,16 @@
-"""SEARCH: vector and full-text index scans, and COMBINE (weighted reciprocal rank fusion)."""
+"""SEARCH: index scans of any search-index kind (through its provider), and COMBINE (weighted reciprocal
+rank fusion)."""
 from __future__ import annotations
 
 import time
 
-from relate.protocol.errors import ArgumentError, CypherTypeError
+from relate.protocol.errors import ArgumentError
+from relate.server.index.providers import get_provider
 
-from ..context import checked
-from ..refs import NodeRef, RelRef
-from .operators import Operator
+from ...context import checked
+from ...refs import NodeRef, RelRef
+from .base import Operator
 from .search_filters import candidate_keys, property_filter
-from .values_ops import type_name
-from relate.server.ai.index_text import embed_for_index
 from relate.server.relevance.scope import node_filter
 
 DEFAULT_RRF_CONSTANT = 60
@@ -33,7 +33,7 @@ class ArmStats(Operator):
 
 
 class IndexSource:
-    """One compiled ``VECTOR|FULLTEXT INDEX name FOR q [WHERE ...] [SKIP s] LIMIT l [WEIGHT w]``."""
+    """One compiled ``<kind> INDEX name FOR q [WHERE ...] [SKIP s] LIMIT l [WEIGHT w]``."""
     __slots__ = ("kind", "index", "query", "filters", "skip", "limit", "weight", "stats")
 
     def __init__(self, kind, index, query, filters, skip, limit, weight):
@@ -68,20 +68,16 @@ class IndexSource:
                 filters.append((prop, op, fn(row, ctx)))
         if keys is not None and not keys:
             return []
-        if self.kind == "VECTOR":
-            if isinstance(query, str):      # text: embedded on the server by the index's embedder
-                query = embed_for_index(ctx, self.index, query)
-            found = manager.vector_search(self.index, query, limit, filters, keys=keys)
-        else:
-            if not isinstance(query, str):
-                raise CypherTypeError(f"A full-text search takes a string, got {type_name(query)}",
-                                      detail="InvalidArgumentType", phase="runtime")
-            skip = _count(self.skip(row, ctx), "SKIP") if self.skip is not None else 0
-            accept = property_filter(ctx.tx, manager.get(self.index).definition.entity, filters) \
-                if filters else None
-            # SEARCH ... FOR takes a user's words: plain mode, never a query-syntax error
-            found = manager.fulltext_search(self.index, query, skip, limit, mode="plain", keys=keys,
-                                            accept=accept)
+        provider = get_provider(self.kind)
+        query = provider.prepare_query(ctx, self.index, query)
+        skip = _count(self.skip(row, ctx), "SKIP") if self.skip is not None else 0
+        accept = None
+        if filters and not provider.native_filters:    # the kind keeps no filter columns: test the snapshot
+            accept = property_filter(ctx.tx, manager.get(self.index).definition.entity, filters)
+            filters = []
+        # SEARCH ... FOR takes a user's words: plain mode (full-text), never a query-syntax error
+        found = manager.search(self.index, query, limit, kind=self.kind, skip=skip, filters=filters, keys=keys,
+                               accept=accept, mode="plain")
         return [(eid, score) for eid, score in found if visible(eid)]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from relate.server.load.paths import load_error, resolve_url
 from relate.server.load.readers import rows as file_rows
 
-from .operators import Operator
+from .base import Operator
 
 
 class LoadCsv(Operator):

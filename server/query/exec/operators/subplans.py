@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from relate.protocol.errors import ArgumentError, CypherTypeError, ParameterMissing, ProcedureCallFailed, RelateError
 
-from ..context import checked
-from ..procedures import MISSING, coerce, type_accepts
-from .operators import Operator
-from .values_ops import group_key, type_name
+from ...context import checked
+from ...procedures import MISSING, coerce, type_accepts
+from .base import Operator
+from ..values.ops import group_key, type_name
 
 
 class Optional(Operator):

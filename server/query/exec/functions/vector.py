@@ -6,7 +6,7 @@ import numpy as np
 
 from relate.protocol.errors import ArgumentError
 from relate.protocol.values import VECTOR_TYPES, Vector
-from relate.server.query.exec.functions_registry import function, type_error
+from relate.server.query.exec.functions.registry import function, type_error
 
 
 _NUMBER_TYPES = frozenset((int, float))
@@ -38,7 +38,7 @@ def _parse_vector_string(text: str) -> list:
                             phase="runtime") from None
 
 
-@function("vector", 3)
+@function("vector", 3, description="A vector from a list or string of coordinates, a dimension and a coordinate type.")
 def vector(ctx, value, dimension, coordinate_type):
     if value is None or dimension is None or coordinate_type is None:
         return None
@@ -74,7 +74,7 @@ def _pair(fn_name, a, b):
     return x, y
 
 
-@function("vector.similarity.cosine", 2)
+@function("vector.similarity.cosine", 2, description="The cosine similarity of two vectors, scaled to 0..1.")
 def similarity_cosine(ctx, a, b):
     """(1 + cos) / 2, in 0..1; null when either vector is null or has no length."""
     if a is None or b is None:
@@ -87,7 +87,7 @@ def similarity_cosine(ctx, a, b):
     return (1.0 + max(-1.0, min(1.0, cos))) / 2.0
 
 
-@function("vector.similarity.euclidean", 2)
+@function("vector.similarity.euclidean", 2, description="The Euclidean similarity of two vectors, 1 / (1 + d²).")
 def similarity_euclidean(ctx, a, b):
     """1 / (1 + d²)."""
     if a is None or b is None:
@@ -97,14 +97,14 @@ def similarity_euclidean(ctx, a, b):
     return 1.0 / (1.0 + float(np.dot(diff, diff)))
 
 
-@function("vector_dimension_count", 1)
+@function("vector_dimension_count", 1, description="The number of dimensions of a vector.")
 def vector_dimension_count(ctx, v):
     if v is None:
         return None
     return int(_coordinates("vector_dimension_count", v).shape[0])
 
 
-@function("vector_norm", 2)
+@function("vector_norm", 2, description="The norm of a vector (EUCLIDEAN or MANHATTAN).")
 def vector_norm(ctx, v, metric):
     if v is None or metric is None:
         return None
@@ -118,7 +118,7 @@ def vector_norm(ctx, v, metric):
                         phase="runtime")
 
 
-@function("vector_distance", 3)
+@function("vector_distance", 3, description="The distance between two vectors by a named metric.")
 def vector_distance(ctx, a, b, metric):
     if a is None or b is None or metric is None:
         return None

@@ -2,11 +2,11 @@
 relationships, length. Entities are NodeRef / RelRef / PathRef read through ``ctx.tx``."""
 from __future__ import annotations
 
-from relate.server.query.exec.functions_registry import function, type_error
+from relate.server.query.exec.functions.registry import function, type_error
 from relate.server.query.refs import NodeRef, PathRef, RelRef
 
 
-@function("id", 1, pure=False)
+@function("id", 1, pure=False, description="The internal id of a node or relationship.")
 def id_(ctx, v):
     if v is None:
         return None
@@ -15,7 +15,7 @@ def id_(ctx, v):
     raise type_error("id", v, "a Node or Relationship")
 
 
-@function("elementId", 1, pure=False)
+@function("elementId", 1, pure=False, description="The element id of a node or relationship.")
 def element_id(ctx, v):
     if v is None:
         return None
@@ -26,7 +26,7 @@ def element_id(ctx, v):
     raise type_error("elementId", v, "a Node or Relationship")
 
 
-@function("labels", 1, pure=False)
+@function("labels", 1, pure=False, description="The labels of a node.")
 def labels(ctx, v):
     if v is None:
         return None
@@ -35,7 +35,7 @@ def labels(ctx, v):
     raise type_error("labels", v, "a Node", detail="InvalidArgumentValue")
 
 
-@function("type", 1, pure=False)
+@function("type", 1, pure=False, description="The type of a relationship.")
 def type_(ctx, v):
     if v is None:
         return None
@@ -44,7 +44,7 @@ def type_(ctx, v):
     raise type_error("type", v, "a Relationship", detail="InvalidArgumentValue")
 
 
-@function("keys", 1, pure=False)
+@function("keys", 1, pure=False, description="The property keys of a node, relationship or map.")
 def keys(ctx, v):
     if v is None:
         return None
@@ -58,7 +58,7 @@ def keys(ctx, v):
     raise type_error("keys", v, "a Map, Node or Relationship")
 
 
-@function("properties", 1, pure=False)
+@function("properties", 1, pure=False, description="The properties of a node or relationship as a map.")
 def properties(ctx, v):
     if v is None:
         return None
@@ -72,7 +72,7 @@ def properties(ctx, v):
     raise type_error("properties", v, "a Map, Node or Relationship")
 
 
-@function("startNode", 1, pure=False)
+@function("startNode", 1, pure=False, description="The start node of a relationship.")
 def start_node(ctx, v):
     if v is None:
         return None
@@ -81,7 +81,7 @@ def start_node(ctx, v):
     raise type_error("startNode", v, "a Relationship")
 
 
-@function("endNode", 1, pure=False)
+@function("endNode", 1, pure=False, description="The end node of a relationship.")
 def end_node(ctx, v):
     if v is None:
         return None
@@ -90,7 +90,7 @@ def end_node(ctx, v):
     raise type_error("endNode", v, "a Relationship")
 
 
-@function("nodes", 1)
+@function("nodes", 1, description="The nodes of a path.")
 def nodes(ctx, v):
     if v is None:
         return None
@@ -99,7 +99,7 @@ def nodes(ctx, v):
     raise type_error("nodes", v, "a Path")
 
 
-@function("relationships", 1)
+@function("relationships", 1, description="The relationships of a path.")
 def relationships(ctx, v):
     if v is None:
         return None
@@ -108,7 +108,7 @@ def relationships(ctx, v):
     raise type_error("relationships", v, "a Path")
 
 
-@function("length", 1)
+@function("length", 1, description="The number of relationships in a path.")
 def length(ctx, v):
     if v is None:
         return None

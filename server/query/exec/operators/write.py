@@ -6,11 +6,11 @@ from typing import Any
 from relate.protocol.errors import CypherSemanticError, CypherTypeError
 from relate.protocol.values import Vector
 
-from ..context import checked
-from ..refs import NodeRef, PathRef, RelRef
-from .operators import FRESH_ROW_SOURCES, Operator
-from .operators_paths import build_path
-from .values_ops import type_name
+from ...context import checked
+from ...refs import NodeRef, PathRef, RelRef
+from .base import FRESH_ROW_SOURCES, Operator
+from .paths import build_path
+from ..values.ops import type_name
 
 _STORABLE = (str, int, float, bool, bytes, Vector)
 _STORABLE_ITEMS = frozenset(_STORABLE + (type(None),))     # list items accepted without a closer look

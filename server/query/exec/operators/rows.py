@@ -6,10 +6,10 @@ from operator import is_
 
 from relate.protocol.errors import ArgumentError
 
-from ..context import checked
-from ..refs import NodeRef, RelRef
-from .operators import Operator
-from .values_ops import group_key, make_aggregator, order_key, type_name
+from ...context import checked
+from ...refs import NodeRef, RelRef
+from .base import Operator
+from ..values.ops import group_key, make_aggregator, order_key, type_name
 
 
 class Project(Operator):
