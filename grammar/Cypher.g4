@@ -46,7 +46,7 @@ searchClause : SEARCH variable IN LPAREN searchSpec RPAREN (SCORE AS variable)? 
 searchSpec : indexSearch | combineSearch ;
 
 indexSearch
-    : kind=(VECTOR | FULLTEXT) INDEX symbolicName FOR expression
+    : kind=(VECTOR | FULLTEXT | IDENTIFIER) INDEX symbolicName FOR expression   // IDENTIFIER: a provider's kind
       (WHERE where=expression)? ((SKIP_ | OFFSET) skip=expression)? (LIMIT limit=expression)?
       (WEIGHT weight=expression)?
     ;
@@ -280,7 +280,7 @@ command
     ;
 
 createIndex
-    : CREATE kind=(RANGE | TEXT | POINT | VECTOR | FULLTEXT | LOOKUP)? INDEX (name=symbolicName | nameParam=PARAMETER)? ifNotExists?
+    : CREATE kind=(RANGE | TEXT | POINT | VECTOR | FULLTEXT | LOOKUP | IDENTIFIER)? INDEX (name=symbolicName | nameParam=PARAMETER)? ifNotExists?
       FOR indexTarget ON indexProperties (WITH LBRACK propertyList RBRACK)? (OPTIONS mapLiteral)?   # NewIndex
     | CREATE INDEX ON COLON symbolicName LPAREN propertyKeyName (COMMA propertyKeyName)* RPAREN  # LegacyIndex
     ;

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 
-from .definitions import NODE, IndexDefinition, vector_config
+from .definitions import NODE, IndexDefinition
 from .vector import VectorIndex
 
 _NEVER_HNSW = 1 << 62
@@ -38,6 +38,7 @@ class ExactFallback:
 
     @staticmethod
     def _scan(store, definition: IndexDefinition) -> VectorIndex:
+        from .providers.vector import vector_config      # the providers import this module
         config = vector_config(definition)
         config.hnsw_min_size = _NEVER_HNSW           # exact: the whole point
         index = VectorIndex(config, definition.filter_properties)

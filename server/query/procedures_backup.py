@@ -7,7 +7,8 @@ from relate.protocol.errors import ProcedureCallFailed, RelateError
 def register(registry) -> None:
     registry.register("db.backup", [("directory", "STRING?")],
                       [("directory", "STRING?"), ("ts", "INTEGER?"), ("nodes", "INTEGER?"),
-                       ("relationships", "INTEGER?")], _backup)
+                       ("relationships", "INTEGER?")], _backup,
+                      description="An online, consistent copy of the database into a directory.")
 
 
 def _backup(ctx, directory):

@@ -11,8 +11,8 @@ from collections import OrderedDict
 from relate.protocol.errors import CypherTypeError
 
 from relate.server.ai.statement import for_ctx
-from relate.server.query.exec.operators import Operator, label_test
-from relate.server.query.exec.values_ops import equals, type_name
+from relate.server.query.exec.operators.base import Operator, label_test
+from relate.server.query.exec.values.ops import equals, type_name
 from relate.server.query.refs import NodeRef, RelRef
 
 from . import agentic, catalog as C, costs, lanes

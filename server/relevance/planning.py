@@ -6,7 +6,7 @@ import dataclasses
 
 from relate.protocol.errors import CypherSemanticError
 from relate.server.query import ast
-from relate.server.query.exec.functions_registry import function
+from relate.server.query.exec.functions.registry import function
 
 from . import catalog as C
 

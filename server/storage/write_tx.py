@@ -355,6 +355,9 @@ class WriteTx(ReadTx):
         self._changes.append(("rel+", rid, type, start, end, dict(props)))
         self._undo.append((REL_NEW, rid))
 
+    # The relationship writers mirror the node writers on purpose rather than sharing one entity-table
+    # path: they are per-property hot paths (SET, MERGE, loads) where a shared path would add a call and
+    # a kind test per write, and their index upkeep differs (one type vs. every label of a node).
     def _pending_rel(self, rid: int) -> RelVersion:
         if rid < 0:
             refuse_write(rid, "relationship")

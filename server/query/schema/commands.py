@@ -14,14 +14,19 @@ from relate.protocol.errors import (ConstraintNotFound, CypherSyntaxError, Cyphe
                                     SchemaError)
 from relate.protocol.summary import Counters
 
+from relate.server.index.providers import is_search_kind
+from relate.server.index.providers import kinds as search_kinds
+
 from .. import ast
+from ..catalog_docs import function_description, procedure_description
 from . import roles, types
 from .catalog import Catalog, Constraint, RangeIndex, generated_name
 from .enforce import validate_existing
 
-INDEX_COLUMNS = ["id", "name", "state", "populationPercent", "type", "entityType", "labelsOrTypes", "properties",
-                 "indexProvider", "owningConstraint", "lastRead", "readCount"]
-INDEX_EXTRA = ["trackedSince", "options", "failureMessage", "createStatement",
+# Six default columns fit a 120-column terminal; Neo4j's other columns come with YIELD * or by name.
+INDEX_COLUMNS = ["name", "type", "entityType", "labelsOrTypes", "properties", "state"]
+INDEX_EXTRA = ["id", "populationPercent", "indexProvider", "owningConstraint", "lastRead", "readCount",
+               "trackedSince", "options", "failureMessage", "createStatement",
                "filterProperties", "size", "skippedDocuments"]      # the last three: search indexes
 CONSTRAINT_COLUMNS = ["id", "name", "type", "entityType", "labelsOrTypes", "properties", "ownedIndex", "propertyType"]
 CONSTRAINT_EXTRA = ["options", "createStatement"]
@@ -126,8 +131,11 @@ def _drop_constraint(db, tx, cmd: ast.DropConstraint, params, catalog: Catalog) 
 def _create_index(db, tx, cmd: ast.CreateIndex, params, catalog: Catalog) -> CommandResult:
     result = CommandResult()
     kind = cmd.kind.upper()
-    if kind in ("VECTOR", "FULLTEXT"):
+    if is_search_kind(kind):
         return _create_search_index(db, tx, cmd, params, catalog)
+    if kind not in ("RANGE", "TEXT", "POINT", "LOOKUP"):
+        raise CypherSyntaxError(f"Unknown index kind `{cmd.kind}`; index kinds: RANGE, TEXT, POINT, LOOKUP, "
+                                f"{', '.join(search_kinds())}", phase="compile time")
     if kind == "LOOKUP":
         if cmd.if_not_exists:
             return result
@@ -153,7 +161,7 @@ def _create_index(db, tx, cmd: ast.CreateIndex, params, catalog: Catalog) -> Com
 
 
 def _create_search_index(db, tx, cmd: ast.CreateIndex, params, catalog: Catalog) -> CommandResult:
-    """Vector and full-text indexes belong to the IndexManager (it writes them into ``tx``)."""
+    """Search indexes of every provider's kind belong to the IndexManager (it writes them into ``tx``)."""
     result = CommandResult()
     name = cmd.name or generated_name("index", cmd.kind, cmd.entity, tuple(cmd.labels), tuple(cmd.properties))
     if name in catalog.indexes or name in catalog.constraints:
@@ -164,16 +172,9 @@ def _create_search_index(db, tx, cmd: ast.CreateIndex, params, catalog: Catalog)
     options = _evaluate(cmd.options, params) if cmd.options is not None else {}
     if not isinstance(options, dict):
         raise SchemaError("OPTIONS must be a map", phase="compile time")
-    manager = db.index_manager
-    if cmd.kind.upper() == "VECTOR":
-        if len(cmd.properties) != 1:
-            raise SchemaError("A vector index covers exactly one property", phase="compile time")
-        created = manager.create_vector_index(name, cmd.entity, cmd.labels[0], cmd.properties[0],
-                                              list(cmd.with_properties), options, cmd.if_not_exists, tx=tx)
-    else:
-        created = manager.create_fulltext_index(name, cmd.entity, list(cmd.labels), list(cmd.properties),
-                                                options, cmd.if_not_exists, tx=tx,
-                                                filter_props=list(cmd.with_properties or ()))
+    created = db.index_manager.create_index(cmd.kind.upper(), name, cmd.entity, list(cmd.labels),
+                                            list(cmd.properties), list(cmd.with_properties or ()), options,
+                                            cmd.if_not_exists, tx=tx)
     if created:
         result.counters.add("indexes_added")
         result.schema_changed = True
@@ -202,7 +203,7 @@ def _drop_index(db, tx, cmd: ast.DropIndex, params, catalog: Catalog) -> Command
 
 
 def _search_index_exists(db, name: str, tx) -> bool:
-    """Whether ``name`` is a vector or full-text index (committed, or created earlier in ``tx``)."""
+    """Whether ``name`` is a search index (committed, or created earlier in ``tx``)."""
     entry = tx.schema().get(name) if tx is not None else None
     if isinstance(entry, dict) and entry.get("kind") == SEARCH_INDEX_KIND:
         return True
@@ -351,19 +352,27 @@ def show_constraints(catalog: Catalog, filter_: Optional[str]) -> list[dict]:
 
 
 def show_procedures(db) -> list[dict]:
-    return [{"name": p.name, "description": "", "mode": p.mode, "worksOnSystem": False, "signature": p.signature(),
+    """SHOW PROCEDURES rows from the procedure registry."""
+    return [{"name": p.name, "description": p.description or procedure_description(p.name, p.signature()),
+             "mode": p.mode, "worksOnSystem": False, "signature": p.signature(),
              "argumentDescription": [{"name": n, "type": t} for n, t, _ in p.inputs],
              "returnDescription": [{"name": n, "type": t} for n, t in p.outputs], "admin": False, "option": {}}
             for p in db.procedures.all()]
 
 
 def show_functions() -> list[dict]:
+    """SHOW FUNCTIONS rows from the function registry (scalar and aggregating)."""
     from ..exec import functions
-    from ..exec.aggregates import AGGREGATES
-    names = sorted(set(functions.FUNCTIONS) | set(AGGREGATES))
-    return [{"name": n, "category": "Aggregating" if n in AGGREGATES else "Scalar", "description": "",
-             "signature": None, "isBuiltIn": True, "argumentDescription": [], "returnDescription": "",
-             "aggregating": n in AGGREGATES} for n in names if not n.startswith(" ")]
+    rows = []
+    for info in functions.catalog():
+        high = "..." if info.max_args is None else info.max_args
+        arity = str(info.min_args) if high == info.min_args else f"{info.min_args}..{high}"
+        rows.append({"name": info.name, "category": "Aggregating" if info.aggregating else "Scalar",
+                     "description": info.description or function_description(info.name),
+                     "signature": f"{info.name}({arity} arguments)",
+                     "isBuiltIn": True, "argumentDescription": [], "returnDescription": "",
+                     "aggregating": info.aggregating})
+    return rows
 
 
 _HANDLERS = {

@@ -23,7 +23,7 @@ UPDATING = (ast.Create, ast.Merge, ast.Set, ast.Remove, ast.Delete, ast.Foreach)
 
 def _check_aggregate_arity(call: ast.FunctionCall) -> None:
     """Wrong argument counts to an aggregate are compile-time errors (before anything runs)."""
-    from ..exec.aggregates import AGGREGATE_ARITY    # the expression engineer's registry
+    from ..exec.functions.aggregates import AGGREGATE_ARITY    # the expression engineer's registry
     low, high = AGGREGATE_ARITY.get(call.name.lower(), (0, None))
     if len(call.args) < low:
         raise error(f"Insufficient parameters for function '{call.name}'", "InvalidNumberOfArguments", call)
