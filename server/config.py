@@ -12,6 +12,8 @@ from typing import Any, Mapping, Sequence
 
 from relate.protocol import DEFAULT_MAX_MESSAGE_SIZE
 
+from .version import version
+
 DEFAULT_BOLT_LISTEN = "127.0.0.1:7687"
 
 
@@ -60,8 +62,8 @@ _BOOL_TRUE = {"1", "true", "yes", "on"}
 
 def split_address(text: str) -> tuple[str, int]:
     host, sep, port = text.rpartition(":")
-    if not sep:
-        raise ValueError(f"an address is host:port, not {text!r}")
+    if not sep or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise ValueError(f"an address is host:port with a port from 0 to 65535, not {text!r}")
     return host.strip("[]") or "127.0.0.1", int(port)
 
 
@@ -123,6 +125,7 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("--shutdown-timeout", type=float, help="seconds SIGTERM waits for running requests")
     parser.add_argument("--ready-file", help="write the bound addresses here once listening")
     parser.add_argument("--check", metavar="HOST:PORT", help="check that a server answers, then exit 0 or 1")
+    parser.add_argument("--version", action="version", version=f"relate-server {version()}")
     return parser
 
 
@@ -133,8 +136,13 @@ def load_config(argv: Sequence[str] | None = None, environ: Mapping[str, str] | 
     settings: dict[str, Any] = {}
     config_path = args.config or environ.get("RELATE_CONFIG")
     if config_path:
-        with open(config_path, "rb") as file:
-            table = tomllib.load(file)
+        try:
+            with open(config_path, "rb") as file:
+                table = tomllib.load(file)
+        except OSError as exc:
+            raise SystemExit(f"relate-server: cannot read {config_path}: {exc.strerror}") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise SystemExit(f"relate-server: {config_path} is not valid TOML: {exc}") from None
         table = table.get("server", table)     # settings may sit under [server]
         unknown = set(table) - names
         if unknown:
@@ -158,9 +166,19 @@ def load_config(argv: Sequence[str] | None = None, environ: Mapping[str, str] | 
                 settings["init_password"] = file.readline().rstrip("\r\n")
         except OSError as exc:
             raise SystemExit(f"relate-server: cannot read --init-password-file: {exc}") from None
-    config = Config(**settings)
+    try:
+        config = Config(**settings)
+    except TypeError as exc:
+        raise SystemExit(f"relate-server: bad settings: {exc}") from None
     if isinstance(config.bolt_listen, str) and config.bolt_listen.strip().lower() in ("", "none", "off"):
         config.bolt_listen = None
     if bool(config.tls_cert) != bool(config.tls_key):
         raise SystemExit("relate-server: --tls-cert and --tls-key go together")
+    for flag, address in (("--listen", config.listen), ("--http-listen", config.http_listen),
+                          ("--bolt-listen", config.bolt_listen)):
+        if address:                        # "" switches the HTTP listener off
+            try:
+                split_address(str(address))
+            except ValueError as exc:
+                raise SystemExit(f"relate-server: bad {flag}: {exc}") from None
     return config

@@ -13,9 +13,9 @@ def check_database(directory: str) -> list[Problem]:
     # (storage/check.py) come first: opening such a directory is refused.
     from .storage.check import check_directory
     healthy, lines = check_directory(directory)
-    problems = [] if healthy else [Problem("storage", line) for line in lines
-                                   if line.startswith(("DAMAGED", "MISSING"))]
-    return problems + verify(directory, opened=_engine_checks)
+    ours = [] if healthy else [Problem("wal", line) for line in lines
+                               if line.startswith("MISSING") or (line.startswith("DAMAGED: ") and " at byte " in line)]
+    return verify(directory, opened=_engine_checks) + ours
 
 
 def _engine_checks(store, copy: str) -> list[Problem]:

@@ -42,7 +42,7 @@ from .index import DEFAULT_FULLTEXT_ENGINE, IndexManager
 from .index import procedures as index_procedures
 from .storage import GraphStore
 
-_OPEN_OPTIONS = ("sync", "checkpoint_every", "recover_truncate")
+_OPEN_OPTIONS = ("sync", "checkpoint_every", "recover_truncate", "read_only")
 
 
 @dataclass
@@ -84,7 +84,9 @@ class Database:
         relevance_scope.register(self.procedures)
         self.ai_budget: Optional[dict] = None      # {semanticCalls, llmCalls, apiCalls}: relevance/costs.py
         self.ai_provider = None                    # a server/ai Provider; None = the process default
-        self.index_manager = _open_index_manager(store, directory, self.procedures, fulltext_engine)
+        # Read-only: the search indexes are rebuilt in memory, so nothing in the directory is written.
+        index_directory = None if store.read_only else directory
+        self.index_manager = _open_index_manager(store, index_directory, self.procedures, fulltext_engine)
         from .index.trigram import NameIndexes
         from .retrieval import register as register_retrieval
         self.name_indexes = NameIndexes(store)       # trigram name indexes, built on first use
@@ -402,7 +404,11 @@ class Session:
         summary = Summary(counters=ctx.counters, query_type=query_type, costs=ctx.costs,
                           notifications=ctx.notifications)
         if profile:
-            summary.plan = describe_plan(plan.root, None, profiled=True)
+            estimates = self.db.store.begin_read()     # estimates from the counts the statement left
+            try:
+                summary.plan = describe_plan(plan.root, estimates, profiled=True)
+            finally:
+                estimates.close()
         return EngineResult(plan.columns, iter(rows), summary=summary, started=started, materialized=True)
 
     def _commit_batch(self, ctx: ExecContext) -> None:

@@ -8,7 +8,7 @@ import re
 import time
 from typing import Any, Callable
 
-from relate.summary import Summary
+from relate.summary import Summary, _plan_lines
 
 from .commands import UsageError, help_text, parse_command, parse_param
 from .completion import SchemaNames
@@ -78,7 +78,7 @@ class ShellRunner:
 
     def _show_extras(self, summary: Summary) -> None:
         if summary.plan:
-            self.say("\n".join(plan_lines(summary.plan)))
+            self.say(str(summary.plan))
         for note in summary.notifications:
             text = note.get("description") or note.get("title") or note.get("code", "")
             self.notify(f"{note.get('severity', 'note').lower()}: {text}")
@@ -100,6 +100,12 @@ class ShellRunner:
         raise QuitShell
 
     _command_exit = _command_quit
+
+    def _command_schema(self, argument: str) -> None:
+        if argument:
+            raise UsageError("usage: :schema")
+        row = self.connection.execute("CALL db.schema.visualization()").single()
+        self.say(schema_text(row["nodes"], row["relationships"]))
 
     def _command_timing(self, argument: str) -> None:
         if argument in ("on", "off"):
@@ -175,19 +181,25 @@ class ShellRunner:
 
 def plan_lines(plan: dict, depth: int = 0) -> list[str]:
     """An EXPLAIN / PROFILE plan as an indented operator tree with its estimates and measurements."""
-    line = "  " * depth + "+ " + str(plan.get("operator", "?"))
-    if plan.get("details"):
-        line += "  " + str(plan["details"])
-    figures = []
-    if plan.get("estimated_rows") is not None:
-        figures.append(f"estimated rows: {plan['estimated_rows']:g}")
-    if plan.get("rows") is not None:
-        figures.append(f"rows: {plan['rows']}")
-    if plan.get("time_ms") is not None:
-        figures.append(f"{plan['time_ms']:.3f} ms")
-    if figures:
-        line += "  (" + ", ".join(figures) + ")"
-    lines = [line]
-    for child in plan.get("children", ()):
-        lines.extend(plan_lines(child, depth + 1))
-    return lines
+    return _plan_lines(plan, depth)
+
+
+def schema_text(nodes: list[dict], relationships: list[dict]) -> str:
+    """``:schema`` output: one line per label, then one per (start)-[type]->(end) pattern."""
+    if not nodes and not relationships:
+        return "(empty schema)"
+    lines = ["Labels:"]
+    for node in nodes:
+        line = f"  :{node['name']}"
+        if node.get("indexes"):
+            line += "  indexes: " + "; ".join(node["indexes"])
+        if node.get("constraints"):
+            line += "  constraints: " + "; ".join(node["constraints"])
+        lines.append(line)
+    if relationships:
+        lines.append("Relationships:")
+        for rel in relationships:
+            start = f":{rel['start']}" if rel.get("start") else ""
+            end = f":{rel['end']}" if rel.get("end") else ""
+            lines.append(f"  ({start})-[:{rel['type']}]->({end})")
+    return "\n".join(lines)

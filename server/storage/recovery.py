@@ -20,24 +20,25 @@ from .wal import HEADER_SIZE, fsync_directory, list_segments, read_segment
 log = structlog.get_logger(__name__)
 
 
-def recover(store, directory: str, recover_truncate: bool = False) -> int:
+def recover(store, directory: str, recover_truncate: bool = False, read_only: bool = False) -> int:
     """Rebuild ``store`` from ``directory``; returns the seq number for the next WAL segment.
     Damage before valid records, or files the checkpoint manifest expects but cannot find, raise
-    StorageDamaged unless ``recover_truncate`` (then what is dropped is logged)."""
+    StorageDamaged unless ``recover_truncate`` (then what is dropped is logged). ``read_only``:
+    change nothing on disk (a torn tail is only skipped)."""
     # Loading creates millions of long-lived objects and no garbage cycles: the cyclic GC would
     # rescan the growing heap again and again for nothing (it roughly doubles load time).
     gc_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _recover(store, directory, recover_truncate)
+        return _recover(store, directory, recover_truncate, read_only)
     finally:
         if gc_enabled:
             gc.enable()
 
 
-def _recover(store, directory: str, recover_truncate: bool = False) -> int:
+def _recover(store, directory: str, recover_truncate: bool = False, read_only: bool = False) -> int:
     temp = os.path.join(directory, TEMP_NAME)
-    if os.path.exists(temp):
+    if os.path.exists(temp) and not read_only:
         os.unlink(temp)            # an interrupted checkpoint; the previous snapshot still stands
     snapshot_path = os.path.join(directory, SNAPSHOT_NAME)
     manifest = integrity.read_manifest(directory)
@@ -58,7 +59,7 @@ def _recover(store, directory: str, recover_truncate: bool = False) -> int:
                 f"snapshot.msgpack in {directory} is at ts {snapshot_ts}, older than the checkpoint at ts "
                 f"{manifest['snapshot_ts']} that the manifest records")
     segments = list_segments(directory)
-    last_ts = replay_wal(store, directory, segments, snapshot_ts, recover_truncate)
+    last_ts = replay_wal(store, directory, segments, snapshot_ts, recover_truncate, read_only)
     store._assigned_ts = store._visible_ts = last_ts
     return segments[-1][0] + 1 if segments else 1
 
@@ -113,7 +114,8 @@ def load_snapshot(store, path: str) -> int:
     return ts
 
 
-def replay_wal(store, directory: str, segments: list, after_ts: int, recover_truncate: bool = False) -> int:
+def replay_wal(store, directory: str, segments: list, after_ts: int, recover_truncate: bool = False,
+               read_only: bool = False) -> int:
     """Apply the records newer than ``after_ts`` in one internal transaction; returns the last ts.
 
     A torn tail (a bad record with nothing valid after it, in this segment or a later one) ends the
@@ -148,6 +150,8 @@ def replay_wal(store, directory: str, segments: list, after_ts: int, recover_tru
         if damaged:
             log.warning("wal.torn_tail", segment=path, kept_bytes=good_end,
                         dropped_segments=len(segments) - position - 1)
+            if read_only:
+                break
             with open(path, "r+b") as f:
                 f.truncate(good_end)
                 os.fsync(f.fileno())
