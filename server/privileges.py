@@ -18,7 +18,8 @@ ROLES = ("reader", "editor", "admin")          # each role may do what the ones 
 DEFAULT_ROLES = ["reader"]                     # CREATE USER without GRANT ROLE
 LEGACY_ROLES = ["admin"]                       # users stored before roles existed were all admin
 _RANK = {role: rank for rank, role in enumerate(ROLES)}
-_ADMIN_PROCEDURES = frozenset({"db.index.vector.setsearchoptions"})
+# Procedures that change the catalog, other users' scope, or write outside the database directory.
+_ADMIN_PROCEDURES = frozenset({"db.index.vector.setsearchoptions", "db.backup", "dbms.security.setusercontexts"})
 _OPEN_SHOWS = frozenset({"INDEXES", "CONSTRAINTS", "PROCEDURES", "FUNCTIONS", "CURRENT USER"})
 FORBIDDEN = "Neo.ClientError.Security.Forbidden"
 CREDENTIALS_EXPIRED = "Neo.ClientError.Security.CredentialsExpired"

@@ -36,6 +36,9 @@ def test_roles_limit_each_user(server):
         expect(editor, "CREATE INDEX doc_n FOR (d:Doc) ON (d.n)", FORBIDDEN)
         expect(editor, "CREATE USER mallory SET PASSWORD 'mallory-pw-1'", FORBIDDEN)
         expect(editor, "GRANT ROLE admin TO eddy", FORBIDDEN)
+        # A backup writes a directory wherever the server may write: an administrator's call.
+        expect(editor, "CALL db.backup('/tmp/relate-backup-by-editor')", FORBIDDEN)
+        expect(editor, "CALL dbms.security.setUserContexts('eddy', ['any'])", FORBIDDEN)
     with relate.connect(server.url, auth=AUTH) as admin:
         admin.execute("REVOKE ROLE editor FROM eddy").consume()
         expect(admin, "GRANT ROLE superuser TO eddy", "Neo.ClientError.General.InvalidArguments")
