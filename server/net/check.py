@@ -7,9 +7,10 @@ import socket
 import ssl
 import urllib.request
 
-from relate.protocol import Codec, FrameDecoder, frame
+from relate.protocol import ProtocolViolation
 from relate.protocol import handshake as hs
 from relate.protocol import messages as m
+from relate.protocol.connection import ClientConnection, Records
 
 
 def check(target: str, timeout: float = 5.0) -> tuple[bool, str]:
@@ -24,23 +25,23 @@ def check(target: str, timeout: float = 5.0) -> tuple[bool, str]:
     host, _, port = target.split("://", 1)[-1].rpartition(":")
     try:
         with _open(host or "127.0.0.1", int(port), timeout, tls) as sock:
-            sock.sendall(hs.client_handshake())
-            version = hs.parse_server_response(_recv_exactly(sock, hs.SERVER_RESPONSE_SIZE))
-            if version is None:
+            protocol = ClientConnection()
+            sock.sendall(protocol.initiate())
+            (opened,) = protocol.receive_data(_recv_exactly(sock, hs.SERVER_RESPONSE_SIZE))
+            if opened.version is None:
                 return False, "no common protocol version"
-            codec, decoder = Codec(), FrameDecoder()
-            sock.sendall(frame(codec.pack(m.encode(m.Hello({"user_agent": "relate-check"})))))
+            sock.sendall(protocol.send(m.Hello({"user_agent": "relate-check"})))
             while True:
                 data = sock.recv(65536)
                 if not data:
                     return False, "connection closed"
-                for payload in decoder.feed(data):
-                    reply = m.decode_reply(codec.unpack(payload))
-                    sock.sendall(frame(codec.pack(m.encode(m.Goodbye()))))
+                for reply in protocol.receive_data(data):
+                    sock.sendall(protocol.send(m.Goodbye()))
                     if isinstance(reply, m.Success):
-                        return True, f"{reply.metadata.get('server')} protocol {version}"
-                    return False, f"unexpected reply {type(reply).__name__}"
-    except (OSError, ValueError, hs.HandshakeError) as exc:
+                        return True, f"{reply.metadata.get('server')} protocol {opened.version}"
+                    kind = "records" if isinstance(reply, Records) else type(reply).__name__
+                    return False, f"unexpected reply {kind}"
+    except (OSError, ValueError, hs.HandshakeError, ProtocolViolation) as exc:
         return False, str(exc)
 
 
