@@ -38,5 +38,9 @@ def connect(target, *, auth: tuple[str, str] | None = None, **options) -> Connec
     if kind == "remote":
         from .driver import connect_remote  # the network driver; imports nothing of the server
         return connect_remote(text, auth=auth, **options)
+    scope = options.pop("scope", None)          # {user, context}: what searches, joins and MATCH may read
+    ai_budget = options.pop("ai_budget", None)  # {semanticCalls, llmCalls, apiCalls}
     database = open_database(kind, text, auth, options)
-    return Connection(database.session(), owner=database, target=text)
+    session = database.session()
+    session.scope, session.ai_budget = dict(scope or {}), ai_budget
+    return Connection(session, owner=database, target=text)

@@ -7,6 +7,7 @@ import dataclasses
 from relate.protocol.errors import CypherSemanticError
 from relate.server.query import ast
 from relate.server.query.exec.functions.registry import function
+from relate.server.query.refs import NodeRef, PathRef, RelRef
 
 from . import catalog as C
 
@@ -17,6 +18,37 @@ SCOPE_FUNCTION = " scope"      # a name no statement can spell: the session's sc
 def _session_scope(ctx, key):
     scope = getattr(ctx, "scope", None) or {}
     return scope.get(key)
+
+
+VISIBLE_FUNCTION = " visible"  # fail-closed guard on every node a MATCH reaches once any label is declared
+
+
+@function(VISIBLE_FUNCTION, 2, pure=False)
+def _visible(ctx, value, active_only):
+    """True when ``value`` (a node, a relationship's endpoints, or each of a list of them) passes the
+    scope and lifecycle of every declared label it carries (scope.node_filter): never-answered statuses
+    and missing statuses never pass; other inactive ones only when not ``active_only``."""
+    if value is None:
+        return True
+    cached = ctx.visible
+    if cached is None or cached[0] is not ctx.tx:
+        cached = ctx.visible = (ctx.tx, {})
+    check = cached[1].get(active_only)
+    if check is None:
+        from .scope import node_filter
+        check = cached[1][active_only] = node_filter(ctx, active_only=active_only) or (lambda nid: True)
+    items = value.nodes + value.rels if type(value) is PathRef else \
+        value if isinstance(value, (list, tuple)) else (value,)
+    for item in items:
+        t = type(item)
+        if t is NodeRef:
+            if not check(item.id):
+                return False
+        elif t is RelRef:
+            start, end = ctx.tx.rel_endpoints(item.id)[:2]
+            if not (check(start) and check(end)):
+                return False
+    return True
 
 
 def catalog(tx) -> C.RelevanceCatalog:
@@ -105,7 +137,21 @@ def curation_predicates(rc, parts, predicates) -> list[ast.Expr]:
     if not rc.labels:
         return []
     out = []
+    status_props = {d.status_property for d in rc.labels.values() if d.active is not None or d.never}
     for part in parts:
+        # fail closed: every node however reached (no label, an undeclared label, an expand's end, an id
+        # lookup, a var-length hop's inner nodes) passes the scope and never-lifecycle of declared labels
+        # (only active statuses unless the query reads the node's status; a path's inner nodes: not never)
+        for element in part.elements:
+            if element.variable is None:
+                continue
+            if isinstance(element, ast.NodePattern):
+                active_only = not any(_mentions(predicates, element.variable, p) for p in status_props)
+            elif element.length is not None:
+                active_only = False
+            else:
+                continue
+            out.append(ast.FunctionCall(VISIBLE_FUNCTION, [ast.Variable(element.variable), ast.Literal(active_only)]))
         for element in part.elements[0::2]:
             var = element.variable
             for label in _labels(element.labels):

@@ -36,7 +36,11 @@ def test_search_with_a_status_constraint_relaxes_curation(graph):
 
 
 def test_set_child_label_adds_its_parents(graph):
-    graph.admin.execute("CREATE (n:Scratch {id: 'x'}) SET n:DiceMemory").consume()
-    rows = graph.admin.execute("MATCH (n:Scratch {id: 'x'}) RETURN labels(n)").values()
+    # Memory is scoped and curated: the node is reached (even through another label) only in its scope
+    alice = graph.connect(fixture.ALICE)
+    alice.execute("CREATE (n:Scratch {id: 'x', status: 'ACTIVE', userId: 'alice', contextId: 'acme'}) "
+                  "SET n:DiceMemory").consume()
+    rows = alice.execute("MATCH (n:Scratch {id: 'x'}) RETURN labels(n)").values()
     assert sorted(rows[0][0]) == ["DiceMemory", "Memory", "Scratch"]
-    graph.admin.execute("MATCH (n:Scratch) DETACH DELETE n").consume()
+    assert graph.admin.execute("MATCH (n:Scratch {id: 'x'}) RETURN n").values() == []
+    alice.execute("MATCH (n:Scratch) DETACH DELETE n").consume()

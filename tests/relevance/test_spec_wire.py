@@ -65,3 +65,23 @@ def test_the_server_binds_scope_from_the_users_record(served):
     with relate.connect(server.url, auth=("alice", "alice-password")) as conn:    # two contexts: none chosen
         rows, _ = runner(conn)(fixture.spec_statements()[0])
         assert rows == []
+
+
+def test_label_free_reads_are_scoped_over_the_wire(served):
+    server, _ = served
+    with relate.connect(server.url, auth=("bob", "bob-password")) as conn:
+        run = runner(conn)
+        rows, _ = run("MATCH (n) WHERE n.userId = 'alice' OR n.contextId = 'acme' RETURN n.id")
+        assert rows == []
+        rows, _ = run("MATCH (n) WHERE n:RelevantEmailThread RETURN n.id")
+        assert rows == [["t-9"]]
+        rows, _ = run("MATCH (n) WHERE n.status = 'CONTRADICTED' RETURN n.id")
+        assert rows == []
+    with relate.connect(server.url, auth=("alice", "alice-password"), context="acme") as conn:
+        run = runner(conn)
+        rows, _ = run("MATCH (n {id: 'mem-2'}) RETURN id(n)")            # CONTRADICTED: never, even by id
+        assert rows == []
+        rows, _ = run("MATCH (n) WHERE n.text IS NOT NULL AND n.status IS NOT NULL RETURN n.id ORDER BY n.id")
+        assert [r[0] for r in rows] == ["mem-1", "mem-4", "mem-5", "mem-6"]
+        rows, _ = run("MATCH (n) WHERE n.userId = 'bob' RETURN n.id")
+        assert rows == []
