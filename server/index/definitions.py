@@ -8,6 +8,7 @@ from relate.protocol.errors import ArgumentError
 from . import vector as vector_defaults
 from .analyzers import DEFAULT_ANALYZER, get_analyzer
 from .engines import ENGINES
+from .sharded.options import PLACEMENT_KEYS, placement_value
 
 CATALOG_KIND = "search_index"      # marks our entries among the schema catalog's definitions
 VECTOR, FULLTEXT = "VECTOR", "FULLTEXT"
@@ -181,6 +182,9 @@ def vector_definition(name: str, entity: str, token: str, prop: str, filter_prop
               "vector.exact.max_scope": vector_defaults.EXACT_MAX_SCOPE}
     canonical = {v: k for k, v in _VECTOR_KEYS.items() if v and k.startswith("vector.")}
     for key, value in _index_config(options).items():
+        if key in PLACEMENT_KEYS:       # shards / replicas: a sharded placement (sharded/options.py)
+            config[key] = placement_value(key, value)
+            continue
         spelled = key if key in _VECTOR_KEYS else key.lower()
         if spelled not in _VECTOR_KEYS:
             raise ArgumentError(f"Invalid vector index setting `{key}`; known settings: "
@@ -229,6 +233,9 @@ def fulltext_definition(name: str, entity: str, tokens, props, options, default_
     config = {"fulltext.analyzer": DEFAULT_ANALYZER, "fulltext.eventually_consistent": False,
               "fulltext.engine": default_engine}
     for key, value in _index_config(options).items():
+        if key in PLACEMENT_KEYS:
+            config[key] = placement_value(key, value)
+            continue
         if key not in _FULLTEXT_KEYS:
             raise ArgumentError(f"Invalid full-text index setting `{key}`; known settings: "
                                 f"{', '.join(_FULLTEXT_KEYS)}")

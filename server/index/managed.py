@@ -22,6 +22,7 @@ from relate.protocol.errors import DatabaseError, TransientError
 from .definitions import NODE, VECTOR, IndexDefinition, vector_config
 from .fulltext import FullTextIndex
 from .rwlock import RWLock
+from .sharded.options import is_sharded
 from .vector import VectorIndex
 
 log = structlog.get_logger(__name__)
@@ -72,6 +73,9 @@ class ManagedIndex:
 
     def _new_impl(self, create: bool):
         d = self.definition
+        if is_sharded(d.config):          # rows in Ray shard actors (docs/scale-out.md)
+            from .sharded.placement import sharded_index
+            return sharded_index(d, self.directory, create)
         if d.type == VECTOR:
             return VectorIndex(vector_config(d), d.filter_properties)
         return FullTextIndex(d.properties, d.config.get("fulltext.analyzer"), d.config["fulltext.engine"],
@@ -167,6 +171,8 @@ class ManagedIndex:
 
     def destroy(self) -> None:
         """Close and delete the index's files (DROP INDEX)."""
+        if hasattr(self.impl, "destroy"):
+            self.impl.destroy()           # a sharded index's actors and their files
         self.close()
         if self.directory is not None:
             shutil.rmtree(self.directory, ignore_errors=True)
@@ -209,6 +215,7 @@ class ManagedIndex:
                 seen = self._seen_ts
             if batch and self._online.is_set():
                 self._apply(self._resolve(batch))
+                self._committed(seen)
             elif batch:
                 with self._cond:          # still populating: keep them for after the population
                     self._pending[:0] = batch
@@ -247,6 +254,12 @@ class ManagedIndex:
             finally:
                 tx.close()
         return ops
+
+    def _committed(self, ts: int) -> None:
+        """Tell an index placed elsewhere (sharded) that what was applied brings it to commit ``ts``."""
+        committed = getattr(self.impl, "committed", None)
+        if committed is not None:
+            committed(ts)
 
     @staticmethod
     def _patch(state: _State, change: tuple) -> None:
@@ -311,6 +324,7 @@ class ManagedIndex:
                     self._apply({key: self._read_state(tx, key) for key in chunk})
                     self.progress = 100.0 * min(start + len(chunk), total) / total
                 snapshot_ts = tx.ts
+                self._committed(snapshot_ts)
             finally:
                 tx.close()
             self._covered_ts = max(self._covered_ts, snapshot_ts)

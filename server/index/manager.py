@@ -175,6 +175,8 @@ class IndexManager:
                 "skippedDocuments": len(getattr(impl, "skipped", ())),
                 "failureMessage": index.failure or "",
             })
+            if hasattr(impl, "health"):
+                row["shards"] = impl.health()     # a sharded index: each replica's state and position
             rows.append(row)
         return rows
 

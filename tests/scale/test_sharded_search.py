@@ -1,0 +1,191 @@
+"""Sharded search indexes on a real loopback Ray cluster (head + worker): exact merges, failures.
+
+Each sharded index is compared with a local index over the same store: same ids, same scores.
+"""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from relate.errors import TransientError
+from relate.server.index import IndexManager
+from relate.server.index.sharded.assign import shard_of
+from relate.server.storage import GraphStore
+
+WORDS = ("graph vector search shard replica commit query index node edge kafka stream batch merge score "
+         "lucene tantivy faiss ray actor cluster").split()
+DIMS = 8
+
+
+def test_shard_assignment_is_stable_balanced_and_moves_little_when_shards_grow():
+    keys = range(20_000)
+    four = [shard_of(k, 4) for k in keys]
+    assert four == [shard_of(k, 4) for k in keys]          # deterministic (no per-process hash seed)
+    counts = np.bincount(four, minlength=4)
+    assert counts.min() > 0.9 * len(keys) / 4                # uniform within 10%
+    moved = sum(a != shard_of(k, 5) for k, a in zip(keys, four))
+    assert 0.15 < moved / len(keys) < 0.25                   # ~1/5 move from 4 to 5 shards
+    assert all(shard_of(k, 1) == 0 for k in range(100))
+
+
+def _notes(n: int, seed: int = 7) -> list[dict]:
+    rng = random.Random(seed)
+    rows = []
+    for i in range(n):
+        words = [rng.choice(WORDS) for _ in range(rng.randint(3, 12))]
+        rows.append({"text": " ".join(words), "title": rng.choice(WORDS), "group": i % 5,
+                     "e": [rng.uniform(-1, 1) for _ in range(DIMS)]})
+    return rows
+
+
+def _create(im: IndexManager, sharded: dict | None = None) -> None:
+    base = {"vector.dimensions": DIMS, "vector.similarity_function": "cosine"}
+    im.create_vector_index("vec_local", "node", "Note", "e", ["group"], {"indexConfig": base})
+    im.create_fulltext_index("text_local", "node", ["Note"], ["text", "title"])
+    im.create_vector_index("vec_sharded", "node", "Note", "e", ["group"],
+                           {"indexConfig": {**base, **(sharded or {"shards": 2, "replicas": 2})}})
+    im.create_fulltext_index("text_sharded", "node", ["Note"], ["text", "title"],
+                             {"indexConfig": sharded or {"shards": 2, "replicas": 2}})
+
+
+def _write(store, rows) -> list[int]:
+    tx = store.begin_write()
+    ids = [tx.create_node(["Note"], row) for row in rows]
+    tx.commit()
+    return ids
+
+
+QUERIES = ["graph", "shard replica", '"vector search"', "kafka~1", "+commit -query", "title:ray",
+           "merg*", "index OR node^2", '"batch merge"~2']
+
+
+def _assert_same(im, rng) -> None:
+    for _ in range(5):
+        q = [rng.uniform(-1, 1) for _ in range(DIMS)]
+        assert im.vector_search("vec_sharded", q, 10) == im.vector_search("vec_local", q, 10)
+        filt = [("group", "=", 2)]
+        assert im.vector_search("vec_sharded", q, 7, filt) == im.vector_search("vec_local", q, 7, filt)
+    for text in QUERIES:
+        local = im.fulltext_search("text_local", text, 0, 15)
+        sharded = im.fulltext_search("text_sharded", text, 0, 15)
+        assert [k for k, _ in sharded] == [k for k, _ in local], text
+        assert [round(s, 6) for _, s in sharded] == [round(s, 6) for _, s in local], text
+
+
+@pytest.fixture(scope="module")
+def indexed(ray_cluster, tmp_path_factory):
+    directory = tmp_path_factory.mktemp("sharded")
+    store = GraphStore.open(str(directory / "graph"))
+    im = IndexManager(store, str(directory / "search"))
+    _create(im)
+    ids = _write(store, _notes(600))
+    assert im.await_indexes(120)
+    yield store, im, ids, directory
+    im.close(save=False)
+    store.close()
+
+
+def test_merged_answers_equal_the_single_index(indexed):
+    store, im, ids, _ = indexed
+    _assert_same(im, random.Random(1))
+    # later commits reach the shards in order: updates, deletes, new rows
+    tx = store.begin_write()
+    for nid in ids[:40]:
+        tx.set_node_prop(nid, "text", "replica replica shard")
+    for nid in ids[40:60]:
+        tx.delete_node(nid)
+    tx.commit()
+    _write(store, _notes(50, seed=9))
+    _assert_same(im, random.Random(2))
+    # a pre-filter the shards cannot run (SEARCH ... WHERE) widens the window, still exact
+    odd = lambda key: key % 2 == 1
+    assert im.fulltext_search("text_sharded", "graph", 0, 5, accept=odd) == \
+        im.fulltext_search("text_local", "graph", 0, 5, accept=odd)
+
+
+def test_show_indexes_reports_every_replica(indexed):
+    _, im, _, _ = indexed
+    rows = {row["name"]: row for row in im.list()}
+    shards = rows["vec_sharded"]["shards"]
+    assert [(r["shard"], r["replica"], r["state"]) for r in shards] == \
+        [(0, 0, "ONLINE"), (0, 1, "ONLINE"), (1, 0, "ONLINE"), (1, 1, "ONLINE")]
+    assert rows["vec_sharded"]["size"] == rows["vec_local"]["size"]
+    assert "shards" not in rows["vec_local"]
+
+
+def test_batches_apply_once_and_in_order(indexed):
+    import ray
+    _, im, _, _ = indexed
+    replica = im.get("vec_sharded").impl.shards[0].replicas[0]
+    seq, _ = ray.get(replica.handle.position.remote())
+    again = ray.get(replica.handle.apply.remote(seq, 999, [("d", 10**9)]))
+    assert again == ("duplicate", seq)                       # a batch applies only once
+    gap = ray.get(replica.handle.apply.remote(seq + 2, 999, []))
+    assert gap == ("gap", seq)                               # nothing applies past a missing batch
+    assert ray.get(replica.handle.position.remote())[0] == seq
+
+
+def test_a_killed_replica_is_replaced_by_its_peer_then_catches_up(indexed):
+    import ray
+    store, im, _, _ = indexed
+    impl = im.get("vec_sharded").impl
+    victim = impl.shards[0].replicas[0]
+    pid = ray.get(victim.handle.info.remote())["pid"]
+    ray.kill(victim.handle, no_restart=False)                # Ray restarts it, empty (no saved files)
+    _assert_same(im, random.Random(3))
+    _write(store, _notes(20, seed=11))                       # commits while it restarts
+    _assert_same(im, random.Random(4))
+    for _ in range(2):                                       # both replicas answer in turn
+        _assert_same(im, random.Random(5))
+    info = ray.get(victim.handle.info.remote())
+    assert info["pid"] != pid and info["seq"] == impl.shards[0].seq
+
+
+def test_a_shard_without_live_replicas_fails_with_a_retryable_error(ray_cluster, tmp_path):
+    import ray
+    store = GraphStore.open(None)
+    im = IndexManager(store, None)
+    im.create_vector_index("v", "node", "Note", "e", (), {"indexConfig": {"vector.dimensions": DIMS,
+                                                                           "shards": 2, "replicas": 1}})
+    _write(store, _notes(50))
+    assert len(im.vector_search("v", [1.0] * DIMS, 5)) == 5
+    impl = im.get("v").impl
+    ray.kill(impl.shards[1].replicas[0].handle, no_restart=True)
+    with pytest.raises(TransientError) as info:
+        im.vector_search("v", [1.0] * DIMS, 5)
+    assert info.value.code == "Neo.TransientError.General.DatabaseUnavailable"
+    assert "shard 1" in str(info.value)
+    im.close(save=False)
+    store.close()
+
+
+def test_a_restarted_shard_catches_up_and_a_restarted_server_reattaches(ray_cluster, tmp_path):
+    import ray
+    store = GraphStore.open(str(tmp_path / "graph"))
+    im = IndexManager(store, str(tmp_path / "search"))
+    _create(im, {"shards": 2, "replicas": 1})
+    _write(store, _notes(300))
+    assert im.await_indexes(120)
+    im.checkpoint()                                          # shards save their files and positions
+    _write(store, _notes(30, seed=5))                        # after the save: only in the log
+    victim = im.get("text_sharded").impl.shards[1].replicas[0]
+    ray.kill(victim.handle, no_restart=False)                # restarts from its saved files
+    _assert_same(im, random.Random(6))
+    names = {name: im.get(name).impl.shards[0].replicas[0].name for name in ("vec_sharded", "text_sharded")}
+    im.close()                                               # saves; the detached actors keep running
+    store.close()
+    store = GraphStore.open(str(tmp_path / "graph"))
+    im = IndexManager(store, str(tmp_path / "search"))
+    assert im.await_indexes(120)
+    for name, actor in names.items():
+        index = im.get(name)
+        assert index.loaded_from_files                       # re-attached, not rebuilt
+        assert index.impl.shards[0].replicas[0].name == actor
+    _assert_same(im, random.Random(7))
+    im.drop("vec_sharded")
+    with pytest.raises(ValueError):
+        ray.get_actor(names["vec_sharded"], namespace="relate")   # DROP INDEX ends its actors
+    im.close(save=False)
+    store.close()
