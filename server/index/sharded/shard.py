@@ -20,6 +20,15 @@ from .global_stats import GlobalStats, GlobalView, collect
 META = "shard.json"
 
 
+def rss_bytes() -> int | None:
+    """This process's resident memory (Linux /proc), for SHOW INDEXES and the benchmarks."""
+    try:
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 class SearchShard:
     """A vector or full-text shard with its applied position (batch sequence number, commit ts)."""
 
@@ -128,7 +137,7 @@ class SearchShard:
     # ---- state ------------------------------------------------------------------------------
     def info(self) -> dict:
         return {"seq": self.seq, "ts": self.ts, "size": len(self.impl),
-                "skipped": dict(getattr(self.impl, "skipped", {})), "pid": os.getpid()}
+                "skipped": dict(getattr(self.impl, "skipped", {})), "pid": os.getpid(), "rss": rss_bytes()}
 
     def save(self) -> tuple[int, int]:
         """Write the files and the position they cover; returns that position."""
