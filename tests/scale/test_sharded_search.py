@@ -5,6 +5,7 @@ Each sharded index is compared with a local index over the same store: same ids,
 from __future__ import annotations
 
 import random
+import time
 
 import numpy as np
 import pytest
@@ -143,6 +144,18 @@ def test_a_killed_replica_is_replaced_by_its_peer_then_catches_up(indexed):
     assert info["pid"] != pid and info["seq"] == impl.shards[0].seq
 
 
+def _wait_dead(ray, handle, timeout_s: float = 20.0) -> None:
+    """ray.kill is asynchronous: wait until the actor no longer answers."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            ray.get(handle.info.remote(), timeout=5)
+        except ray.exceptions.RayActorError:
+            return
+        time.sleep(0.1)
+    raise AssertionError("the killed actor still answers")
+
+
 def test_a_shard_without_live_replicas_fails_with_a_retryable_error(ray_cluster, tmp_path):
     import ray
     store = GraphStore.open(None)
@@ -152,7 +165,9 @@ def test_a_shard_without_live_replicas_fails_with_a_retryable_error(ray_cluster,
     _write(store, _notes(50))
     assert len(im.vector_search("v", [1.0] * DIMS, 5)) == 5
     impl = im.get("v").impl
-    ray.kill(impl.shards[1].replicas[0].handle, no_restart=True)
+    victim = impl.shards[1].replicas[0].handle
+    ray.kill(victim, no_restart=True)
+    _wait_dead(ray, victim)
     with pytest.raises(TransientError) as info:
         im.vector_search("v", [1.0] * DIMS, 5)
     assert info.value.code == "Neo.TransientError.General.DatabaseUnavailable"
@@ -189,3 +204,49 @@ def test_a_restarted_shard_catches_up_and_a_restarted_server_reattaches(ray_clus
         ray.get_actor(names["vec_sharded"], namespace="relate")   # DROP INDEX ends its actors
     im.close(save=False)
     store.close()
+
+
+def test_hnsw_shards_keep_recall_within_a_hundredth_of_one_index(ray_cluster):
+    store = GraphStore.open(None)
+    im = IndexManager(store, None)
+    hnsw = {"vector.dimensions": 16, "vector.hnsw.min_size": 500, "vector.exact.max_scope": 0}
+    im.create_vector_index("one", "node", "P", "e", (), {"indexConfig": hnsw})
+    im.create_vector_index("three", "node", "P", "e", (), {"indexConfig": {**hnsw, "shards": 3}})
+    rng = np.random.default_rng(3)
+    data = rng.standard_normal((4000, 16))
+    tx = store.begin_write()
+    ids = [tx.create_node(["P"], {"e": row.tolist()}) for row in data]
+    tx.commit()
+    assert im.await_indexes(120)
+    unit = data / np.linalg.norm(data, axis=1, keepdims=True)
+    recall = {"one": [], "three": []}
+    for q in rng.standard_normal((60, 16)):
+        truth = {ids[i] for i in np.argsort(-(unit @ (q / np.linalg.norm(q))))[:10]}
+        for name in recall:
+            recall[name].append(len(truth & {k for k, _ in im.vector_search(name, q.tolist(), 10)}) / 10)
+    one, three = np.mean(recall["one"]), np.mean(recall["three"])
+    assert im.get("one").impl.hnsw                           # really HNSW, not exact
+    assert three >= one - 0.01, (one, three)
+    im.close(save=False)
+    store.close()
+
+
+def test_cypher_ddl_search_and_show_indexes_on_a_sharded_index(ray_cluster):
+    from relate.server.engine import Database
+    db = Database.open(None)
+    try:
+        s = db.session()
+        s.run("CREATE VECTOR INDEX sv FOR (n:Doc) ON (n.e) OPTIONS {indexConfig: "
+              "{`vector.dimensions`: 2, `vector.similarity_function`: 'euclidean', shards: 2}}").consume()
+        s.run("UNWIND range(1, 20) AS i CREATE (:Doc {id: i, e: [toFloat(i), 0.0]})").consume()
+        rows = s.run("MATCH (d:Doc) SEARCH d IN (VECTOR INDEX sv FOR [3.1, 0.0] LIMIT 3) SCORE AS sc "
+                     "RETURN d.id AS id ORDER BY sc DESC").fetch(10)
+        assert [r[0] for r in rows] == [3, 4, 2]
+        shown = s.run("SHOW INDEXES YIELD name, options, shards WHERE name = 'sv' "
+                      "RETURN options.indexConfig.shards AS n, size(shards) AS replicas").fetch(1)
+        assert shown == [(2, 2)]
+        from relate.errors import ArgumentError
+        with pytest.raises(ArgumentError):
+            s.run("CREATE VECTOR INDEX bad FOR (n:Doc) ON (n.e) OPTIONS {indexConfig: {shards: 0}}").consume()
+    finally:
+        db.close()

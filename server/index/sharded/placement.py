@@ -14,8 +14,10 @@ from __future__ import annotations
 import heapq
 import json
 import os
+import socket
 import threading
 import time
+import uuid
 import zlib
 
 import structlog
@@ -70,7 +72,9 @@ class _Placement:
         self.ray = ray_module()
         self._lock = threading.RLock()
         self._known: set[int] = set()
-        self._prefix = f"relate-{zlib.crc32((directory or f'mem-{id(self)}').encode()):08x}-{definition.name}"
+        # stable for a database directory on this host (a restarted server finds its actors again)
+        home = f"{socket.gethostname()}:{os.path.abspath(directory)}" if directory else f"mem-{uuid.uuid4()}"
+        self._prefix = f"relate-{zlib.crc32(home.encode()):08x}-{definition.name}"
         self.shards = [_Shard([self._attach(s, r, fresh=create) for r in range(self.r)]) for s in range(self.n)]
 
     # ---- actors -----------------------------------------------------------------------------

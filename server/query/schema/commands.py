@@ -21,7 +21,8 @@ from .enforce import validate_existing
 INDEX_COLUMNS = ["id", "name", "state", "populationPercent", "type", "entityType", "labelsOrTypes", "properties",
                  "indexProvider", "owningConstraint", "lastRead", "readCount"]
 INDEX_EXTRA = ["trackedSince", "options", "failureMessage", "createStatement",
-               "filterProperties", "size", "skippedDocuments"]      # the last three: search indexes
+               "filterProperties", "size", "skippedDocuments",      # these three: search indexes
+               "shards"]                                            # sharded search indexes (docs/scale-out.md)
 CONSTRAINT_COLUMNS = ["id", "name", "type", "entityType", "labelsOrTypes", "properties", "ownedIndex", "propertyType"]
 CONSTRAINT_EXTRA = ["options", "createStatement"]
 PROCEDURE_COLUMNS = ["name", "description", "mode", "worksOnSystem"]
