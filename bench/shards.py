@@ -20,7 +20,7 @@ import time
 
 import numpy as np
 
-from relate.server.index.definitions import fulltext_definition, vector_definition
+from relate.server.index.providers import get_provider
 from relate.server.index.fulltext import FullTextIndex
 from relate.server.index.sharded import cluster
 from relate.server.index.sharded.placement import sharded_index
@@ -71,11 +71,14 @@ def build_local(vectors, texts, dims):
 
 def build_sharded(vectors, texts, dims, shards: int):
     started = time.perf_counter()
-    options = {"indexConfig": {"vector.dimensions": dims, "shards": shards, "replicas": 1}}
-    vec = sharded_index(vector_definition(f"bench_v{shards}", "node", "Doc", "e", [], options), None, True)
-    text = sharded_index(fulltext_definition(f"bench_t{shards}", "node", ["Doc"], ["text"],
-                                             {"indexConfig": {"shards": shards, "replicas": 1}}, "tantivy"),
-                         None, True)
+    where = {"shards": shards, "replicas": 1}
+    vdef = get_provider("VECTOR").definition(f"bench_v{shards}", "node", ["Doc"], ["e"], [],
+                                             {"indexConfig": {"vector.dimensions": dims}}, {})
+    tdef = get_provider("FULLTEXT").definition(f"bench_t{shards}", "node", ["Doc"], ["text"], [], None,
+                                               {"fulltext_engine": "tantivy"})
+    vdef.config.update(where)
+    tdef.config.update(where)
+    vec, text = sharded_index(vdef, None, True), sharded_index(tdef, None, True)
     for ts, start in enumerate(range(0, len(vectors), CHUNK), 1):
         end = min(start + CHUNK, len(vectors))
         vec.upsert_many([(i, vectors[i], {}) for i in range(start, end)])

@@ -37,5 +37,9 @@ def connect(target: str, *, auth: tuple[str, str] | None = None, **options) -> C
         return connect_remote(target, auth=auth, **options)
     # Embedded mode: the engine is imported lazily so that network-only users never load it.
     from .embedded import open_database
+    scope = options.pop("scope", None)          # {user, context}: what searches and joins may read
+    ai_budget = options.pop("ai_budget", None)  # {semanticCalls, llmCalls, apiCalls}
     database = open_database(target, **options)
-    return Connection(database.session(), owner=database, target=target)
+    session = database.session()
+    session.scope, session.ai_budget = dict(scope or {}), ai_budget
+    return Connection(session, owner=database, target=target)

@@ -45,7 +45,7 @@ searchClause : SEARCH variable IN LPAREN searchSpec RPAREN (SCORE AS variable)? 
 searchSpec : indexSearch | combineSearch ;
 
 indexSearch
-    : kind=(VECTOR | FULLTEXT) INDEX symbolicName FOR expression
+    : kind=(VECTOR | FULLTEXT | IDENTIFIER) INDEX symbolicName FOR expression   // IDENTIFIER: a provider's kind
       (WHERE where=expression)? ((SKIP_ | OFFSET) skip=expression)? (LIMIT limit=expression)?
       (WEIGHT weight=expression)?
     ;
@@ -263,10 +263,14 @@ command
     | createUser
     | alterUser
     | dropUser
+    | createRelevanceJoin
+    | dropRelevanceJoin
+    | createLabel
+    | dropLabel
     ;
 
 createIndex
-    : CREATE kind=(RANGE | TEXT | POINT | VECTOR | FULLTEXT | LOOKUP)? INDEX name=symbolicName? ifNotExists?
+    : CREATE kind=(RANGE | TEXT | POINT | VECTOR | FULLTEXT | LOOKUP | IDENTIFIER)? INDEX name=symbolicName? ifNotExists?
       FOR indexTarget ON indexProperties (WITH LBRACK propertyList RBRACK)? (OPTIONS mapLiteral)?   # NewIndex
     | CREATE INDEX ON COLON symbolicName LPAREN propertyKeyName (COMMA propertyKeyName)* RPAREN  # LegacyIndex
     ;
@@ -330,6 +334,8 @@ showKind
     | filter=ALL? (FUNCTION | FUNCTIONS)                                                   # ShowFunctions
     | CURRENT? (USER | USERS)                                                              # ShowUsers
     | (TRANSACTION | TRANSACTIONS)                                                         # ShowTransactions
+    | RELEVANCE (JOIN | JOINS)                                                             # ShowRelevanceJoins
+    | LABEL (DECLARATION | DECLARATIONS)                                                   # ShowLabelDeclarations
     ;
 
 createUser
@@ -348,6 +354,22 @@ passwordChange : CHANGE NOT? REQUIRED ;
 
 dropUser : DROP USER symbolicName ifExists? ;
 
+// Relevance joins (docs/relevance.md): a relationship type answered by a search at query time.
+createRelevanceJoin
+    : CREATE RELEVANCE JOIN name=symbolicName ifNotExists?
+      FOR LPAREN anchor=variable COLON symbolicName (PIPE COLON? symbolicName)* RPAREN
+      MINUS LBRACK COLON relType=symbolicName RBRACK MINUS GT
+      LPAREN targetVar=variable COLON target=symbolicName RPAREN
+      ON propertyRef (OPTIONS mapLiteral)?
+    ;
+
+dropRelevanceJoin : DROP RELEVANCE JOIN symbolicName ifExists? ;
+
+// Label declarations: parents (a child label implies its parents) and a lifecycle (curation).
+createLabel : CREATE LABEL symbolicName ifNotExists? (OPTIONS mapLiteral)? ;
+
+dropLabel : DROP LABEL symbolicName ifExists? ;
+
 // ------------------------------------------------------------------------------------------------
 // Names. Every keyword doubles as a name where Cypher allows one.
 // ------------------------------------------------------------------------------------------------
@@ -364,11 +386,12 @@ keyword : nonNotKeyword | NOT ;
 nonNotKeyword
     : ALL | ALLSHORTESTPATHS | ALTER | AND | ANY | AS | ASC | ASCENDING | ASSERT | BY | CALL | CASE
     | CHANGE | COLLECT | COMBINE | CONSTANT | CONSTRAINT | CONSTRAINTS | CONTAINS | COUNT | CREATE
-    | CURRENT | DELETE | DESC | DESCENDING | DETACH | DISTINCT | DROP | EACH | ELSE | ENCRYPTED | END
+    | CURRENT | DECLARATION | DECLARATIONS | DELETE | DESC | DESCENDING | DETACH | DISTINCT | DROP | EACH
+    | ELSE | ENCRYPTED | END
     | ENDS | EXISTS | EXPLAIN | FALSE | FOR | FOREACH | FULLTEXT | FUNCTION | FUNCTIONS | IF | IN
-    | INDEX | INDEXES | IS | KEY | LIMIT | LOOKUP | MATCH | MERGE | NODE | NODETACH | NONE
+    | INDEX | INDEXES | IS | JOIN | JOINS | KEY | LABEL | LIMIT | LOOKUP | MATCH | MERGE | NODE | NODETACH | NONE
     | NULL | OF | OFFSET | ON | OPTIONAL | OPTIONS | OR | ORDER | PASSWORD | PLAINTEXT | POINT
-    | PROCEDURE | PROCEDURES | PROFILE | RANGE | REDUCE | REL | RELATIONSHIP | REMOVE | REQUIRE
+    | PROCEDURE | PROCEDURES | PROFILE | RANGE | REDUCE | REL | RELATIONSHIP | RELEVANCE | REMOVE | REQUIRE
     | REQUIRED | RETURN | ROW | ROWS | RRF | SCORE | SEARCH | SET | SHORTESTPATH | SHOW | SINGLE
     | SKIP_ | STARTS | TEXT | THEN | TRANSACTION | TRANSACTIONS | TRUE | TYPED | UNION | UNIQUE
     | UNWIND | USER | USERS | USING | VECTOR | WEIGHT | WHEN | WHERE | WITH | WRRF | XOR | YIELD
@@ -399,6 +422,8 @@ CONTAINS : 'CONTAINS' ;
 COUNT : 'COUNT' ;
 CREATE : 'CREATE' ;
 CURRENT : 'CURRENT' ;
+DECLARATION : 'DECLARATION' ;
+DECLARATIONS : 'DECLARATIONS' ;
 DELETE : 'DELETE' ;
 DESC : 'DESC' ;
 DESCENDING : 'DESCENDING' ;
@@ -423,7 +448,10 @@ IN : 'IN' ;
 INDEX : 'INDEX' ;
 INDEXES : 'INDEXES' ;
 IS : 'IS' ;
+JOIN : 'JOIN' ;
+JOINS : 'JOINS' ;
 KEY : 'KEY' ;
+LABEL : 'LABEL' ;
 LIMIT : 'LIMIT' ;
 LOOKUP : 'LOOKUP' ;
 MATCH : 'MATCH' ;
@@ -450,6 +478,7 @@ RANGE : 'RANGE' ;
 REDUCE : 'REDUCE' ;
 REL : 'REL' ;
 RELATIONSHIP : 'RELATIONSHIP' ;
+RELEVANCE : 'RELEVANCE' ;
 REMOVE : 'REMOVE' ;
 REQUIRE : 'REQUIRE' ;
 REQUIRED : 'REQUIRED' ;

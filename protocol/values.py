@@ -14,19 +14,16 @@ import numpy as np
 __all__ = ["Node", "Relationship", "Path", "Vector", "Duration", "Row", "row_class"]
 
 
-class Node:
-    """A node: integer id, element id, label set and properties (a detached copy)."""
+class _Entity:
+    """What nodes and relationships share: an id, an element id and properties read like a mapping;
+    equal when they are the same entity (same kind and id)."""
 
-    __slots__ = ("id", "labels", "properties")
-
-    def __init__(self, id: int, labels: Iterable[str] = (), properties: Mapping[str, Any] | None = None):
-        self.id = id
-        self.labels = frozenset(labels)
-        self.properties = dict(properties or {})
+    __slots__ = ("id", "properties")
+    _KIND = ""                  # "n" or "r": the element id's prefix and part of the hash
 
     @property
     def element_id(self) -> str:
-        return f"n:{self.id}"
+        return f"{self._KIND}:{self.id}"
 
     def __getitem__(self, key: str) -> Any:
         return self.properties[key]
@@ -38,20 +35,33 @@ class Node:
         return self.properties.keys()
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Node) and other.id == self.id
+        return isinstance(other, _Entity) and other._KIND == self._KIND and other.id == self.id
 
     def __hash__(self) -> int:
-        return hash(("n", self.id))
+        return hash((self._KIND, self.id))
+
+
+class Node(_Entity):
+    """A node: integer id, element id, label set and properties (a detached copy)."""
+
+    __slots__ = ("labels",)
+    _KIND = "n"
+
+    def __init__(self, id: int, labels: Iterable[str] = (), properties: Mapping[str, Any] | None = None):
+        self.id = id
+        self.labels = frozenset(labels)
+        self.properties = dict(properties or {})
 
     def __repr__(self) -> str:
         labels = "".join(f":{label}" for label in sorted(self.labels))
         return f"<Node id={self.id} labels={labels or '-'} properties={self.properties!r}>"
 
 
-class Relationship:
+class Relationship(_Entity):
     """A relationship: id, type, start and end node ids, properties (a detached copy)."""
 
-    __slots__ = ("id", "type", "start_id", "end_id", "properties")
+    __slots__ = ("type", "start_id", "end_id")
+    _KIND = "r"
 
     def __init__(self, id: int, type: str, start_id: int, end_id: int,
                  properties: Mapping[str, Any] | None = None):
@@ -60,25 +70,6 @@ class Relationship:
         self.start_id = start_id
         self.end_id = end_id
         self.properties = dict(properties or {})
-
-    @property
-    def element_id(self) -> str:
-        return f"r:{self.id}"
-
-    def __getitem__(self, key: str) -> Any:
-        return self.properties[key]
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return self.properties.get(key, default)
-
-    def keys(self):
-        return self.properties.keys()
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Relationship) and other.id == self.id
-
-    def __hash__(self) -> int:
-        return hash(("r", self.id))
 
     def __repr__(self) -> str:
         return (f"<Relationship id={self.id} ({self.start_id})-[:{self.type}]->({self.end_id}) "

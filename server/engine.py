@@ -64,6 +64,10 @@ class Database:
         self.plan_cache = PlanCache(plan_cache_size)
         self.procedures = ProcedureRegistry()
         register_builtins(self.procedures)
+        from .relevance import scope as relevance_scope
+        relevance_scope.register(self.procedures)
+        self.ai_budget: Optional[dict] = None      # {semanticCalls, llmCalls, apiCalls}: relevance/costs.py
+        self.ai_provider = None                    # a server/ai Provider; None = the process default
         self.index_manager = _open_index_manager(store, directory, self.procedures, fulltext_engine)
         from .index.trigram import NameIndexes
         from .retrieval import register as register_retrieval
@@ -185,6 +189,9 @@ class Session:
         self._ctx: Optional[ExecContext] = None
         self.running_query: Optional[str] = None
         self.closed = False
+        # Bound by whoever opened the session (embedded connect, the server at LOGON), never by a query.
+        self.scope: dict = {}
+        self.ai_budget: Optional[dict] = None
 
     # ------------------------------------------------------------ transactions
     @property
@@ -257,6 +264,8 @@ class Session:
             estimates = explicit.tx if explicit is not None else db.store.begin_read()
             try:
                 summary.plan = describe_plan(plan.root, estimates)
+                from .relevance.pricing import price_plan
+                price_plan(plan.root, summary.plan, estimates, self, params)
             finally:
                 if explicit is None:
                     estimates.close()
@@ -275,6 +284,7 @@ class Session:
         """Auto-commit read: rows stream lazily from a snapshot that closes when they run out."""
         tx = self.db.store.begin_read()
         ctx = ExecContext(tx, params, self.db, deadline=deadline)
+        ctx.scope, ctx.budget = self.scope, self.ai_budget
         self._ctx = ctx
         summary = Summary(counters=ctx.counters, query_type="r", costs=ctx.costs,
                           notifications=ctx.notifications)
@@ -297,6 +307,7 @@ class Session:
             tx = store.begin_write() if plan.updating else store.begin_read()
             savepoint = None
         ctx = ExecContext(tx, params, self.db, deadline=deadline)
+        ctx.scope, ctx.budget = self.scope, self.ai_budget
         if plan.batched and plan.updating and explicit is None:
             ctx.commit_batch = lambda: self._commit_batch(ctx)
         self._ctx, self.running_query = ctx, query
@@ -399,7 +410,7 @@ def _tune_gc() -> None:
 
 def _function_known(name: str) -> bool:
     from .query.exec import functions
-    from .query.exec.aggregates import is_aggregate
+    from .query.exec.functions.aggregates import is_aggregate
     return functions.lookup(name) is not None or is_aggregate(name)
 
 

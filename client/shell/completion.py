@@ -1,5 +1,6 @@
-"""Tab completion: Cypher keywords and functions, shell commands, ``$parameters``, and the labels,
-relationship types and property keys the database knows (fetched by ``SchemaNames``)."""
+"""Tab completion: Cypher keywords, shell commands, ``$parameters``, and what the database knows, fetched
+by ``SchemaNames``: labels, relationship types and property keys (refreshed after writes), functions and
+procedures (from ``SHOW FUNCTIONS`` / ``SHOW PROCEDURES``, once per connection)."""
 from __future__ import annotations
 
 import re
@@ -24,17 +25,6 @@ KEYWORDS = (
     "IF EXISTS", "FOR", "ON", "ON EACH", "REQUIRE", "IS UNIQUE", "OPTIONS", "EXPLAIN", "PROFILE",
     "USING", "TRUE", "FALSE", "NULL", "IN TRANSACTIONS", "RRF", "WRRF",
 )
-FUNCTIONS = (
-    "abs", "acos", "all", "allShortestPaths", "any", "asin", "atan", "avg", "ceil", "coalesce", "collect",
-    "cos", "count", "date", "datetime", "duration", "elementId", "endNode", "exists", "exp", "floor",
-    "head", "id", "keys", "labels", "last", "left", "length", "localdatetime", "localtime", "log",
-    "log10", "ltrim", "max", "min", "nodes", "none", "percentileCont", "percentileDisc", "properties",
-    "rand", "range", "reduce", "relationships", "replace", "reverse", "right", "round", "rtrim",
-    "shortestPath", "sign", "sin", "single", "size", "split", "sqrt", "startNode", "stDev", "substring",
-    "sum", "tail", "time", "timestamp", "toBoolean", "toFloat", "toInteger", "toLower", "toString",
-    "toUpper", "trim", "type", "vector", "vector.similarity.cosine", "vector.similarity.euclidean",
-)
-
 # Each name list, tried in order: the procedure first, a scan as the fallback for servers without it.
 _NAME_QUERIES = {
     "labels": ("CALL db.labels() YIELD label RETURN label",
@@ -44,6 +34,9 @@ _NAME_QUERIES = {
     "property_keys": ("CALL db.propertyKeys() YIELD propertyKey RETURN propertyKey",
                       "MATCH (n) UNWIND keys(n) AS name RETURN DISTINCT name LIMIT 1000"),
 }
+# Functions and procedures do not change with writes: fetched once per connection.
+_ROUTINE_QUERIES = {"functions": "SHOW FUNCTIONS YIELD name RETURN name",
+                    "procedures": "SHOW PROCEDURES YIELD name RETURN name"}
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*\Z")
 _PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _OPENERS = {")": "(", "]": "[", "}": "{"}
@@ -56,11 +49,16 @@ class SchemaNames:
         self.labels: list[str] = []
         self.rel_types: list[str] = []
         self.property_keys: list[str] = []
+        self.functions: list[str] = []
+        self.procedures: list[str] = []
+        self.routines_fetched = False
         self.stale = True
         self._query_choice: dict[str, int] = {}     # which query of _NAME_QUERIES worked last
 
     def refresh(self, connection) -> None:
         """Fetch the names; failures keep the names we had (completion must never break the shell)."""
+        if not self.routines_fetched:
+            self.refresh_routines(connection)
         for attribute, queries in _NAME_QUERIES.items():
             first = self._query_choice.get(attribute, 0)
             for index in range(first, len(queries)):
@@ -72,6 +70,16 @@ class SchemaNames:
                 self._query_choice[attribute] = index
                 break
         self.stale = False
+
+    def refresh_routines(self, connection) -> None:
+        """Fetch the function and procedure names (a server without SHOW FUNCTIONS leaves them empty)."""
+        for attribute, query in _ROUTINE_QUERIES.items():
+            try:
+                names = [row[0] for row in connection.execute(query)]
+            except (RelateError, OSError):
+                continue
+            setattr(self, attribute, sorted(n for n in names if isinstance(n, str)))
+        self.routines_fetched = True
 
 
 class CypherCompleter(Completer):
@@ -89,7 +97,7 @@ class CypherCompleter(Completer):
     def suggest(self, before: str) -> list[tuple[str, str]]:
         """(text to insert, what to display) pairs for the input ``before`` the cursor."""
         statement = before[before.rfind(";") + 1:].lstrip()
-        word = _current_word(before)
+        word = _current_word(before, self.schema.functions + self.schema.procedures)
         ahead = before[:len(before) - len(word)]
         previous = ahead[-1:] if ahead else ""
         if statement.startswith(":") and " " not in statement:
@@ -108,16 +116,21 @@ class CypherCompleter(Completer):
             return _matching(self.schema.property_keys, word, _quote_name)
         if not word:
             return []
+        if _CALL.search(ahead):
+            return _matching(self.schema.procedures, word, lambda p: p + "(")
         keywords = _matching(KEYWORDS, word, lambda k: k.lower() if word.islower() else k)
-        functions = _matching(FUNCTIONS, word, lambda f: f + "(")
+        functions = _matching(self.schema.functions, word, lambda f: f + "(")
         return keywords + functions
 
 
-def _current_word(before: str) -> str:
+_CALL = re.compile(r"\bCALL\s+\Z", re.IGNORECASE)
+
+
+def _current_word(before: str, dotted: Iterable[str] = ()) -> str:
     match = _WORD.search(before)
     word = match.group() if match else ""
     # "n.na" completes the key "na", not "n.na"; dotted function names start with a letter run.
-    if "." in word and not any(f.lower().startswith(word.lower()) for f in FUNCTIONS if "." in f):
+    if "." in word and not any(f.lower().startswith(word.lower()) for f in dotted if "." in f):
         word = word.rsplit(".", 1)[1]
     return word
 

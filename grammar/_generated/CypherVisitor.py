@@ -675,6 +675,16 @@ class CypherVisitor(ParseTreeVisitor):
         return self.visitChildren(ctx)
 
 
+    # Visit a parse tree produced by CypherParser#ShowRelevanceJoins.
+    def visitShowRelevanceJoins(self, ctx:CypherParser.ShowRelevanceJoinsContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#ShowLabelDeclarations.
+    def visitShowLabelDeclarations(self, ctx:CypherParser.ShowLabelDeclarationsContext):
+        return self.visitChildren(ctx)
+
+
     # Visit a parse tree produced by CypherParser#createUser.
     def visitCreateUser(self, ctx:CypherParser.CreateUserContext):
         return self.visitChildren(ctx)
@@ -702,6 +712,26 @@ class CypherVisitor(ParseTreeVisitor):
 
     # Visit a parse tree produced by CypherParser#dropUser.
     def visitDropUser(self, ctx:CypherParser.DropUserContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#createRelevanceJoin.
+    def visitCreateRelevanceJoin(self, ctx:CypherParser.CreateRelevanceJoinContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#dropRelevanceJoin.
+    def visitDropRelevanceJoin(self, ctx:CypherParser.DropRelevanceJoinContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#createLabel.
+    def visitCreateLabel(self, ctx:CypherParser.CreateLabelContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#dropLabel.
+    def visitDropLabel(self, ctx:CypherParser.DropLabelContext):
         return self.visitChildren(ctx)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from relate.protocol.errors import ArgumentError
-from relate.server.query.exec.functions_registry import function, type_error
+from relate.server.query.exec.functions.registry import function, type_error
 
 from .statement import for_ctx
 

@@ -9,11 +9,17 @@ from . import embedders
 
 
 class StatementAI:
-    __slots__ = ("ctx", "cache")
+    __slots__ = ("ctx", "cache", "memo", "edges", "pinned", "notes", "arms", "vector_hits")
 
     def __init__(self, ctx):
         self.ctx = ctx
         self.cache: dict[tuple[str, str], list[float]] = {}
+        self.memo: dict = {}        # relevance results per (join, anchor key, intent, scope)
+        self.edges: dict = {}       # (anchor, target, join, intent) -> virtual relationship id
+        self.pinned: dict = {}      # pinned anchors made by this statement
+        self.notes: dict = {}       # notifications being aggregated
+        self.arms: dict = {}        # a relevance join's resolved indexes
+        self.vector_hits: dict = {} # (join, anchor text) -> (k, hits) from a batched vector search
 
     def embed(self, text: str, model: str | None = None) -> list[float]:
         """``text`` embedded by embedder ``model`` (None = default), once per statement."""
@@ -28,8 +34,22 @@ class StatementAI:
         return found
 
 
+    def embed_many(self, texts: list[str], model: str | None = None) -> list[list[float]]:
+        """``embed`` for several texts; the ones not cached go to the embedder in one batch (one API
+        call for a remote embedder)."""
+        embedder = embedders.get(model)
+        todo = [t for t in dict.fromkeys(texts) if (embedder.name, t) not in self.cache]
+        if todo:
+            if embedder.remote:
+                self.ctx.costs["apiCalls"] += 1
+            for text, vector in zip(todo, embedder.embed(todo, self.ctx.db)):
+                self.cache[(embedder.name, text)] = vector
+        return [self.cache[(embedder.name, t)] for t in texts]
+
+
 def for_ctx(ctx) -> StatementAI:
     state = ctx.ai
     if state is None:
         state = ctx.ai = StatementAI(ctx)
+        ctx.costs.ai_used = True
     return state

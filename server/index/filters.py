@@ -135,7 +135,7 @@ class Column:
 
 
 def _cypher_compare(op: str, a, b) -> bool:
-    from relate.server.query.exec import values_ops
+    from relate.server.query.exec.values import ops as values_ops
     if op == "=":
         return values_ops.equals(a, b) is True
     result = values_ops.compare(a, b)

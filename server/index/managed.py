@@ -19,11 +19,9 @@ import structlog
 
 from relate.protocol.errors import DatabaseError, TransientError
 
-from .definitions import NODE, VECTOR, IndexDefinition, vector_config
-from .fulltext import FullTextIndex
+from .definitions import NODE, IndexDefinition
+from .providers import get_provider
 from .rwlock import RWLock
-from .sharded.options import is_sharded
-from .vector import VectorIndex
 
 log = structlog.get_logger(__name__)
 
@@ -44,10 +42,11 @@ class _State:
 
 
 class ManagedIndex:
-    """A vector or full-text index kept in step with the store's commits."""
+    """A search index of any kind kept in step with the store's commits; its provider does the rest."""
 
     def __init__(self, definition: IndexDefinition, store, directory: str | None, build_threads: int):
         self.definition = definition
+        self.provider = get_provider(definition.type)
         self.store = store
         self.directory = directory
         self.build_threads = build_threads
@@ -72,14 +71,7 @@ class ManagedIndex:
         self._thread: threading.Thread | None = None
 
     def _new_impl(self, create: bool):
-        d = self.definition
-        if is_sharded(d.config):          # rows in Ray shard actors (docs/scale-out.md)
-            from .sharded.placement import sharded_index
-            return sharded_index(d, self.directory, create)
-        if d.type == VECTOR:
-            return VectorIndex(vector_config(d), d.filter_properties)
-        return FullTextIndex(d.properties, d.config.get("fulltext.analyzer"), d.config["fulltext.engine"],
-                             self.directory, create=create)
+        return self.provider.open(self.definition, self.directory, create)
 
     # ---- lifecycle --------------------------------------------------------------------------
     def start(self, seen_ts: int) -> None:
@@ -100,12 +92,9 @@ class ManagedIndex:
             with open(os.path.join(self.directory, META)) as fh:
                 meta = json.load(fh)
             saved = meta["definition"]
-            if isinstance(saved, dict) and saved.get("type") == VECTOR:
-                # search-time settings may have changed since the save: they do not touch the files
-                saved = IndexDefinition.from_catalog(self.definition.name, saved).structure()
-                same = saved == self.definition.structure()
-            else:
-                same = saved == self.definition.to_catalog()
+            # search-time settings may have changed since the save: they do not touch the files
+            same = isinstance(saved, dict) and saved.get("type") == self.definition.type and \
+                IndexDefinition.from_catalog(self.definition.name, saved).structure() == self.definition.structure()
             if meta["covered_ts"] != seen_ts or not same:
                 log.info("index.stale", index=self.definition.name, saved_ts=meta["covered_ts"], store_ts=seen_ts)
                 return False
@@ -126,11 +115,7 @@ class ManagedIndex:
     def retune(self, definition: IndexDefinition) -> None:
         """Adopt a definition that differs only in search-time settings (db.index.vector.setSearchOptions)."""
         self.definition = definition
-        impl = self.impl
-        if impl is not None and definition.type == VECTOR:
-            config = vector_config(definition)
-            impl.config.ef_search = config.ef_search
-            impl.config.exact_max_scope = config.exact_max_scope
+        self.provider.retune(self, definition)
 
     def _go_online(self) -> None:
         self.state, self.progress = "ONLINE", 100.0
@@ -171,8 +156,6 @@ class ManagedIndex:
 
     def destroy(self) -> None:
         """Close and delete the index's files (DROP INDEX)."""
-        if hasattr(self.impl, "destroy"):
-            self.impl.destroy()           # a sharded index's actors and their files
         self.close()
         if self.directory is not None:
             shutil.rmtree(self.directory, ignore_errors=True)
@@ -284,26 +267,10 @@ class ManagedIndex:
         return _State(tx.rel_type(key), tx.rel_props(key), index_touched)
 
     def _apply(self, ops: dict) -> None:
-        d = self.definition
         self._last_apply = time.monotonic()
         with self.rw.write():
-            if d.type == VECTOR:
-                prop = d.properties[0]
-                upserts = []
-                for key, st in ops.items():
-                    if st is None or not d.covers(st.scope) or st.props.get(prop) is None:
-                        self.impl.delete(key)
-                    elif not st.index_touched and key in self.impl:
-                        self.impl.set_filter_values(key, st.props)
-                    else:
-                        upserts.append((key, st.props[prop], st.props))
-                self.impl.upsert_many(upserts)
-                self.impl.sync(self.build_threads)
-            else:
-                self.impl.apply({key: None if st is None or not d.covers(st.scope) else self.impl.analyze(st.props)
-                                 for key, st in ops.items()})
-        if d.type != VECTOR and self.impl.wants_engine_flush():
-            self.impl.flush_engine(self.rw)
+            self.provider.apply(self, ops)
+        self.provider.after_apply(self)
 
     # ---- population -------------------------------------------------------------------------
     def _populate(self) -> None:
@@ -346,6 +313,21 @@ class ManagedIndex:
             self.flush()
         self.read_count += 1
         self.last_read = time.time()
+
+    def wait_online(self, timeout_s: float) -> bool:
+        """Wait until ONLINE or FAILED; False on timeout."""
+        return self._online.wait(timeout_s)
+
+    def size(self) -> int:
+        return 0 if self.impl is None else len(self.impl)
+
+    def skipped_count(self) -> int:
+        return len(getattr(self.impl, "skipped", ()))
+
+    def search(self, query, limit, **options) -> list[tuple[int, float]]:
+        """The provider's search under the read lock (call ``ready`` first); see ``SearchProvider.search``."""
+        with self.rw.read():
+            return self.provider.search(self, query, limit, **options)
 
     # ---- persistence ------------------------------------------------------------------------
     def save(self) -> None:

@@ -1,4 +1,4 @@
-"""IndexManager: owns every vector and full-text index of a database (see docs/architecture.md).
+"""IndexManager: owns every search index of a database, whatever its kind (see docs/architecture.md).
 
 Definitions live in the store's schema catalog (durable, transactional): DDL writes a catalog entry,
 and the index comes to life when that entry commits (the ``schema+`` change), so a rolled-back
@@ -18,9 +18,11 @@ import structlog
 
 from relate.protocol.errors import ArgumentError, EquivalentSchemaRuleAlreadyExists, IndexNotFound, SchemaError
 
-from .definitions import (CATALOG_KIND, FULLTEXT, NODE, RELATIONSHIP, VECTOR, IndexDefinition,
-                          fulltext_definition, vector_definition)
+from .definitions import CATALOG_KIND, FULLTEXT, NODE, RELATIONSHIP, VECTOR, IndexDefinition
 from .managed import ManagedIndex
+from .sharded.live import placed
+from .sharded.options import split_placement
+from .providers import get_provider
 
 log = structlog.get_logger(__name__)
 
@@ -37,12 +39,22 @@ def _entity(entity: str) -> str:
     raise ArgumentError(f"An index is over nodes or relationships, not {entity!r}")
 
 
+def local_placement(definition: IndexDefinition, store, directory: str | None, build_threads: int) -> ManagedIndex:
+    """The default placement: the live index runs in this process (see docs/architecture.md, placement)."""
+    return ManagedIndex(definition, store, directory, build_threads)
+
+
 class IndexManager:
-    """Vector and full-text indexes of one store, kept in step with its commits."""
+    """The search indexes of one store (every registered kind), kept in step with its commits.
+
+    ``placement(definition, store, directory, build_threads)`` builds each live index; the default runs
+    it in process (``local_placement``); another may run it elsewhere behind the same methods."""
 
     def __init__(self, store, directory: str | None, *, default_fulltext_engine: str = DEFAULT_FULLTEXT_ENGINE,
-                 build_threads: int | None = None, populating_wait_s: float = POPULATING_WAIT_S):
+                 build_threads: int | None = None, populating_wait_s: float = POPULATING_WAIT_S,
+                 placement=None):
         self.store = store
+        self.placement = placement or placed    # local, or sharded when indexConfig says so
         self.directory = directory
         self.default_fulltext_engine = default_fulltext_engine
         self.build_threads = build_threads or max(1, min(16, os.cpu_count() or 1))
@@ -67,15 +79,24 @@ class IndexManager:
     def create_vector_index(self, name: str, entity: str, label: str, prop: str, filter_props=(),
                             options: dict | None = None, if_not_exists: bool = False, tx=None) -> bool:
         """CREATE VECTOR INDEX; False when IF NOT EXISTS found it. Pass the statement's WriteTx as ``tx``."""
-        definition = vector_definition(name, _entity(entity), label, prop, list(filter_props), options)
-        return self._create(definition, if_not_exists, tx)
+        return self.create_index(VECTOR, name, entity, [label], [prop], list(filter_props), options,
+                                 if_not_exists, tx)
 
     def create_fulltext_index(self, name: str, entity: str, labels, props, options: dict | None = None,
                               if_not_exists: bool = False, tx=None, filter_props=()) -> bool:
         """CREATE FULLTEXT INDEX; False when IF NOT EXISTS found it. Pass the statement's WriteTx as ``tx``.
         ``filter_props`` (WITH [...]) may be filtered on inside a SEARCH."""
-        definition = fulltext_definition(name, _entity(entity), list(labels), list(props), options,
-                                         self.default_fulltext_engine, list(filter_props))
+        return self.create_index(FULLTEXT, name, entity, list(labels), list(props), list(filter_props), options,
+                                 if_not_exists, tx)
+
+    def create_index(self, kind: str, name: str, entity: str, tokens, properties, filter_props=(),
+                     options: dict | None = None, if_not_exists: bool = False, tx=None) -> bool:
+        """CREATE <kind> INDEX, validated by the kind's provider; False when IF NOT EXISTS found it."""
+        options, where = split_placement(kind, options)    # shards / replicas: any placeable kind
+        definition = get_provider(kind).definition(
+            name, _entity(entity), list(tokens), list(properties), list(filter_props), options,
+            {"fulltext_engine": self.default_fulltext_engine})
+        definition.config.update(where)
         return self._create(definition, if_not_exists, tx)
 
     def _create(self, definition: IndexDefinition, if_not_exists: bool, tx) -> bool:
@@ -141,7 +162,7 @@ class IndexManager:
             raise
 
     # ---- lookup -----------------------------------------------------------------------------
-    def get(self, name: str) -> ManagedIndex:
+    def get(self, name: str):
         with self._lock:
             index = self._indexes.get(name)
         if index is None:
@@ -165,18 +186,17 @@ class IndexManager:
             if index.state == "ONLINE" and index.has_pending():
                 index.flush()             # sizes and skipped counts as of the last commit
             row = index.definition.show_row()
-            impl = index.impl
             row.update({
                 "id": zlib.crc32(index.definition.name.encode()) & 0x7FFFFFFF,
                 "state": index.state, "populationPercent": round(index.progress, 1),
                 "readCount": index.read_count,
                 "lastRead": None if index.last_read is None else DateTime.fromtimestamp(index.last_read),
-                "size": 0 if impl is None else len(impl),
-                "skippedDocuments": len(getattr(impl, "skipped", ())),
+                "size": index.size(),
+                "skippedDocuments": index.skipped_count(),
                 "failureMessage": index.failure or "",
             })
-            if hasattr(impl, "health"):
-                row["shards"] = impl.health()     # a sharded index: each replica's state and position
+            if hasattr(index, "shard_health"):
+                row["shards"] = index.shard_health()    # a sharded index: each replica's state and position
             rows.append(row)
         return rows
 
@@ -185,25 +205,37 @@ class IndexManager:
                       timeout_s: float | None = None, keys=None) -> list[tuple[int, float]]:
         """The k best (entity id, score) inside ``filters`` [(prop, op, value)], best first; ``keys``
         restricts the search to a candidate set of entity ids."""
+        return self.search(name, vector, k, kind=VECTOR, entity=entity, timeout_s=timeout_s, filters=filters,
+                           keys=keys)
+
+    def vector_search_many(self, name: str, vectors: list, k: int, *, entity: str | None = None,
+                           timeout_s: float | None = None) -> list[list[tuple[int, float]]]:
+        """vector_search (no filters) for several query vectors at once, in their order."""
         index = self._searchable(name, VECTOR, entity, timeout_s)
-        with index.rw.read():
-            if keys is not None:
-                return index.impl.search_keys(vector, k, keys, list(filters))
-            return index.impl.search(vector, k, list(filters))
+        return index.search(list(vectors), k, many=True)
 
     def fulltext_search(self, name: str, query_text: str, skip: int = 0, limit: int | None = None, *,
                         entity: str | None = None, timeout_s: float | None = None, mode: str = "lucene",
                         keys=None, accept=None) -> list[tuple[int, float]]:
         """Exact Lucene BM25 (entity id, score), best first, rows [skip, skip + limit); ``mode`` 'lucene'
         or 'plain', ``keys`` a candidate set of entity ids, ``accept(id)`` a pre-filter."""
-        index = self._searchable(name, FULLTEXT, entity, timeout_s)
-        with index.rw.read():
-            return index.impl.search(query_text, skip, limit, timeout_s, mode=mode, keys=keys, accept=accept)
+        return self.search(name, query_text, limit, kind=FULLTEXT, entity=entity, timeout_s=timeout_s, skip=skip,
+                           keys=keys, accept=accept, mode=mode)
 
-    def _searchable(self, name: str, kind: str, entity: str | None, timeout_s: float | None) -> ManagedIndex:
+    def search(self, name: str, query, limit: int | None, *, kind: str | None = None, entity: str | None = None,
+               timeout_s: float | None = None, skip: int = 0, filters=(), keys=None, accept=None,
+               **options) -> list[tuple[int, float]]:
+        """Search index ``name`` (of ``kind`` when given) through its provider: (entity id, score) best
+        first, rows [skip, skip + limit); ``filters`` [(prop, op, value)] for kinds with native filters,
+        ``keys`` a candidate set of ids, ``accept(id)`` a pre-filter, ``options`` kind-specific."""
+        index = self._searchable(name, kind, entity, timeout_s)
+        return index.search(query, limit, skip=skip, filters=list(filters), keys=keys, accept=accept,
+                            timeout_s=timeout_s, **options)
+
+    def _searchable(self, name: str, kind: str | None, entity: str | None, timeout_s: float | None):
         index = self.get(name)
         d = index.definition
-        if d.type != kind:
+        if kind is not None and d.type != kind:
             raise ArgumentError(f"Index `{name}` is a {d.type.lower()} index, not a {kind.lower()} index")
         if entity is not None and _entity(entity) != d.entity:
             raise ArgumentError(f"Index `{name}` indexes {d.entity}s, not {_entity(entity)}s")
@@ -216,7 +248,7 @@ class IndexManager:
         with self._lock:
             indexes = list(self._indexes.values())
         for index in indexes:
-            if not index._online.wait(max(0.0, deadline - time.monotonic())):
+            if not index.wait_online(max(0.0, deadline - time.monotonic())):
                 return False
             if index.state == "ONLINE" and index.has_pending():
                 index.flush()
@@ -251,7 +283,7 @@ class IndexManager:
         if fresh and directory is not None and os.path.isdir(directory):
             import shutil
             shutil.rmtree(directory, ignore_errors=True)
-        index = ManagedIndex(definition, self.store, directory, self.build_threads)
+        index = self.placement(definition, self.store, directory, self.build_threads)
         self._indexes[definition.name] = index
         index.start(ts)
 

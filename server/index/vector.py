@@ -298,6 +298,22 @@ class VectorIndex:
             allowed = self._mask_of(rows, n)
         return self._exact_search(q, k, allowed, scope)
 
+    def search_many(self, vectors, k: int) -> list[list[tuple[int, float]]]:
+        """search() without filters for several query vectors (a relevance join's distinct anchors):
+        one FAISS call when the search is exact over live rows only, else one search() each."""
+        if not vectors or k <= 0 or self.dims is None or not len(self) or self._dead or \
+                (self.hnsw and len(self) > self.config.exact_max_scope):
+            return [self.search(v, k) for v in vectors]
+        q = np.stack([self.query_vector(v) for v in vectors])
+        faiss.omp_set_num_threads(1)
+        raw, rows = self._flat().search(q, min(k + 8, self._n))
+        k = min(k, len(self))
+        out = []
+        for i in range(len(vectors)):
+            found = rows[i] >= 0
+            out.append(self._ranked(rows[i][found], self._scores(raw[i][found]), k))
+        return out
+
     def search_keys(self, vector, k: int, keys, filters=()) -> list[tuple[int, float]]:
         """The k best among the candidate entity ids ``keys`` (and inside ``filters``): exact, and costs
         the candidates only, however large the index."""

@@ -609,8 +609,45 @@ class DropUser:
     pos: Pos = _pos()
 
 
+@dataclass(slots=True)
+class CreateRelevanceJoin:
+    """CREATE RELEVANCE JOIN name FOR (a:A|B)-[:TYPE]->(t:T) ON a.prop [OPTIONS {...}]."""
+    name: str
+    anchor_labels: list[str]
+    rel_type: str
+    target_label: str
+    anchor_property: str
+    options: Optional[Expr] = None
+    if_not_exists: bool = False
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class DropRelevanceJoin:
+    name: str
+    if_exists: bool = False
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class CreateLabel:
+    """CREATE LABEL name [OPTIONS {parents: [...], lifecycle: {active: [...], never: [...]}}]."""
+    name: str
+    options: Optional[Expr] = None
+    if_not_exists: bool = False
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class DropLabel:
+    name: str
+    if_exists: bool = False
+    pos: Pos = _pos()
+
+
 Command = Union[CreateIndex, DropIndex, CreateConstraint, DropConstraint, ShowCommand,
-                CreateUser, AlterUser, DropUser]
+                CreateUser, AlterUser, DropUser, CreateRelevanceJoin, DropRelevanceJoin, CreateLabel,
+                DropLabel]
 
 
 @dataclass(slots=True)

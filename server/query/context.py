@@ -20,12 +20,19 @@ _CHECK_EVERY = 256
 CHUNK = 1024
 
 
+class Costs(dict):
+    """The statement's {semanticCalls, llmCalls, apiCalls}; ``ai_used`` is set by any AI work (an
+    embedding, a relevance search, even a cached one), so the server never runs it inline."""
+    ai_used = False
+
+
 class ExecContext:
     """Per-statement state: transaction, parameters, counters, statement clock and cancellation."""
 
     __slots__ = ("tx", "params", "db", "counters", "now", "deadline", "cancelled", "_ticks",
                  "deleted_nodes", "deleted_rels", "pending_deletes", "touched_nodes", "touched_rels",
-                 "writes", "commit_batch", "ai", "costs", "notifications")
+                 "writes", "commit_batch", "ai", "costs", "notifications", "scope",
+                 "budget")
 
     def __init__(self, tx, params: dict, db, *, deadline: float | None = None):
         self.tx = tx
@@ -48,8 +55,10 @@ class ExecContext:
         # AI state (embedding cache, relevance searches) made on first use by relate.server.ai.statement;
         # costs and notifications are the summary's own dict/list, filled while the rows stream.
         self.ai = None
-        self.costs = {"semanticCalls": 0, "llmCalls": 0, "apiCalls": 0}
+        self.costs = Costs(semanticCalls=0, llmCalls=0, apiCalls=0)
         self.notifications: list[dict] = []
+        self.scope: dict = {}               # the session's bound scope (user, context): never a parameter
+        self.budget: Optional[dict] = None  # the session's AI budget (relevance/costs.py)
 
     def check(self) -> None:
         """Raise Terminated or QueryTimeout when the statement was cancelled or ran out of time."""

@@ -19,6 +19,7 @@ class Procedure:
     outputs: tuple
     fn: Callable[..., Iterable]
     mode: str = "READ"
+    description: str = ""           # one line, for SHOW PROCEDURES and the shell's completion
 
     @property
     def output_names(self) -> list[str]:
@@ -36,9 +37,13 @@ class ProcedureRegistry:
     def __init__(self):
         self._by_name: dict[str, Procedure] = {}
 
-    def register(self, name: str, inputs, outputs, fn, mode: str = "READ") -> Procedure:
+    def register(self, name: str, inputs, outputs, fn, mode: str = "READ", description: str | None = None) -> Procedure:
+        """Add a procedure; ``description`` defaults to the first line of ``fn``'s docstring."""
+        if description is None:
+            doc = (getattr(fn, "__doc__", None) or "").strip()
+            description = doc.splitlines()[0] if doc else ""
         proc = Procedure(name, tuple(tuple(i) if len(i) == 3 else (*i, MISSING) for i in inputs),
-                         tuple(tuple(o) for o in outputs), fn, mode)
+                         tuple(tuple(o) for o in outputs), fn, mode, description)
         self._by_name[name.lower()] = proc
         return proc
 
@@ -95,11 +100,15 @@ _TYPE_CHECKS = {
 def register_builtins(registry: ProcedureRegistry) -> None:
     """The db.* procedures every database has."""
     registry.register("db.labels", [], [("label", "STRING?")],
-                      lambda ctx: ({"label": name} for name in sorted(ctx.tx.labels())))
+                      lambda ctx: ({"label": name} for name in sorted(ctx.tx.labels())),
+                      description="The node labels in use.")
     registry.register("db.relationshipTypes", [], [("relationshipType", "STRING?")],
-                      lambda ctx: ({"relationshipType": name} for name in sorted(ctx.tx.rel_types())))
+                      lambda ctx: ({"relationshipType": name} for name in sorted(ctx.tx.rel_types())),
+                      description="The relationship types in use.")
     registry.register("db.propertyKeys", [], [("propertyKey", "STRING?")],
-                      lambda ctx: ({"propertyKey": name} for name in sorted(ctx.tx.property_keys())))
+                      lambda ctx: ({"propertyKey": name} for name in sorted(ctx.tx.property_keys())),
+                      description="Every property key ever written.")
     registry.register("dbms.procedures", [], [("name", "STRING?"), ("signature", "STRING?"), ("mode", "STRING?")],
                       lambda ctx: ({"name": p.name, "signature": p.signature(), "mode": p.mode}
-                                   for p in ctx.db.procedures.all()))
+                                   for p in ctx.db.procedures.all()),
+                      description="The registered procedures and their signatures.")

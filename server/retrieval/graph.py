@@ -11,6 +11,7 @@ import re
 
 from ..index.trigram import trigram_similarity
 from .normalize import normalize_name
+from .names import trigram_lookup
 
 _WORDS = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*")
 _POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")
@@ -32,7 +33,7 @@ def find_entities(ctx, question: str, opts: dict) -> list[dict]:
         phrases = [(" ".join(words[i:j]), i, j - 1) for i in range(len(words))
                    for j in range(i + 1, min(len(words), i + MAX_PHRASE_WORDS) + 1)]
     label, workspace, threshold = opts["entityLabel"], opts["workspace"], opts["entityThreshold"]
-    index = ctx.db.name_indexes.get(label, "normalized")
+    index = trigram_lookup(ctx.db, label, "normalized")
     tx = ctx.tx
     candidates = []
     for phrase, first, last in phrases:

@@ -9,15 +9,19 @@ from .retrieve import Runner, retrieve
 def register(registry) -> None:
     registry.register("db.entity.resolve", [("mentions", "ANY?"), ("options", "MAP?", None)],
                       [("mention", "STRING?"), ("entity", "NODE?"), ("created", "BOOLEAN?"), ("stage", "STRING?"),
-                       ("similarity", "FLOAT?")], resolve_mentions, mode="WRITE")
+                       ("similarity", "FLOAT?")], resolve_mentions, mode="WRITE",
+                      description="Resolve entity mentions to existing entities (exact, trigram, embedding) or create them.")
     registry.register("db.retrieve", [("question", "ANY?"), ("options", "MAP?", {})],
                       [("node", "NODE?"), ("score", "FLOAT?"), ("rank", "INTEGER?"), ("lanes", "LIST? OF STRING?"),
-                       ("evidence", "LIST? OF MAP?"), ("diagnostics", "MAP?")], _retrieve)
+                       ("evidence", "LIST? OF MAP?"), ("diagnostics", "MAP?")], _retrieve,
+                      description="Three-lane retrieval (dense, keyword, graph) for a question, fused, with evidence.")
     registry.register("db.retrieve.diagnostics", [("question", "ANY?"), ("options", "MAP?", {})],
-                      [("step", "STRING?"), ("ms", "FLOAT?"), ("details", "MAP?")], _diagnostics)
+                      [("step", "STRING?"), ("ms", "FLOAT?"), ("details", "MAP?")], _diagnostics,
+                      description="What each retrieval lane found for a question, and why.")
     registry.register("db.answer", [("question", "ANY?"), ("options", "MAP?", {})],
                       [("answer", "STRING?"), ("citations", "LIST? OF MAP?"), ("sources", "LIST? OF MAP?"),
-                       ("diagnostics", "MAP?")], _answer)
+                       ("diagnostics", "MAP?")], _answer,
+                      description="An answer to a question from the retrieved evidence, with citations.")
 
 
 def _retrieve(ctx, question, opts=None):

@@ -13,6 +13,7 @@ from relate.protocol.errors import ArgumentError, CypherTypeError
 from ..index.trigram import trigram_similarity
 from ..query.refs import NodeRef
 from .normalize import normalize_name
+from .names import trigram_lookup
 
 RESOLVE_DEFAULTS = {"workspace": None, "label": "Entity", "trigramThreshold": 0.6, "embeddingThreshold": 0.9,
                     "embedder": None, "embeddingIndex": None, "create": True, "maxScan": 10_000}
@@ -106,7 +107,7 @@ class Resolver:
 
     def _trigram(self, norm: str, kind):
         threshold = self.opts["trigramThreshold"]
-        index = self.ctx.db.name_indexes.get(self.label, "normalized")
+        index = trigram_lookup(self.ctx.db, self.label, "normalized")
         for nid, sim in index.search(norm, 20, threshold):
             # the index follows commits; the snapshot decides what is visible
             if self._same_scope(nid, kind) and self.tx.node_prop(nid, "normalized") is not None:

@@ -301,7 +301,10 @@ class SessionCore:
             await asyncio.sleep(delay)
             raise
         self._auth.succeeded(self.peer)
+        from relate.server.relevance.scope import bind
+        scope = await self._worker.call(bind, self._auth, self.user, message.auth.get("context"))
         self._engine = await self._worker.call(self._db.session)
+        self._engine.scope = scope
         self._log = self._log.bind(user=self.user)
         await out.success({})
 
@@ -345,7 +348,8 @@ class SessionCore:
                  and wall < INLINE_BUDGET_S and getattr(summary, "query_type", None) == "r" and not self._in_tx())
         if cheap and known:
             return
-        if cheap and not _NOT_INLINE.search(query):
+        # a statement that embeds or searches for relevance may call a model: never on the event loop
+        if cheap and not _NOT_INLINE.search(query) and not getattr(getattr(summary, "costs", None), "ai_used", False):
             if len(self._cheap) >= INLINE_MEMO_SIZE:
                 self._cheap.clear()
             self._cheap[query] = True

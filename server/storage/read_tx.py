@@ -53,8 +53,56 @@ class ReadTx:
     def __enter__(self):
         return self
 
+    # -- query-time entities (storage/virtual.py): relevance edges and pinned anchors ------------------
+    def add_virtual_rel(self, type: str, start: int, end: int, props: dict) -> int:
+        """A relationship readable through this transaction only, under a fresh negative id."""
+        from .virtual import add_rel
+        return add_rel(self, type, start, end, props)
+
+    def add_virtual_node(self, labels, props: dict) -> int:
+        """A node readable through this transaction only, under a fresh negative id."""
+        from .virtual import add_node
+        return add_node(self, labels, props)
+
     def __exit__(self, *exc) -> None:
         self.close()
+
+    # -- the entity tables ---------------------------------------------------------------------------
+    # Nodes and relationships are two tables of the same shape (id -> newest version, older versions
+    # chained by ``prev``; ``props`` None = deleted). Scans share ``_live_ids`` / ``_members``. The
+    # per-entity accessors below (node_labels, node_prop, ...) repeat the visibility test inline
+    # instead of calling one shared lookup (``_node``): they are the engine's hottest reads (every
+    # property access, label test and expand end check), and a shared lookup adds a call to each.
+
+    def _live_ids(self, table: dict) -> Iterator[int]:
+        """Ids of ``table`` (the store's nodes or relationships) live in this snapshot."""
+        ts = self._ts
+        for eid, rec in list(table.items()):
+            if rec.ts > ts:
+                rec = visible(rec.prev, ts)
+                if rec is None:
+                    continue
+            if rec.props is not None:
+                yield eid
+
+    def _members(self, index: dict, name: str, get, check_label: bool) -> Iterator[int]:
+        """Ids in ``index[name]`` (the label index with ``get`` = nodes, or the type index with rels)
+        live in this snapshot; with ``check_label`` they must still carry the label (the label index
+        keeps members until vacuum). Lazy: the member set is read and copied at the first ``next``."""
+        members = index.get(name)
+        if not members:
+            return
+        ts = self._ts
+        for eid in list(members):
+            rec = get(eid)
+            if rec is None:
+                continue
+            if rec.ts > ts:
+                rec = visible(rec.prev, ts)
+                if rec is None:
+                    continue
+            if rec.props is not None and (not check_label or name in rec.labels):
+                yield eid
 
     # -- nodes ---------------------------------------------------------------------------------------
 
@@ -103,30 +151,10 @@ class ReadTx:
         return None if rec is None else (rec.labels, rec.props)
 
     def all_nodes(self) -> Iterator[int]:
-        ts = self._ts
-        for nid, rec in list(self._store._nodes.items()):
-            if rec.ts > ts:
-                rec = visible(rec.prev, ts)
-                if rec is None:
-                    continue
-            if rec.props is not None:
-                yield nid
+        return self._live_ids(self._store._nodes)
 
     def nodes_by_label(self, label: str) -> Iterator[int]:
-        members = self._store._label_index.get(label)
-        if not members:
-            return
-        get, ts = self._nodes_get, self._ts
-        for nid in list(members):
-            rec = get(nid)
-            if rec is None:
-                continue
-            if rec.ts > ts:
-                rec = visible(rec.prev, ts)
-                if rec is None:
-                    continue
-            if rec.props is not None and label in rec.labels:
-                yield nid
+        return self._members(self._store._label_index, label, self._nodes_get, True)
 
     def count_nodes(self, label: str | None = None) -> int:
         return self._counts().nodes.get(label, 0)
@@ -174,30 +202,10 @@ class ReadTx:
         return None if rec is None else (rec.type, rec.start, rec.end, rec.props)
 
     def all_rels(self) -> Iterator[int]:
-        ts = self._ts
-        for rid, rec in list(self._store._rels.items()):
-            if rec.ts > ts:
-                rec = visible(rec.prev, ts)
-                if rec is None:
-                    continue
-            if rec.props is not None:
-                yield rid
+        return self._live_ids(self._store._rels)
 
     def rels_by_type(self, type: str) -> Iterator[int]:
-        members = self._store._type_index.get(type)
-        if not members:
-            return
-        get, ts = self._rels_get, self._ts
-        for rid in list(members):
-            rec = get(rid)
-            if rec is None:
-                continue
-            if rec.ts > ts:
-                rec = visible(rec.prev, ts)
-                if rec is None:
-                    continue
-            if rec.props is not None:
-                yield rid
+        return self._members(self._store._type_index, type, self._rels_get, False)
 
     def count_rels(self, type: str | None = None) -> int:
         return self._counts().rels.get(type, 0)

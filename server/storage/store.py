@@ -214,23 +214,12 @@ class GraphStore:
             tx.rollback()
             raise
         # Past this point the commit is in the log: it must not fail.
-        nodes, rels = self._nodes, self._rels
-        for nid in tx._touched_nodes:
-            rec = nodes.get(nid)
-            if rec is not None and rec.ts == PENDING:
-                rec.ts = commit_ts
-        for rid in tx._touched_rels:
-            rec = rels.get(rid)
-            if rec is not None and rec.ts == PENDING:
-                rec.ts = commit_ts
+        self._stamp(tx, commit_ts)
         if any(tx._node_delta.values()) or any(tx._rel_delta.values()):
             merged = tx._counts()
             self._counts = CountsVersion(commit_ts, merged.nodes, merged.rels, self._counts)
         if tx._schema_entries is not None:
             self._schema = SchemaVersion(commit_ts, tx._schema_entries, self._schema)
-        for index in tx._new_indexes:
-            if index.ts == PENDING:
-                index.ts = commit_ts
         if tx._has_deletes or any(c[0] in _STRUCTURAL_KINDS for c in changes):
             self._structure_ts = commit_ts         # before any snapshot can see commit_ts
         self._assigned_ts = commit_ts
@@ -275,27 +264,28 @@ class GraphStore:
 
     # -- recovery helpers ------------------------------------------------------------------------------
 
+    def _stamp(self, tx: WriteTx, commit_ts: int) -> None:
+        """Give ``tx``'s pending versions (in both entity tables) and new property indexes ``commit_ts``."""
+        for table, touched in ((self._nodes, tx._touched_nodes), (self._rels, tx._touched_rels)):
+            for eid in touched:
+                rec = table.get(eid)
+                if rec is not None and rec.ts == PENDING:
+                    rec.ts = commit_ts
+        for index in tx._new_indexes:
+            if index.ts == PENDING:
+                index.ts = commit_ts
+
     def _begin_replay(self) -> WriteTx:
         self._writer_lock.acquire()
         return WriteTx(self, self._assigned_ts)
 
     def _finish_replay(self, tx: WriteTx, commit_ts: int) -> None:
         """Stamp replayed versions with the last replayed ts (nothing is logged or announced)."""
-        for nid in tx._touched_nodes:
-            rec = self._nodes.get(nid)
-            if rec is not None and rec.ts == PENDING:
-                rec.ts = commit_ts
-        for rid in tx._touched_rels:
-            rec = self._rels.get(rid)
-            if rec is not None and rec.ts == PENDING:
-                rec.ts = commit_ts
+        self._stamp(tx, commit_ts)
         merged = tx._counts()
         self._counts = CountsVersion(commit_ts, merged.nodes, merged.rels, self._counts)
         if tx._schema_entries is not None:
             self._schema = SchemaVersion(commit_ts, tx._schema_entries, self._schema)
-        for index in tx._new_indexes:
-            if index.ts == PENDING:
-                index.ts = commit_ts
         if tx._gc:
             self._gc_queue.append((commit_ts, tx._gc))
         tx._undo.clear()

@@ -23,11 +23,7 @@ def undo_to(tx, mark: int) -> None:
         if kind == NPROP:
             _, nid, key, old = entry
             rec = nodes[nid]
-            new = rec.props.get(key)
-            if old is None:
-                rec.props.pop(key, None)
-            else:
-                rec.props[key] = old
+            new = _restore_prop(rec, key, old)
             if new is not None:
                 vacuum.collect_node_entries(store, checks, nid, rec.labels, {key: new}, key)
         elif kind == NODE_NEW:
@@ -38,9 +34,9 @@ def undo_to(tx, mark: int) -> None:
                 node_delta[label] -= 1
                 checks.append((vacuum.LABEL, nid, label))
             vacuum.collect_node_entries(store, checks, nid, rec.labels, rec.props, None)
-        elif kind == NODE_PUSH:
-            _, nid = entry
-            nodes[nid] = nodes[nid].prev
+        elif kind == NODE_PUSH or kind == REL_PUSH:
+            table = nodes if kind == NODE_PUSH else rels
+            table[entry[1]] = table[entry[1]].prev     # drop this transaction's version
         elif kind == LABELS:
             _, nid, old_labels = entry
             rec = nodes[nid]
@@ -62,11 +58,7 @@ def undo_to(tx, mark: int) -> None:
         elif kind == RPROP:
             _, rid, key, old = entry
             rec = rels[rid]
-            new = rec.props.get(key)
-            if old is None:
-                rec.props.pop(key, None)
-            else:
-                rec.props[key] = old
+            new = _restore_prop(rec, key, old)
             if new is not None:
                 vacuum.collect_rel_entries(store, checks, rid, rec.type, {key: new})
         elif kind == REL_NEW:
@@ -76,9 +68,6 @@ def undo_to(tx, mark: int) -> None:
             rel_delta[rec.type] -= 1
             checks.append((vacuum.REL, rid, rec.type, rec.start, rec.end))
             vacuum.collect_rel_entries(store, checks, rid, rec.type, rec.props)
-        elif kind == REL_PUSH:
-            _, rid = entry
-            rels[rid] = rels[rid].prev
         elif kind == REL_DEL:
             _, rid, props = entry
             rec = rels[rid]
@@ -103,3 +92,13 @@ def undo_to(tx, mark: int) -> None:
             store._register_index(index)
     if checks:
         vacuum.run_checks(store, checks, -1)
+
+
+def _restore_prop(rec, key: str, old):
+    """Put a node's or relationship's property back to ``old`` (None = absent); returns the value undone."""
+    new = rec.props.get(key)
+    if old is None:
+        rec.props.pop(key, None)
+    else:
+        rec.props[key] = old
+    return new

@@ -12,6 +12,7 @@ from . import codec, undo, vacuum
 from .adjacency import link_rel
 from .indexes import PropertyIndex, order_key
 from .read_tx import ReadTx, _missing_node, _missing_rel
+from .virtual import refuse_write
 from .undo import (ABSENT, INDEX_DROP, INDEX_NEW, LABELS, NODE_DEL, NODE_NEW, NODE_PUSH, NPROP, REL_DEL,
                    REL_NEW, REL_PUSH, RPROP, SCHEMA)
 from .versions import PENDING, NodeVersion, RelVersion
@@ -152,6 +153,8 @@ class WriteTx(ReadTx):
 
     def _pending_node(self, nid: int) -> NodeVersion:
         """This transaction's own version of a live node, made on first touch."""
+        if nid < 0:
+            refuse_write(nid, "node")
         store = self._store
         rec = store._nodes.get(nid)
         if rec is None or rec.props is None:
@@ -208,6 +211,8 @@ class WriteTx(ReadTx):
         store = self._store
         head = store._nodes.get(nid)
         if head is None or head.props is None:
+            if nid < 0:
+                refuse_write(nid, "node")
             raise _missing_node(nid)
         new = [store._intern_label(label) for label in dict.fromkeys(labels) if label not in head.labels]
         if not new:
@@ -235,6 +240,8 @@ class WriteTx(ReadTx):
         store = self._store
         head = store._nodes.get(nid)
         if head is None or head.props is None:
+            if nid < 0:
+                refuse_write(nid, "node")
             raise _missing_node(nid)
         gone = [label for label in dict.fromkeys(labels) if label in head.labels]
         if not gone:
@@ -268,6 +275,8 @@ class WriteTx(ReadTx):
         """Delete a node; its relationships must be deleted in the same transaction (checked at commit)."""
         if not self._active:
             self._require_active()
+        if nid < 0:
+            refuse_write(nid, "node")
         store = self._store
         rec = store._nodes.get(nid)
         if rec is None:
@@ -306,6 +315,8 @@ class WriteTx(ReadTx):
         return rid
 
     def _insert_rel(self, rid: int, type: str, start: int, end: int, props, trusted: bool = False) -> None:
+        if start < 0 or end < 0:
+            refuse_write(min(start, end), "node")
         store = self._store
         get = self._nodes_get
         rec = get(start)
@@ -344,7 +355,12 @@ class WriteTx(ReadTx):
         self._changes.append(("rel+", rid, type, start, end, dict(props)))
         self._undo.append((REL_NEW, rid))
 
+    # The relationship writers mirror the node writers on purpose rather than sharing one entity-table
+    # path: they are per-property hot paths (SET, MERGE, loads) where a shared path would add a call and
+    # a kind test per write, and their index upkeep differs (one type vs. every label of a node).
     def _pending_rel(self, rid: int) -> RelVersion:
+        if rid < 0:
+            refuse_write(rid, "relationship")
         store = self._store
         rec = store._rels.get(rid)
         if rec is None or rec.props is None:
@@ -389,6 +405,8 @@ class WriteTx(ReadTx):
     def delete_rel(self, rid: int) -> None:
         if not self._active:
             self._require_active()
+        if rid < 0:
+            refuse_write(rid, "relationship")
         store = self._store
         rec = store._rels.get(rid)
         if rec is None:

@@ -124,3 +124,12 @@ def test_two_server_clients_ingesting_the_same_entity_end_with_one(tmp_path):
             assert conn.execute("MATCH (:Chunk)-[m:MENTIONS]->(:Entity) RETURN count(m)").fetchone()[0] == 10
     finally:
         server.stop()
+
+
+def test_a_declared_trigram_index_serves_the_trigram_stage(db):
+    db.session().run("CREATE TRIGRAM INDEX entity_names FOR (e:Entity) ON (e.normalized)").consume()
+    resolve(db, [{"name": "Apache Kafka", "type": "Product"}])
+    typo = resolve(db, [{"name": "Apache Kafak", "type": "Product"}])
+    assert typo[0][1:4] == ("Apache Kafka", False, "trigram")
+    assert db.index_manager.get("entity_names").read_count >= 1
+    assert not db.name_indexes._indexes          # the implicit in-memory index was never built

@@ -60,6 +60,37 @@ def test_keywords_functions_commands_and_parameters(schema):
     assert inserted(completer, "RETURN $li") == ["limit"]
 
 
+def test_functions_and_procedures_come_from_show_functions_and_show_procedures(schema):
+    with relate.connect(":memory:") as db:
+        every_function = {row[0] for row in db.execute("SHOW FUNCTIONS YIELD name RETURN name")}
+        every_procedure = {row[0] for row in db.execute("SHOW PROCEDURES YIELD name RETURN name")}
+    assert set(schema.functions) == every_function and len(every_function) > 124
+    assert set(schema.procedures) == every_procedure
+    completer = CypherCompleter(schema)
+    for name in every_function:            # each one completes from its own full name
+        assert name + "(" in inserted(completer, "RETURN " + name)
+    assert inserted(completer, "RETURN text.trigram.s") == ["text.trigram.similarity("]
+    assert inserted(completer, "RETURN datetime.fromEpochM") == ["datetime.fromEpochMillis("]
+    assert inserted(completer, "CALL db.index.trigram.queryN") == ["db.index.trigram.queryNodes("]
+    assert "db.labels(" not in inserted(completer, "RETURN db.la")     # procedures only after CALL
+
+
+def test_routines_are_fetched_once_per_connection(schema):
+    class Counting:
+        def __init__(self):
+            self.queries = []
+
+        def execute(self, query, params=None):
+            self.queries.append(query)
+            return []
+
+    names, connection = SchemaNames(), Counting()
+    names.refresh(connection)
+    names.refresh(connection)
+    assert sum("SHOW FUNCTIONS" in q for q in connection.queries) == 1
+    assert sum("db.labels" in q for q in connection.queries) == 2
+
+
 def test_completions_replace_the_word_being_typed(schema):
     completer = CypherCompleter(schema)
     completion, = completer.get_completions(Document("MATCH (n:Pe"), None)

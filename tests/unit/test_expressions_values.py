@@ -5,7 +5,7 @@ import pytest
 
 from relate.errors import ClientError, CypherTypeError
 from relate.values import Duration
-from relate.server.query.exec import values_ops as ops
+from relate.server.query.exec.values import ops
 from relate.server.query.refs import NodeRef, PathRef, RelRef
 
 NAN = float("nan")

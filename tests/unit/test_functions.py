@@ -8,8 +8,8 @@ import pytest
 from relate.errors import ArgumentError, CypherTypeError
 from relate.values import Vector
 from relate.server.query.exec.functions import FUNCTIONS, arity, lookup
-from relate.server.query.exec.values_ops import format_float
-from relate.server.query.exec.functions_lists import value_type_name
+from relate.server.query.exec.values.ops import format_float
+from relate.server.query.exec.functions.lists import value_type_name
 
 
 class Ctx:

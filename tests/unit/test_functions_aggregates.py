@@ -5,7 +5,7 @@ import pytest
 
 from relate.errors import ArgumentError, ClientError, CypherTypeError
 from relate.values import Duration
-from relate.server.query.exec.values_ops import is_aggregate, make_aggregator
+from relate.server.query.exec.values.ops import is_aggregate, make_aggregator
 
 
 def run(name, values, distinct=False):

@@ -5,7 +5,7 @@ import pytest
 
 from relate.errors import ClientError, CypherTypeError
 from relate.values import Duration
-from relate.server.query.exec.temporal_functions import (TEMPORAL_FUNCTIONS, temporal_add, temporal_compare,
+from relate.server.query.exec.functions.temporal import (TEMPORAL_FUNCTIONS, temporal_add, temporal_compare,
                                                          temporal_divide, temporal_equals, temporal_multiply,
                                                          temporal_subtract)
 

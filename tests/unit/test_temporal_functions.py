@@ -9,7 +9,7 @@ import pytest
 from relate.errors import ArgumentError, CypherTypeError
 from relate.temporal import Date, DateTime, LocalDateTime, LocalTime, Time
 from relate.values import Duration
-from relate.server.query.exec.temporal_functions import TEMPORAL_FUNCTIONS, temporal_property
+from relate.server.query.exec.functions.temporal import TEMPORAL_FUNCTIONS, temporal_property
 
 
 class Ctx:

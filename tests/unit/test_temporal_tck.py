@@ -16,7 +16,7 @@ from gherkin.pickles.compiler import Compiler
 
 from relate.temporal import TEMPORAL_TYPES
 from relate.values import Duration
-from relate.server.query.exec import temporal_functions as tf
+from relate.server.query.exec.functions import temporal as tf
 
 from tests.helpers import tck_features
 from tests.tck.tck_values import bag_matches, parse_value

@@ -51,12 +51,13 @@ class AsyncWire:
 
     @classmethod
     async def open(cls, address: Address, *, auth: tuple[str, str] | None, ssl_context, timeout: float,
-                   max_message_size: int = DEFAULT_MAX_REPLY_SIZE, user_agent: str = "relate-python") -> "AsyncWire":
+                   max_message_size: int = DEFAULT_MAX_REPLY_SIZE, user_agent: str = "relate-python",
+                   context: str | None = None) -> "AsyncWire":
         transport = await AsyncTransport.connect(address, ssl_context=ssl_context, timeout=timeout)
         wire = cls(transport, address, max_message_size)
         try:
             await wire._handshake()
-            await wire._login(auth, user_agent)
+            await wire._login(auth, user_agent, context)
         except BaseException:
             await wire.close()
             raise
@@ -71,11 +72,13 @@ class AsyncWire:
         if version is None:
             raise ProtocolError(f"the server at {self.address} speaks no protocol version this driver knows")
 
-    async def _login(self, auth: tuple[str, str] | None, user_agent: str) -> None:
+    async def _login(self, auth: tuple[str, str] | None, user_agent: str, context: str | None = None) -> None:
         hello = self.queue(m.Hello({"user_agent": user_agent}))
         credentials = {"scheme": "none"}
         if auth is not None:
             credentials = {"scheme": "basic", "principal": auth[0], "credentials": auth[1]}
+        if context is not None:
+            credentials["context"] = context
         logon = self.queue(m.Logon(credentials))
         await self.wait(logon)
         for response in (hello, logon):

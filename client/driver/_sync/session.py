@@ -124,8 +124,10 @@ class WireSession:
     def __init__(self, url: str, auth: tuple[str, str] | None = None, *, fetch_size: int = DEFAULT_FETCH_SIZE,
                  connect_timeout: float = 10.0, max_message_size: int = DEFAULT_MAX_REPLY_SIZE,
                  trusted_certificates: str | None = None, ssl_context=None, user_agent: str = "relate-python",
-                 tx_timeout: float | None = None):
+                 tx_timeout: float | None = None, context: str | None = None):
         self.address = Address(url)
+        # The context (tenant) to work in; the server checks the user may use it (docs/relevance.md).
+        self._context = context if context is not None else self.address.options.get("context")
         self._auth = auth if auth is not None else self.address.auth
         self.fetch_size = int(self.address.options.get("fetch_size", fetch_size))
         self._connect_timeout = connect_timeout
@@ -141,7 +143,7 @@ class WireSession:
     def open(self) -> "WireSession":
         self._wire = Wire.open(self.address, auth=self._auth, ssl_context=self._ssl,
                                           timeout=self._connect_timeout, max_message_size=self._max_message_size,
-                                          user_agent=self._user_agent)
+                                          user_agent=self._user_agent, context=self._context)
         self._open, self._in_tx = [], False
         return self
 

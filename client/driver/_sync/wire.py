@@ -52,12 +52,13 @@ class Wire:
 
     @classmethod
     def open(cls, address: Address, *, auth: tuple[str, str] | None, ssl_context, timeout: float,
-                   max_message_size: int = DEFAULT_MAX_REPLY_SIZE, user_agent: str = "relate-python") -> "Wire":
+                   max_message_size: int = DEFAULT_MAX_REPLY_SIZE, user_agent: str = "relate-python",
+                   context: str | None = None) -> "Wire":
         transport = Transport.connect(address, ssl_context=ssl_context, timeout=timeout)
         wire = cls(transport, address, max_message_size)
         try:
             wire._handshake()
-            wire._login(auth, user_agent)
+            wire._login(auth, user_agent, context)
         except BaseException:
             wire.close()
             raise
@@ -72,11 +73,13 @@ class Wire:
         if version is None:
             raise ProtocolError(f"the server at {self.address} speaks no protocol version this driver knows")
 
-    def _login(self, auth: tuple[str, str] | None, user_agent: str) -> None:
+    def _login(self, auth: tuple[str, str] | None, user_agent: str, context: str | None = None) -> None:
         hello = self.queue(m.Hello({"user_agent": user_agent}))
         credentials = {"scheme": "none"}
         if auth is not None:
             credentials = {"scheme": "basic", "principal": auth[0], "credentials": auth[1]}
+        if context is not None:
+            credentials["context"] = context
         logon = self.queue(m.Logon(credentials))
         self.wait(logon)
         for response in (hello, logon):

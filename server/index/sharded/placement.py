@@ -314,7 +314,7 @@ class ShardedVector(_Placement):
 
     def __init__(self, definition, directory, create=True):
         super().__init__(definition, directory, create)
-        from ..definitions import vector_config
+        from ..providers.vector import vector_config
         self.config = vector_config(definition)
 
     def upsert_many(self, items) -> int:
@@ -338,6 +338,10 @@ class ShardedVector(_Placement):
         """Every shard's top k, merged: the exact top k when the shards search exactly."""
         parts = self._fan_out("search_vector_at", lambda s: (vector, k, list(filters)))
         return heapq.nsmallest(k, (hit for part in parts for hit in part), key=lambda h: (-h[1], h[0]))
+
+    def search_many(self, vectors, k: int) -> list[list[tuple[int, float]]]:
+        """One merged top k per query vector (relevance joins)."""
+        return [self.search(vector, k) for vector in vectors]
 
     def search_keys(self, vector, k: int, keys, filters=()) -> list[tuple[int, float]]:
         by_shard: dict[int, list] = {}

@@ -12,9 +12,8 @@ import json
 import os
 import shutil
 
-from ..definitions import VECTOR, IndexDefinition, vector_config
-from ..fulltext import FullTextIndex
-from ..vector import VectorIndex
+from ..definitions import VECTOR, IndexDefinition
+from ..providers import get_provider
 from .global_stats import GlobalStats, GlobalView, collect
 
 META = "shard.json"
@@ -43,11 +42,8 @@ class SearchShard:
             self.impl = self._new_impl(create=True)
 
     def _new_impl(self, create: bool):
-        d = self.definition
-        if d.type == VECTOR:
-            return VectorIndex(vector_config(d), d.filter_properties)
-        return FullTextIndex(d.properties, d.config.get("fulltext.analyzer"), d.config["fulltext.engine"],
-                             self.directory, create=create)
+        """The kind's own structure, opened by its provider as for an in-process index."""
+        return get_provider(self.definition.type).open(self.definition, self.directory, create)
 
     def _load(self) -> None:
         """Reopen the saved files and their position; on any failure start empty at position 0."""

@@ -14,9 +14,10 @@ from relate.protocol.errors import (ArgumentError, CypherSemanticError, CypherSy
 from relate.protocol.values import VECTOR_TYPES, Duration, Vector
 from relate.server.query import ast
 from relate.server.query.context import checked
-from relate.server.query.exec import functions, values_ops
-from relate.server.query.exec.aggregates import is_aggregate
-from relate.server.query.exec.values_ops import equals, temporal_rank, type_name
+from relate.server.query.exec import functions
+from relate.server.query.exec.values import ops as values_ops
+from relate.server.query.exec.functions.aggregates import is_aggregate
+from relate.server.query.exec.values.ops import equals, temporal_rank, type_name
 from relate.server.query.refs import NodeRef, RelRef
 
 __all__ = ["compile_expression", "get_property", "in_list", "label_predicate", "Compiled"]
@@ -124,7 +125,7 @@ def _literal_kind(expr: Any) -> str | None:
 # Runtime helpers
 # --------------------------------------------------------------------------------------------
 def _temporal_ops():
-    from relate.server.query.exec import temporal_functions
+    from relate.server.query.exec.functions import temporal as temporal_functions
     return temporal_functions
 
 

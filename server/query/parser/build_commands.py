@@ -11,7 +11,8 @@ from .literals import decode_parameter
 
 _SHOW_KINDS = {P.ShowIndexesContext: "INDEXES", P.ShowConstraintsContext: "CONSTRAINTS",
                P.ShowProceduresContext: "PROCEDURES", P.ShowFunctionsContext: "FUNCTIONS",
-               P.ShowUsersContext: "USERS", P.ShowTransactionsContext: "TRANSACTIONS"}
+               P.ShowUsersContext: "USERS", P.ShowTransactionsContext: "TRANSACTIONS",
+               P.ShowRelevanceJoinsContext: "RELEVANCE JOINS", P.ShowLabelDeclarationsContext: "LABELS"}
 
 
 class CommandBuilder(ClauseBuilder):
@@ -129,6 +130,28 @@ class CommandBuilder(ClauseBuilder):
     def _drop_user(self, ctx):
         return ast.DropUser(self.name(ctx.symbolicName()), ctx.ifExists() is not None, pos=self.pos(ctx))
 
+    # -- relevance joins and label declarations -------------------------------------------------
+    def _create_relevance_join(self, ctx):
+        options = ctx.mapLiteral()
+        return ast.CreateRelevanceJoin(
+            self.name(ctx.name), [self.name(label) for label in ctx.symbolicName()[1:-2]],
+            self.name(ctx.relType), self.name(ctx.target),
+            self.name(ctx.propertyRef().propertyKeyName()),
+            None if options is None else self.map_literal(options), ctx.ifNotExists() is not None,
+            pos=self.pos(ctx))
+
+    def _drop_relevance_join(self, ctx):
+        return ast.DropRelevanceJoin(self.name(ctx.symbolicName()), ctx.ifExists() is not None,
+                                     pos=self.pos(ctx))
+
+    def _create_label(self, ctx):
+        options = ctx.mapLiteral()
+        return ast.CreateLabel(self.name(ctx.symbolicName()), None if options is None else self.map_literal(options),
+                               ctx.ifNotExists() is not None, pos=self.pos(ctx))
+
+    def _drop_label(self, ctx):
+        return ast.DropLabel(self.name(ctx.symbolicName()), ctx.ifExists() is not None, pos=self.pos(ctx))
+
 
 CommandBuilder._command_handlers = {
     P.NewIndexContext: CommandBuilder._create_index,
@@ -141,4 +164,8 @@ CommandBuilder._command_handlers = {
     P.AlterPasswordContext: CommandBuilder._alter_user,
     P.AlterChangeRequiredContext: CommandBuilder._alter_user,
     P.DropUserContext: CommandBuilder._drop_user,
+    P.CreateRelevanceJoinContext: CommandBuilder._create_relevance_join,
+    P.DropRelevanceJoinContext: CommandBuilder._drop_relevance_join,
+    P.CreateLabelContext: CommandBuilder._create_label,
+    P.DropLabelContext: CommandBuilder._drop_label,
 }

@@ -27,7 +27,8 @@ def _compute(op) -> set[str]:
     t = type(op)
     if t is L.Argument:
         return set(op.bound)
-    if t in (L.AllNodesScan, L.NodeByLabelScan, L.NodeIndexSeek, L.NodeIndexRange, L.NodeByIdSeek):
+    if t in (L.AllNodesScan, L.NodeByLabelScan, L.NodeIndexSeek, L.NodeIndexRange, L.NodeByIdSeek,
+             L.PinnedAnchor):
         return set(bound_vars(op.source)) | {op.var}
     if t is L.RelTypeScan:
         return set(bound_vars(op.source)) | {op.start, op.rel, op.end}

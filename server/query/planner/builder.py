@@ -9,6 +9,7 @@ from .. import ast
 from . import logical as L
 from .patterns import PatternPlanner, property_predicates
 from .projection import plan_projection
+from relate.server.relevance import planning as relevance_planning
 
 READS = (ast.Match, ast.Merge, ast.CallSubquery, ast.CallProcedure)
 WRITES = (ast.Create, ast.Merge, ast.Set, ast.Remove, ast.Delete, ast.Foreach)
@@ -101,6 +102,10 @@ class Builder:
                 predicates.extend(property_predicates(ast.Variable(var), node.properties))
             if node.where is not None:
                 predicates.append(node.where)
+            # scope and lifecycle of declared labels (docs/relevance.md), as a MATCH gets them
+            predicates.extend(relevance_planning.curation_predicates(
+                relevance_planning.catalog(self.catalog), [part], predicates + [clause.where] if clause.where
+                is not None else predicates))
         else:
             rel = part.elements[1]
             entity, duplicate = "relationship", rel.direction == "both"
@@ -162,19 +167,25 @@ class Builder:
 
     # ------------------------------------------------------------ updating clauses
     def _create(self, clause: ast.Create, state: "_State"):
-        parts = [self.patterns.name_part(p) for p in clause.pattern]
+        rc = relevance_planning.catalog(self.catalog)
+        parts = [relevance_planning.part_with_ancestors(rc, self.patterns.name_part(p)) for p in clause.pattern]
         state.op = L.Create(state.op, parts)
         state.bind(_pattern_vars(parts))
 
     def _merge(self, clause: ast.Merge, state: "_State"):
-        part = self.patterns.name_part(clause.part)
+        part = relevance_planning.part_with_ancestors(relevance_planning.catalog(self.catalog),
+                                                      self.patterns.name_part(clause.part))
         matcher = self.patterns.plan(L.Argument(tuple(state.bound)), set(state.bound), [part], None)
         new = tuple(v for v in _pattern_vars([part]) if v not in state.bound)
         state.op = L.Merge(state.op, part, matcher, clause.on_create, clause.on_match, new)
         state.bind(_pattern_vars([part]))
 
     def _set(self, clause: ast.Set, state: "_State"):
-        state.op = L.SetItems(state.op, clause.items)
+        rc = relevance_planning.catalog(self.catalog)
+        items = [ast.SetLabels(i.variable, list(dict.fromkeys(
+                     i.labels + [a for label in i.labels for a in rc.ancestors(label)])), pos=i.pos)
+                 if isinstance(i, ast.SetLabels) and rc.labels else i for i in clause.items]
+        state.op = L.SetItems(state.op, items)
 
     def _remove(self, clause: ast.Remove, state: "_State"):
         state.op = L.RemoveItems(state.op, clause.items)

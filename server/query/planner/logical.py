@@ -102,6 +102,16 @@ class Expand(LogicalOp):
     rel_props: Optional[ast.Expr] = None
     unique_with: tuple[str, ...] = ()
     backwards: bool = False          # planned against the pattern's direction: reverse the list
+    relevance: Any = None            # (via, intent) expressions: the type names a relevance join
+
+
+@dataclass(eq=False)
+class PinnedAnchor(LogicalOp):
+    """``(c:Label {k: v})`` anchoring a relevance join: stored matches, else a query-time node."""
+    source: LogicalOp
+    var: str
+    label: str
+    props: ast.Expr
 
 
 @dataclass(eq=False)

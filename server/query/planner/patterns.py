@@ -12,6 +12,7 @@ from typing import Optional
 from .. import ast
 from ..semantic.walk import and_terms, free_variables
 from . import logical as L
+from relate.server.relevance import planning as relevance
 
 REVERSE = {"out": "in", "in": "out", "both": "both"}
 
@@ -32,6 +33,8 @@ class PatternPlanner:
         for part in parts:
             predicates.extend(self._element_predicates(part, bound))
         predicates.extend(and_terms(where))
+        rc = self.relevance = relevance.catalog(self.catalog)
+        predicates.extend(relevance.curation_predicates(rc, parts, predicates))
         rels_in_match: list[str] = []
         op = source
         remaining = [p for p in parts if not p.shortest]
@@ -84,7 +87,10 @@ class PatternPlanner:
         """(index of the node to start from, its estimated cost)."""
         nodes = part.elements[0::2]
         best = (0, float("inf"))
+        allowed = relevance.allowed_anchors(self._relevance(), part)
         for i, node in enumerate(nodes):
+            if allowed is not None and i * 2 not in allowed:
+                continue            # a relevance hop runs from its anchor only
             if node.variable in bound:
                 return (i * 2, 0.0)
             cost = self._node_cost(node, bound, predicates)
@@ -113,7 +119,12 @@ class PatternPlanner:
             op = self._rel_type_scan(op, elements, bound, predicates, rels_in_match)
         else:
             anchor, _ = self._anchor(part, bound, predicates)
-            op = self._bind_node(op, elements[anchor], bound, predicates, first=True)
+            pin = None if elements[anchor].variable in bound else relevance.pinned(self._relevance(), part, anchor)
+            if pin is not None:
+                op = L.PinnedAnchor(op, elements[anchor].variable, pin[0], pin[1])
+                bound.add(elements[anchor].variable)
+            else:
+                op = self._bind_node(op, elements[anchor], bound, predicates, first=True)
             for i in range(anchor + 1, len(elements), 2):      # rightwards
                 op = self._expand(op, elements[i - 1], elements[i], elements[i + 1], False, bound,
                                   predicates, rels_in_match)
@@ -125,8 +136,16 @@ class PatternPlanner:
             bound.add(part.variable)
         return op
 
+    def _relevance(self):
+        rc = getattr(self, "relevance", None)
+        if rc is None:
+            rc = self.relevance = relevance.catalog(self.catalog)
+        return rc
+
     def _rel_scan_is_better(self, elements, bound, predicates) -> bool:
         left, rel, right = elements
+        if relevance.is_relevance(self._relevance(), rel):
+            return False
         if not rel.types or rel.length is not None or rel.variable in bound:
             return False
         if positive_labels(left.labels) or positive_labels(right.labels):
@@ -191,7 +210,9 @@ class PatternPlanner:
         rel_props = rel.properties if rel.length is not None else None
         op = L.Expand(op, start.variable, rel_var, end.variable, tuple(rel.types), direction, into, length,
                       None if into else end.labels, rel_props, tuple(rels_in_match),
-                      backwards=backwards and length is not None)
+                      backwards=backwards and length is not None,
+                      relevance=relevance.edge_selectors(rel) if relevance.is_relevance(self._relevance(), rel)
+                      else None)
         if into and end.labels is not None:
             predicates.insert(0, ast.LabelCheck(ast.Variable(end.variable), end.labels))
         bound.update((rel_var, end.variable))

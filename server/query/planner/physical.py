@@ -9,14 +9,14 @@ from __future__ import annotations
 from typing import Callable
 
 from .. import ast
-from ..exec import operators as P
-from ..exec import operators_paths as PP
-from ..exec import operators_rows as PR
-from ..exec import operators_search as PS
-from ..exec import operators_subplans as PU
-from ..exec import operators_write as PW
+from ..exec.operators import base as P
+from ..exec.operators import paths as PP
+from ..exec.operators import rows as PR
+from ..exec.operators import search as PS
+from ..exec.operators import subplans as PU
+from ..exec.operators import write as PW
 from ..exec.expressions import compile_expression
-from ..exec.functions_lists import range_values
+from ..exec.functions.lists import range_values
 from ..semantic.walk import and_terms, query_free_variables
 from . import logical as L
 from .bound import introduced
@@ -132,12 +132,22 @@ class PhysicalBuilder:
 
     def _Expand(self, op):
         source = self.build(op.source)
+        if op.relevance is not None:
+            from relate.server.relevance.operator import RelevanceExpand
+            via, intent = op.relevance
+            return RelevanceExpand(source, op.start, op.rel, op.end, op.types[0], op.end_labels, op.into,
+                                   None if via is None else self.compile(via),
+                                   None if intent is None else self.compile(intent))
         if op.length is None:
             return P.Expand(source, op.start, op.rel, op.end, op.types, op.direction, op.into, op.end_labels,
                             op.unique_with)
         rel_props = self.compile(op.rel_props) if op.rel_props is not None else None
         return PP.VarExpand(source, op.start, op.rel, op.end, op.types, op.direction, op.into, op.length,
                             op.end_labels, rel_props, op.unique_with, op.backwards)
+
+    def _PinnedAnchor(self, op):
+        from relate.server.relevance.operator import PinnedAnchor
+        return PinnedAnchor(self.build(op.source), op.var, op.label, self.compile(op.props))
 
     def _ShortestPath(self, op):
         rel_props = self.compile(op.rel_props) if op.rel_props is not None else None

@@ -13,6 +13,9 @@ from relate.protocol.errors import (ConstraintNotFound, CypherSyntaxError, Equiv
                            IndexNotFound, SchemaError)
 from relate.protocol.summary import Counters
 
+from relate.server.index.providers import is_search_kind
+from relate.server.index.providers import kinds as search_kinds
+
 from .. import ast
 from . import types
 from .catalog import Catalog, Constraint, RangeIndex, generated_name
@@ -114,8 +117,11 @@ def _drop_constraint(db, tx, cmd: ast.DropConstraint, params, catalog: Catalog) 
 def _create_index(db, tx, cmd: ast.CreateIndex, params, catalog: Catalog) -> CommandResult:
     result = CommandResult()
     kind = cmd.kind.upper()
-    if kind in ("VECTOR", "FULLTEXT"):
+    if is_search_kind(kind):
         return _create_search_index(db, tx, cmd, params, catalog)
+    if kind not in ("RANGE", "TEXT", "POINT", "LOOKUP"):
+        raise CypherSyntaxError(f"Unknown index kind `{cmd.kind}`; index kinds: RANGE, TEXT, POINT, LOOKUP, "
+                                f"{', '.join(search_kinds())}", phase="compile time")
     if kind == "LOOKUP":
         if cmd.if_not_exists:
             return result
@@ -141,7 +147,7 @@ def _create_index(db, tx, cmd: ast.CreateIndex, params, catalog: Catalog) -> Com
 
 
 def _create_search_index(db, tx, cmd: ast.CreateIndex, params, catalog: Catalog) -> CommandResult:
-    """Vector and full-text indexes belong to the IndexManager (it writes them into ``tx``)."""
+    """Search indexes of every provider's kind belong to the IndexManager (it writes them into ``tx``)."""
     result = CommandResult()
     name = cmd.name or generated_name("index", cmd.kind, cmd.entity, tuple(cmd.labels), tuple(cmd.properties))
     if name in catalog.indexes or name in catalog.constraints:
@@ -152,16 +158,9 @@ def _create_search_index(db, tx, cmd: ast.CreateIndex, params, catalog: Catalog)
     options = _evaluate(cmd.options, params) if cmd.options is not None else {}
     if not isinstance(options, dict):
         raise SchemaError("OPTIONS must be a map", phase="compile time")
-    manager = db.index_manager
-    if cmd.kind.upper() == "VECTOR":
-        if len(cmd.properties) != 1:
-            raise SchemaError("A vector index covers exactly one property", phase="compile time")
-        created = manager.create_vector_index(name, cmd.entity, cmd.labels[0], cmd.properties[0],
-                                              list(cmd.with_properties), options, cmd.if_not_exists, tx=tx)
-    else:
-        created = manager.create_fulltext_index(name, cmd.entity, list(cmd.labels), list(cmd.properties),
-                                                options, cmd.if_not_exists, tx=tx,
-                                                filter_props=list(cmd.with_properties or ()))
+    created = db.index_manager.create_index(cmd.kind.upper(), name, cmd.entity, list(cmd.labels),
+                                            list(cmd.properties), list(cmd.with_properties or ()), options,
+                                            cmd.if_not_exists, tx=tx)
     if created:
         result.counters.add("indexes_added")
         result.schema_changed = True
@@ -190,7 +189,7 @@ def _drop_index(db, tx, cmd: ast.DropIndex, params, catalog: Catalog) -> Command
 
 
 def _search_index_exists(db, name: str, tx) -> bool:
-    """Whether ``name`` is a vector or full-text index (committed, or created earlier in ``tx``)."""
+    """Whether ``name`` is a search index (committed, or created earlier in ``tx``)."""
     entry = tx.schema().get(name) if tx is not None else None
     if isinstance(entry, dict) and entry.get("kind") == SEARCH_INDEX_KIND:
         return True
@@ -246,6 +245,10 @@ def _show(db, tx, cmd: ast.ShowCommand, params, catalog: Catalog) -> CommandResu
         rows, default, extra = db.users.list_users(tx=tx), USER_COLUMNS, []
     elif kind == "TRANSACTIONS":
         rows, default, extra = db.show_transactions(), TRANSACTION_COLUMNS, []
+    elif kind in ("RELEVANCE JOINS", "LABELS"):
+        from relate.server.relevance.ddl import show_rows
+        rows, default = show_rows(tx, kind)
+        extra = []
     else:
         raise CypherSyntaxError(f"SHOW {kind} is not supported", detail="UnexpectedSyntax", phase="compile time")
     every = default + extra
@@ -333,19 +336,26 @@ def show_constraints(catalog: Catalog, filter_: Optional[str]) -> list[dict]:
 
 
 def show_procedures(db) -> list[dict]:
-    return [{"name": p.name, "description": "", "mode": p.mode, "worksOnSystem": False, "signature": p.signature(),
+    """SHOW PROCEDURES rows from the procedure registry."""
+    return [{"name": p.name, "description": p.description, "mode": p.mode, "worksOnSystem": False,
+             "signature": p.signature(),
              "argumentDescription": [{"name": n, "type": t} for n, t, _ in p.inputs],
              "returnDescription": [{"name": n, "type": t} for n, t in p.outputs], "admin": False, "option": {}}
             for p in db.procedures.all()]
 
 
 def show_functions() -> list[dict]:
+    """SHOW FUNCTIONS rows from the function registry (scalar and aggregating)."""
     from ..exec import functions
-    from ..exec.aggregates import AGGREGATES
-    names = sorted(set(functions.FUNCTIONS) | set(AGGREGATES))
-    return [{"name": n, "category": "Aggregating" if n in AGGREGATES else "Scalar", "description": "",
-             "signature": None, "isBuiltIn": True, "argumentDescription": [], "returnDescription": "",
-             "aggregating": n in AGGREGATES} for n in names if not n.startswith(" ")]
+    rows = []
+    for info in functions.catalog():
+        high = "..." if info.max_args is None else info.max_args
+        arity = str(info.min_args) if high == info.min_args else f"{info.min_args}..{high}"
+        rows.append({"name": info.name, "category": "Aggregating" if info.aggregating else "Scalar",
+                     "description": info.description, "signature": f"{info.name}({arity} arguments)",
+                     "isBuiltIn": True, "argumentDescription": [], "returnDescription": "",
+                     "aggregating": info.aggregating})
+    return rows
 
 
 _HANDLERS = {
@@ -354,3 +364,5 @@ _HANDLERS = {
     ast.CreateUser: _create_user, ast.AlterUser: _alter_user, ast.DropUser: _drop_user,
 }
 
+from relate.server.relevance.ddl import HANDLERS as _RELEVANCE_HANDLERS  # noqa: E402
+_HANDLERS.update(_RELEVANCE_HANDLERS)     # CREATE/DROP RELEVANCE JOIN and LABEL

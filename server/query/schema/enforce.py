@@ -116,7 +116,7 @@ _equals = None
 def _load_equals():
     """``values_ops.equals``, imported on first use (the exec package imports this one)."""
     global _equals
-    from relate.server.query.exec.values_ops import equals
+    from relate.server.query.exec.values.ops import equals
     _equals = equals
     return equals
 

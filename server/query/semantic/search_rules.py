@@ -1,11 +1,12 @@
 """The SEARCH clause's rules (cookbook "SEARCH rules worth remembering"), each violation named.
 
-``search_index(name)`` describes an index as ``{"kind": "VECTOR"|"FULLTEXT", "entity": "node"|
+``search_index(name)`` describes an index as ``{"kind": "VECTOR"|"FULLTEXT"|..., "entity": "node"|
 "relationship", "filter_properties": [...]}`` or returns None when it does not exist.
 """
 from __future__ import annotations
 
 from relate.protocol.errors import CypherSemanticError
+from relate.server.index.providers import get_provider, is_search_kind, kinds
 
 from .. import ast
 from .scope import ANY, NODE, REL
@@ -75,10 +76,14 @@ def _check_spec(spec, var, entity, scope, search_index, check_expr, top: bool) -
             _check_spec(source, var, entity, scope, search_index, check_expr, top=False)
         return
     kind = spec.kind.upper()
+    if not is_search_kind(kind):
+        raise rule_error("the index kind must exist", f"`{spec.kind}` is not a search-index kind; kinds: "
+                         f"{', '.join(kinds())}", spec)
     if spec.limit is None:
         raise rule_error("LIMIT is required inside the search", f"add LIMIT to the {kind} INDEX search", spec)
-    if spec.skip is not None and kind != "FULLTEXT":
-        raise rule_error("SKIP (or OFFSET) works for full-text only", "a vector search takes no SKIP", spec)
+    if spec.skip is not None and not get_provider(kind).skip_allowed:
+        raise rule_error("SKIP (or OFFSET) works for full-text only",
+                         f"a {kind.lower()} search takes no SKIP", spec)
     if spec.weight is not None and top:
         raise rule_error("WEIGHT belongs to a COMBINE source", "remove WEIGHT or use COMBINE", spec)
     for expr in (spec.query, spec.limit, spec.skip, spec.weight):

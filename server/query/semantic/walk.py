@@ -11,7 +11,7 @@ SUBQUERY_EXPRS = (ast.ExistsSubquery, ast.CountSubquery, ast.CollectSubquery)
 
 
 def _is_aggregate_name(name: str) -> bool:
-    from ..exec.values_ops import is_aggregate   # the expression engineer's registry
+    from ..exec.values.ops import is_aggregate   # the expression engineer's registry
     return is_aggregate(name)
 
 

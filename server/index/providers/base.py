@@ -1,0 +1,95 @@
+"""``SearchProvider``: what one search-index kind implements (see docs/architecture.md, "Search providers")."""
+from __future__ import annotations
+
+from relate.protocol.errors import ArgumentError
+
+from ..definitions import NODE, IndexDefinition, quote
+
+
+class SearchProvider:
+    """One kind of search index. Subclass it in a module of this package, set the class attributes,
+    override what the kind needs, and ``register(Provider())`` at the bottom of the module.
+
+    The live index (``managed.ManagedIndex``, one per definition) calls ``open``/``apply``/``search``
+    with itself as ``index``: ``index.impl`` is what ``open`` returned, ``index.definition`` the
+    definition, ``index.rw`` its read/write lock (``apply`` runs under ``_mutate``; searches under the
+    read side). ``impl`` must support ``len()``, ``save(directory, rw)`` and ``load(directory)``; an
+    optional ``close()`` and ``skipped`` (SHOW INDEXES' skippedDocuments) are used when present."""
+
+    kind = ""                     # CREATE <kind> INDEX ... / SEARCH n IN (<kind> INDEX ...)
+    index_provider = ""           # SHOW INDEXES' indexProvider
+    skip_allowed = False          # SEARCH ... SKIP n
+    native_filters = False        # True: search() applies [(prop, op, value)] filters itself; False: the
+                                  # SEARCH operator passes an ``accept(id)`` built from the snapshot instead
+    query_kind = "a string"       # what FOR takes, for error messages
+
+    # ---- DDL --------------------------------------------------------------------------------
+    def definition(self, name: str, entity: str, tokens: list, properties: list, filter_properties: list,
+                   options: dict | None, defaults: dict) -> IndexDefinition:
+        """Validate CREATE <kind> INDEX into a definition (ArgumentError/SchemaError when invalid);
+        ``defaults`` carries the manager's settings (e.g. ``fulltext_engine``)."""
+        raise NotImplementedError
+
+    def structure(self, definition: IndexDefinition) -> dict:
+        """The catalog entry less settings that only steer searches: equal structures share the files."""
+        return definition.to_catalog()
+
+    def with_search_options(self, definition: IndexDefinition, options) -> IndexDefinition:
+        """A copy with search-time settings changed (db.index.vector.setSearchOptions); none by default."""
+        raise ArgumentError(f"Index `{definition.name}` is a {definition.type.lower()} index; search options "
+                            f"apply to vector indexes")
+
+    def on_clause(self, definition: IndexDefinition, var: str) -> str:
+        """The ``ON ...`` part of the createStatement."""
+        return "ON (" + ", ".join(f"{var}.{quote(p)}" for p in definition.properties) + ")"
+
+    def shown_config(self, definition: IndexDefinition) -> dict:
+        """The indexConfig settings the createStatement spells out."""
+        return {}
+
+    # ---- the live index ---------------------------------------------------------------------
+    def open(self, definition: IndexDefinition, directory: str | None, create: bool):
+        """A new empty structure (``create``) or one about to ``load`` saved files from ``directory``."""
+        raise NotImplementedError
+
+    def apply(self, index, ops: dict) -> None:
+        """Apply committed state: ``ops`` maps entity id -> state (``.scope`` labels or type, ``.props``,
+        ``.index_touched``) or None (gone). Entities out of scope (``definition.covers``) leave the index."""
+        raise NotImplementedError
+
+    def after_apply(self, index) -> None:
+        """Called after ``apply`` outside the write lock (e.g. to hand an overlay to a slower engine)."""
+
+    def retune(self, index, definition: IndexDefinition) -> None:
+        """Adopt a definition whose ``structure`` is unchanged (search-time settings only)."""
+
+    def search(self, index, query, limit: int | None, *, skip: int = 0, filters=(), keys=None, accept=None,
+               timeout_s: float | None = None, **options) -> list[tuple[int, float]]:
+        """(entity id, score) best first, ties by id: rows [skip, skip + limit) among ids in ``keys``
+        (a set, or None for all) that pass ``accept(id)`` (or None)."""
+        raise NotImplementedError
+
+    # ---- the SEARCH clause and procedures ---------------------------------------------------
+    def prepare_query(self, ctx, index_name: str, query):
+        """The FOR value as the index searches it (type checks, server-side embedding, ...)."""
+        if not isinstance(query, str):
+            from relate.protocol.errors import CypherTypeError
+            from relate.server.query.exec.values.ops import type_name
+            raise CypherTypeError(f"A {self.kind.lower()} search takes {self.query_kind}, got {type_name(query)}",
+                                  detail="InvalidArgumentType", phase="runtime")
+        return query
+
+    def register_procedures(self, registry) -> None:
+        """Add this kind's procedures (db.index.<kind>.*) to a ProcedureRegistry."""
+
+
+def scope_text(definition: IndexDefinition, var: str) -> str:
+    """``(n:A|B)`` or ``()-[r:T]-()`` for a createStatement."""
+    tokens = "|".join(quote(t) for t in definition.tokens)
+    return f"({var}:{tokens})" if definition.entity == NODE else f"()-[{var}:{tokens}]-()"
+
+
+def filter_hits(found, skip: int, limit: int | None, keys=None, accept=None) -> list[tuple[int, float]]:
+    """Keep hits in ``keys`` passing ``accept``, then the page [skip, skip + limit)."""
+    out = [(k, s) for k, s in found if (keys is None or k in keys) and (accept is None or accept(k))]
+    return out[skip:] if limit is None else out[skip:skip + limit]

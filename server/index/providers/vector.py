@@ -1,0 +1,163 @@
+"""VECTOR indexes: FAISS HNSW (or exact) nearest neighbours over one vector property (``..vector``)."""
+from __future__ import annotations
+
+from relate.protocol.errors import ArgumentError
+
+from .. import vector as vector_defaults
+from ..definitions import IndexDefinition, index_config, positive_int
+from ..vector import VectorIndex
+from . import register
+from .base import SearchProvider
+
+_VECTOR_KEYS = {
+    "vector.dimensions": "dimensions", "vector.similarity_function": "similarity",
+    "vector.hnsw.m": "m", "vector.hnsw.ef_construction": "ef_construction",
+    "vector.hnsw.ef_search": "ef_search", "vector.hnsw.min_size": "hnsw_min_size",
+    "vector.exact.max_scope": "exact_max_scope", "vector.quantization.enabled": None,
+    "vector.embedder": "embedder",      # names the server-side embedder for text queries (server/ai)
+    # short spellings
+    "m": "m", "efconstruction": "ef_construction", "efsearch": "ef_search",
+}
+# Settings that only steer searches (not the FAISS graph or the rows): db.index.vector.setSearchOptions
+# changes them on a live index, without a rebuild.
+SEARCH_KEYS = ("vector.hnsw.ef_search", "vector.exact.max_scope")
+
+_DEFAULTS = {"vector.hnsw.m": vector_defaults.DEFAULT_M,
+             "vector.hnsw.ef_construction": vector_defaults.DEFAULT_EF_CONSTRUCTION,
+             "vector.hnsw.ef_search": vector_defaults.DEFAULT_EF_SEARCH,
+             "vector.hnsw.min_size": vector_defaults.HNSW_MIN_SIZE,
+             "vector.exact.max_scope": vector_defaults.EXACT_MAX_SCOPE}
+
+
+def vector_config(definition: IndexDefinition) -> vector_defaults.VectorConfig:
+    c = definition.config
+    return vector_defaults.VectorConfig(
+        c.get("vector.dimensions"), c.get("vector.similarity_function", "cosine"),
+        c.get("vector.hnsw.m", vector_defaults.DEFAULT_M),
+        c.get("vector.hnsw.ef_construction", vector_defaults.DEFAULT_EF_CONSTRUCTION),
+        c.get("vector.hnsw.ef_search", vector_defaults.DEFAULT_EF_SEARCH),
+        c.get("vector.hnsw.min_size", vector_defaults.HNSW_MIN_SIZE),
+        c.get("vector.exact.max_scope", vector_defaults.EXACT_MAX_SCOPE))
+
+
+class VectorProvider(SearchProvider):
+    kind = "VECTOR"
+    index_provider = "vector-2.0"
+    native_filters = True
+    query_kind = "a vector or a string"
+
+    def definition(self, name, entity, tokens, properties, filter_properties, options, defaults):
+        """Validate CREATE VECTOR INDEX; indexConfig keys as Neo4j spells them, plus Relate's HNSW knobs."""
+        if len(properties) != 1:
+            raise ArgumentError("A vector index covers exactly one property")
+        if len(tokens) != 1:
+            raise ArgumentError("A vector index covers exactly one label or relationship type")
+        prop = properties[0]
+        config = {"vector.similarity_function": "cosine", "vector.dimensions": None, **_DEFAULTS}
+        canonical = {v: k for k, v in _VECTOR_KEYS.items() if v and k.startswith("vector.")}
+        for key, value in index_config(options).items():
+            spelled = key if key in _VECTOR_KEYS else key.lower()
+            if spelled not in _VECTOR_KEYS:
+                raise ArgumentError(f"Invalid vector index setting `{key}`; known settings: "
+                                    f"{', '.join(k for k in _VECTOR_KEYS if k.startswith('vector.'))}")
+            target = _VECTOR_KEYS[spelled]
+            if target is None:
+                continue
+            full = canonical[target]
+            if target == "similarity":
+                if not isinstance(value, str) or value.lower() not in ("cosine", "euclidean"):
+                    raise ArgumentError(f"`vector.similarity_function` must be 'cosine' or 'euclidean', "
+                                        f"got {value!r}")
+                value = value.lower()
+            elif target == "embedder":
+                from relate.server.ai import embedders      # validates the name (ArgumentError if unknown)
+                value = embedders.get(value).name
+            elif target == "dimensions":
+                value = positive_int(full, value)
+                if value > 4096:
+                    raise ArgumentError(f"`vector.dimensions` must be at most 4096, got {value}")
+            else:
+                value = positive_int(full, value, allow_zero=target in ("hnsw_min_size", "exact_max_scope"))
+            config[full] = value
+        if prop in filter_properties:
+            raise ArgumentError(f"The vector property {prop!r} cannot also be a WITH filter property")
+        return IndexDefinition(name, self.kind, entity, list(tokens), [prop], list(filter_properties), config)
+
+    def structure(self, definition):
+        entry = definition.to_catalog()
+        entry["config"] = {k: v for k, v in entry["config"].items() if k not in SEARCH_KEYS}
+        return entry
+
+    def with_search_options(self, definition, options):
+        """A copy with search-time settings changed (``vector.hnsw.ef_search``, ``vector.exact.max_scope``,
+        or their short spellings); an ArgumentError for anything else or a bad value."""
+        if not isinstance(options, dict) or not options:
+            raise ArgumentError("The search options must be a non-empty map, e.g. {`vector.hnsw.ef_search`: 128}")
+        config = dict(definition.config)
+        for key, value in options.items():
+            spelled = key if key in _VECTOR_KEYS else str(key).lower()
+            target = _VECTOR_KEYS.get(spelled)
+            full = {"ef_search": "vector.hnsw.ef_search", "exact_max_scope": "vector.exact.max_scope"}.get(target)
+            if full is None:
+                hint = " (it shapes the index: drop and recreate the index to change it)" \
+                    if spelled in _VECTOR_KEYS else ""
+                raise ArgumentError(f"`{key}` is not a search option{hint}; search options: "
+                                    f"{', '.join(SEARCH_KEYS)}")
+            value = positive_int(full, value, allow_zero=target == "exact_max_scope")
+            if target == "ef_search" and value > vector_defaults.EF_MAX:
+                raise ArgumentError(f"`vector.hnsw.ef_search` must be at most {vector_defaults.EF_MAX}, got {value}")
+            config[full] = value
+        return definition.replace(config=config)
+
+    def shown_config(self, definition):
+        return {k: v for k, v in definition.config.items() if v is not None and
+                (k in ("vector.dimensions", "vector.similarity_function") or v != _DEFAULTS.get(k))}
+
+    def open(self, definition, directory, create):
+        return VectorIndex(vector_config(definition), definition.filter_properties)
+
+    def apply(self, index, ops):
+        impl, d = index.impl, index.definition
+        prop = d.properties[0]
+        upserts = []
+        for key, st in ops.items():
+            if st is None or not d.covers(st.scope) or st.props.get(prop) is None:
+                impl.delete(key)
+            elif not st.index_touched and key in impl:
+                impl.set_filter_values(key, st.props)
+            else:
+                upserts.append((key, st.props[prop], st.props))
+        impl.upsert_many(upserts)
+        impl.sync(index.build_threads)
+
+    def retune(self, index, definition):
+        if index.impl is not None:
+            config = vector_config(definition)
+            index.impl.config.ef_search = config.ef_search
+            index.impl.config.exact_max_scope = config.exact_max_scope
+
+    def search(self, index, query, limit, *, skip=0, filters=(), keys=None, accept=None, timeout_s=None,
+               many=False, **options):
+        if many:        # ``query`` is a list of vectors: one hit list each, no filters (relevance joins)
+            return index.impl.search_many(query, limit)
+        k = (limit or 0) + skip
+        if keys is not None:
+            found = index.impl.search_keys(query, k, keys, list(filters))
+        else:
+            found = index.impl.search(query, k, list(filters))
+        if accept is not None:
+            found = [(i, s) for i, s in found if accept(i)]
+        return found[skip:]
+
+    def prepare_query(self, ctx, index_name, query):
+        if isinstance(query, str):      # text: embedded on the server by the index's embedder
+            from relate.server.ai.index_text import embed_for_index
+            return embed_for_index(ctx, index_name, query)
+        return query
+
+    def register_procedures(self, registry):
+        from ..procedures import register_vector
+        register_vector(registry)
+
+
+register(VectorProvider())

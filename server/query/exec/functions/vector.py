@@ -1,0 +1,140 @@
+"""Vector functions: vector() (a typed, dimension-checked constructor that guards writes),
+vector.similarity.cosine / euclidean, vector_dimension_count, vector_norm, vector_distance."""
+from __future__ import annotations
+
+import numpy as np
+
+from relate.protocol.errors import ArgumentError
+from relate.protocol.values import VECTOR_TYPES, Vector
+from relate.server.query.exec.functions.registry import function, type_error
+
+
+_NUMBER_TYPES = frozenset((int, float))
+
+
+def _coordinates(fn_name, v) -> np.ndarray:
+    """A float64 array from a Vector or a list of numbers."""
+    if type(v) is Vector:
+        return v.to_numpy().astype(np.float64, copy=False)
+    if type(v) is list:
+        if not _NUMBER_TYPES.issuperset(map(type, v)):      # one C-level pass over the item types
+            for x in v:
+                if type(x) is not int and type(x) is not float:
+                    raise type_error(fn_name, x, "a List of numbers")
+        return np.asarray(v, dtype=np.float64)
+    raise type_error(fn_name, v, "a Vector or a List of numbers")
+
+
+def _parse_vector_string(text: str) -> list:
+    body = text.strip()
+    if not (body.startswith("[") and body.endswith("]")):
+        raise ArgumentError(f"Cannot parse '{text}' as a vector", detail="InvalidArgumentValue",
+                            phase="runtime")
+    inner = body[1:-1].strip()
+    try:
+        return [float(part) for part in inner.split(",")] if inner else []
+    except ValueError:
+        raise ArgumentError(f"Cannot parse '{text}' as a vector", detail="InvalidArgumentValue",
+                            phase="runtime") from None
+
+
+@function("vector", 3, description="A vector from a list or string of coordinates, a dimension and a coordinate type.")
+def vector(ctx, value, dimension, coordinate_type):
+    if value is None or dimension is None or coordinate_type is None:
+        return None
+    if type(dimension) is not int:
+        raise type_error("vector", dimension, "an Integer dimension")
+    if dimension <= 0:
+        raise ArgumentError(f"vector() dimension must be positive, got {dimension}",
+                            detail="NumberOutOfRange", phase="runtime")
+    if type(coordinate_type) is not str or coordinate_type.upper() not in VECTOR_TYPES:
+        raise ArgumentError(f"Unknown vector coordinate type: {coordinate_type}",
+                            detail="InvalidArgumentValue", phase="runtime")
+    if type(value) is str:
+        value = _parse_vector_string(value)
+    coords = _coordinates("vector", value)
+    if coords.shape[0] != dimension:
+        raise ArgumentError(
+            f"vector() expected a list of dimension {dimension}, but got {coords.shape[0]}",
+            detail="InvalidArgumentValue", phase="runtime")
+    if not np.all(np.isfinite(coords)):
+        raise ArgumentError("vector() coordinates must be finite numbers",
+                            detail="InvalidArgumentValue", phase="runtime")
+    return Vector(coords, coordinate_type)
+
+
+def _pair(fn_name, a, b):
+    x, y = _coordinates(fn_name, a), _coordinates(fn_name, b)
+    if x.shape != y.shape:
+        raise ArgumentError(f"{fn_name}() needs vectors of equal dimension, got {x.shape[0]} and "
+                            f"{y.shape[0]}", detail="InvalidArgumentValue", phase="runtime")
+    return x, y
+
+
+@function("vector.similarity.cosine", 2, description="The cosine similarity of two vectors, scaled to 0..1.")
+def similarity_cosine(ctx, a, b):
+    """(1 + cos) / 2, in 0..1; null when either vector is null or has no length."""
+    if a is None or b is None:
+        return None
+    x, y = _pair("vector.similarity.cosine", a, b)
+    norms = float(np.linalg.norm(x)) * float(np.linalg.norm(y))
+    if norms == 0.0:
+        return None
+    cos = float(np.dot(x, y)) / norms
+    return (1.0 + max(-1.0, min(1.0, cos))) / 2.0
+
+
+@function("vector.similarity.euclidean", 2, description="The Euclidean similarity of two vectors, 1 / (1 + d²).")
+def similarity_euclidean(ctx, a, b):
+    """1 / (1 + d²)."""
+    if a is None or b is None:
+        return None
+    x, y = _pair("vector.similarity.euclidean", a, b)
+    diff = x - y
+    return 1.0 / (1.0 + float(np.dot(diff, diff)))
+
+
+@function("vector_dimension_count", 1, description="The number of dimensions of a vector.")
+def vector_dimension_count(ctx, v):
+    if v is None:
+        return None
+    return int(_coordinates("vector_dimension_count", v).shape[0])
+
+
+@function("vector_norm", 2, description="The norm of a vector (EUCLIDEAN or MANHATTAN).")
+def vector_norm(ctx, v, metric):
+    if v is None or metric is None:
+        return None
+    x = _coordinates("vector_norm", v)
+    kind = metric.upper() if type(metric) is str else None
+    if kind == "EUCLIDEAN":
+        return float(np.linalg.norm(x))
+    if kind == "MANHATTAN":
+        return float(np.abs(x).sum())
+    raise ArgumentError(f"Unknown vector norm: {metric}", detail="InvalidArgumentValue",
+                        phase="runtime")
+
+
+@function("vector_distance", 3, description="The distance between two vectors by a named metric.")
+def vector_distance(ctx, a, b, metric):
+    if a is None or b is None or metric is None:
+        return None
+    x, y = _pair("vector_distance", a, b)
+    kind = metric.upper() if type(metric) is str else None
+    if kind == "EUCLIDEAN":
+        return float(np.linalg.norm(x - y))
+    if kind == "EUCLIDEAN_SQUARED":
+        d = x - y
+        return float(np.dot(d, d))
+    if kind == "MANHATTAN":
+        return float(np.abs(x - y).sum())
+    if kind == "COSINE":
+        norms = float(np.linalg.norm(x)) * float(np.linalg.norm(y))
+        return None if norms == 0.0 else 1.0 - float(np.dot(x, y)) / norms
+    if kind == "DOT":
+        return -float(np.dot(x, y))
+    if kind == "HAMMING":
+        return float(np.count_nonzero(x != y))
+    raise ArgumentError(f"Unknown vector distance metric: {metric}", detail="InvalidArgumentValue",
+                        phase="runtime")
+

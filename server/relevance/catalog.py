@@ -1,0 +1,237 @@
+"""Relevance join and label declarations as durable schema-catalog entries, read back as objects.
+
+Entries: ``relevance:NAME`` -> {"kind": "relevance_join", ...} and ``label:NAME`` ->
+{"kind": "label_decl", "parents", "lifecycle", "scope"}. ``of(tx)`` gives the parsed catalog of a
+transaction's snapshot (cached per schema version).
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+from relate.protocol.errors import ArgumentError
+
+JOIN_KIND, LABEL_KIND = "relevance_join", "label_decl"
+JOIN_PREFIX, LABEL_PREFIX = "relevance:", "label:"
+MODES = ("fused", "keyword", "agentic-rag", "participant")
+_JOIN_OPTIONS = {"indexes", "via", "kind", "k", "minScore", "cacheTtl", "maxAnchors", "description",
+                 "intent", "identityField", "maxRounds"}
+SCOPE_KEYS = ("user", "context")
+
+
+@dataclass(frozen=True)
+class JoinDef:
+    name: str
+    anchor_labels: tuple[str, ...]
+    rel_type: str
+    target_label: str
+    anchor_property: str
+    kind: str = "fused"
+    via: str | None = None
+    indexes: tuple[str, ...] = ()
+    k: int = 8
+    min_score: float = 0.0
+    cache_ttl: float | None = None
+    max_anchors: int | None = None
+    description: str = ""
+    intent: str | None = None
+    identity_field: str = "entityIds"
+    max_rounds: int = 3
+
+    def to_entry(self) -> dict:
+        return {"kind": JOIN_KIND, "name": self.name, "anchorLabels": list(self.anchor_labels),
+                "relType": self.rel_type, "targetLabel": self.target_label, "anchorProperty": self.anchor_property,
+                "mode": self.kind, "via": self.via, "indexes": list(self.indexes), "k": self.k,
+                "minScore": self.min_score, "cacheTtl": self.cache_ttl, "maxAnchors": self.max_anchors,
+                "description": self.description, "intent": self.intent, "identityField": self.identity_field,
+                "maxRounds": self.max_rounds}
+
+    @classmethod
+    def from_entry(cls, e: dict) -> "JoinDef":
+        return cls(e["name"], tuple(e["anchorLabels"]), e["relType"], e["targetLabel"], e["anchorProperty"],
+                   e.get("mode", "fused"), e.get("via"), tuple(e.get("indexes", ())), e.get("k", 8),
+                   e.get("minScore", 0.0), e.get("cacheTtl"), e.get("maxAnchors"), e.get("description", ""),
+                   e.get("intent"), e.get("identityField", "entityIds"), e.get("maxRounds", 3))
+
+    def show_row(self) -> dict:
+        return {"name": self.name, "anchorLabels": list(self.anchor_labels), "anchorProperty": self.anchor_property,
+                "type": self.rel_type, "targetLabel": self.target_label, "mode": self.kind, "via": self.via,
+                "indexes": list(self.indexes), "k": self.k, "minScore": self.min_score, "cacheTtl": self.cache_ttl,
+                "maxAnchors": self.max_anchors, "intent": self.intent, "description": self.description}
+
+
+def make_join(name, anchor_labels, rel_type, target_label, anchor_property, options: dict | None) -> JoinDef:
+    """Validate a CREATE RELEVANCE JOIN; ArgumentError names the bad option."""
+    options = dict(options or {})
+    unknown = set(options) - _JOIN_OPTIONS
+    if unknown:
+        raise ArgumentError(f"Unknown relevance join option(s) {sorted(unknown)}; known: {sorted(_JOIN_OPTIONS)}")
+    via = options.get("via")
+    if via is not None and not isinstance(via, str):
+        raise ArgumentError("Relevance join option `via` must be a string")
+    kind = options.get("kind")
+    if kind is None:
+        kind = {None: "fused", "vector": "fused", "keyword": "keyword", "agentic-rag": "agentic-rag",
+                "participant": "participant"}.get(via)
+        if kind is None:
+            raise ArgumentError(f"Relevance join `{name}`: say which search answers via {via!r} "
+                                f"with OPTIONS {{kind: one of {', '.join(MODES)}}}")
+    if kind not in MODES:
+        raise ArgumentError(f"Relevance join `kind` must be one of {', '.join(MODES)}, got {kind!r}")
+    indexes = options.get("indexes", [])
+    if isinstance(indexes, str):
+        indexes = [indexes]
+    if not isinstance(indexes, list) or not all(isinstance(i, str) for i in indexes):
+        raise ArgumentError("Relevance join option `indexes` must be a list of index names")
+    if kind != "participant" and not indexes:
+        raise ArgumentError(f"Relevance join `{name}` needs OPTIONS {{indexes: [...]}} (a vector and/or "
+                            f"full-text index over :{target_label})")
+    k = options.get("k", 8)
+    if type(k) is not int or not 1 <= k <= 1000:
+        raise ArgumentError(f"Relevance join option `k` must be an integer in 1..1000, got {k!r}")
+    min_score = options.get("minScore", 0)
+    if type(min_score) not in (int, float) or not 0 <= min_score <= 1:
+        raise ArgumentError(f"Relevance join option `minScore` must be a number in 0..1, got {min_score!r}")
+    ttl = options.get("cacheTtl")
+    if ttl is not None and (type(ttl) not in (int, float) or ttl <= 0):
+        raise ArgumentError(f"Relevance join option `cacheTtl` must be a positive number of seconds, got {ttl!r}")
+    max_anchors = options.get("maxAnchors")
+    if max_anchors is not None and (type(max_anchors) is not int or max_anchors < 1):
+        raise ArgumentError(f"Relevance join option `maxAnchors` must be a positive integer, got {max_anchors!r}")
+    max_rounds = options.get("maxRounds", 3)
+    if type(max_rounds) is not int or not 1 <= max_rounds <= 10:
+        raise ArgumentError(f"Relevance join option `maxRounds` must be an integer in 1..10, got {max_rounds!r}")
+    for key in ("description", "intent", "identityField"):
+        if options.get(key) is not None and not isinstance(options[key], str):
+            raise ArgumentError(f"Relevance join option `{key}` must be a string")
+    return JoinDef(name, tuple(anchor_labels), rel_type, target_label, anchor_property, kind, via, tuple(indexes),
+                   k, float(min_score), None if ttl is None else float(ttl), max_anchors,
+                   options.get("description") or "", options.get("intent"),
+                   options.get("identityField") or "entityIds", max_rounds)
+
+
+@dataclass(frozen=True)
+class LabelDecl:
+    name: str
+    parents: tuple[str, ...] = ()
+    active: tuple[str, ...] | None = None     # lifecycle: statuses answered by default
+    never: tuple[str, ...] = ()               # lifecycle: statuses never answered
+    status_property: str = "status"
+    scope: tuple[tuple[str, str], ...] = ()   # (node property, session scope key)
+
+    def to_entry(self) -> dict:
+        return {"kind": LABEL_KIND, "name": self.name, "parents": list(self.parents),
+                "lifecycle": None if self.active is None and not self.never else
+                {"active": list(self.active or ()), "never": list(self.never), "property": self.status_property},
+                "scope": {prop: key for prop, key in self.scope}}
+
+    @classmethod
+    def from_entry(cls, e: dict) -> "LabelDecl":
+        life = e.get("lifecycle") or {}
+        return cls(e["name"], tuple(e.get("parents", ())),
+                   tuple(life["active"]) if "active" in life else None, tuple(life.get("never", ())),
+                   life.get("property", "status"), tuple((e.get("scope") or {}).items()))
+
+    def show_row(self) -> dict:
+        e = self.to_entry()
+        return {"name": self.name, "parents": e["parents"], "lifecycle": e["lifecycle"], "scope": e["scope"]}
+
+
+def make_label(name: str, options: dict | None) -> LabelDecl:
+    options = dict(options or {})
+    unknown = set(options) - {"parents", "lifecycle", "scope"}
+    if unknown:
+        raise ArgumentError(f"Unknown label option(s) {sorted(unknown)}; known: lifecycle, parents, scope")
+    parents = options.get("parents", [])
+    if not isinstance(parents, list) or not all(isinstance(p, str) for p in parents) or name in parents:
+        raise ArgumentError("Label option `parents` must be a list of other label names")
+    life = options.get("lifecycle")
+    active, never, prop = None, (), "status"
+    if life is not None:
+        if not isinstance(life, dict) or set(life) - {"active", "never", "property"}:
+            raise ArgumentError("Label option `lifecycle` is a map {active: [...], never: [...], property: 'status'}")
+        for key in ("active", "never"):
+            v = life.get(key, [])
+            if not isinstance(v, list) or not all(isinstance(s, str) for s in v):
+                raise ArgumentError(f"lifecycle.{key} must be a list of status strings")
+        active, never = tuple(life.get("active", [])), tuple(life.get("never", []))
+        prop = life.get("property", "status")
+    scope = options.get("scope", {})
+    if not isinstance(scope, dict) or not all(isinstance(v, str) and v in SCOPE_KEYS for v in scope.values()):
+        raise ArgumentError(f"Label option `scope` maps node properties to session scope keys {SCOPE_KEYS}, "
+                            f"e.g. {{userId: 'user', contextId: 'context'}}")
+    return LabelDecl(name, tuple(parents), active, never, prop, tuple(scope.items()))
+
+
+@dataclass
+class RelevanceCatalog:
+    joins: dict[str, JoinDef] = field(default_factory=dict)
+    labels: dict[str, LabelDecl] = field(default_factory=dict)
+    rel_types: frozenset = frozenset()
+
+    def joins_for(self, rel_type: str) -> list[JoinDef]:
+        return [j for j in self.joins.values() if j.rel_type == rel_type]
+
+    def ancestors(self, label: str) -> list[str]:
+        """``label``'s declared parents, transitively (nearest first, no repeats)."""
+        out, todo = [], [label]
+        while todo:
+            decl = self.labels.get(todo.pop(0))
+            for parent in decl.parents if decl else ():
+                if parent not in out and parent != label:
+                    out.append(parent)
+                    todo.append(parent)
+        return out
+
+    def lifecycle(self, label: str) -> LabelDecl | None:
+        """The declaration whose lifecycle ``label`` follows (its own, else the nearest ancestor's)."""
+        for name in [label] + self.ancestors(label):
+            decl = self.labels.get(name)
+            if decl is not None and (decl.active is not None or decl.never):
+                return decl
+        return None
+
+    def scope(self, label: str) -> tuple[tuple[str, str], ...]:
+        for name in [label] + self.ancestors(label):
+            decl = self.labels.get(name)
+            if decl is not None and decl.scope:
+                return decl.scope
+        return ()
+
+    @property
+    def empty(self) -> bool:
+        return not self.joins and not self.labels
+
+
+_EMPTY = RelevanceCatalog()
+_cache: tuple[object, RelevanceCatalog] | None = None
+_lock = threading.Lock()
+
+
+def from_schema(schema: dict) -> RelevanceCatalog:
+    global _cache
+    cached = _cache
+    if cached is not None and cached[0] is schema:
+        return cached[1]
+    joins, labels = {}, {}
+    for name, entry in schema.items():
+        kind = entry.get("kind") if isinstance(entry, dict) else None
+        if kind == JOIN_KIND:
+            j = JoinDef.from_entry(entry)
+            joins[j.name] = j
+        elif kind == LABEL_KIND:
+            d = LabelDecl.from_entry(entry)
+            labels[d.name] = d
+    out = RelevanceCatalog(joins, labels, frozenset(j.rel_type for j in joins.values())) \
+        if joins or labels else _EMPTY
+    with _lock:
+        _cache = (schema, out)
+    return out
+
+
+def of(tx) -> RelevanceCatalog:
+    """The relevance catalog visible to ``tx`` (an empty one when ``tx`` has no schema)."""
+    schema = getattr(tx, "schema", None)
+    if schema is None:
+        return _EMPTY
+    return from_schema(schema())

@@ -1,0 +1,340 @@
+"""Physical operators: RelevanceExpand (a relationship type answered by a relevance join, one search
+per distinct anchor key) and PinnedAnchor (``(c:Concept {value: '...'})``: stored matches, else a
+query-time node the query named)."""
+from __future__ import annotations
+
+import threading
+import time
+import weakref
+from collections import OrderedDict
+
+from relate.protocol.errors import CypherTypeError
+
+from relate.server.ai.statement import for_ctx
+from relate.server.query.exec.operators.base import Operator, label_test
+from relate.server.query.exec.values.ops import equals, type_name
+from relate.server.query.refs import NodeRef, RelRef
+
+from . import agentic, catalog as C, costs, lanes
+
+CACHE_ENTRIES = 10_000
+_caches: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_caches_lock = threading.Lock()
+
+
+class TtlCache:
+    """Per-database cache of relevance results for joins with ``cacheTtl`` (LRU-bounded)."""
+
+    def __init__(self):
+        self.entries: OrderedDict = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key):
+        with self.lock:
+            found = self.entries.get(key)
+            if found is None:
+                return None
+            if found[0] < time.monotonic():
+                del self.entries[key]
+                return None
+            self.entries.move_to_end(key)
+            return found[1]
+
+    def put(self, key, ttl: float, hits) -> None:
+        with self.lock:
+            self.entries[key] = (time.monotonic() + ttl, hits)
+            self.entries.move_to_end(key)
+            while len(self.entries) > CACHE_ENTRIES:
+                self.entries.popitem(last=False)
+
+
+def ttl_cache(db) -> TtlCache:
+    with _caches_lock:
+        cache = _caches.get(db)
+        if cache is None:
+            cache = _caches[db] = TtlCache()
+        return cache
+
+
+def select_joins(rc: C.RelevanceCatalog, rel_type: str, anchor_labels, via, end_label: str | None):
+    """The joins answering ``(anchor)-[:rel_type {via}]->(:end_label)``: a parent end label selects every
+    child system's join too."""
+    out = []
+    for join in rc.joins_for(rel_type):
+        if join.via != via or not set(join.anchor_labels) & set(anchor_labels):
+            continue
+        if end_label is not None and join.target_label != end_label and \
+                end_label not in rc.ancestors(join.target_label):
+            continue
+        out.append(join)
+    return out
+
+
+def anchor_key(tx, nid: int, join):
+    value = tx.node_prop(nid, join.anchor_property)
+    if join.kind == "participant":
+        return value
+    if isinstance(value, list):
+        value = " ".join(str(v) for v in value if v is not None)
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def target_scope(ctx, rc, join) -> lanes.Scope | None:
+    """The filters a search for ``join`` runs under, or None when the caller lacks a required scope."""
+    equalities = []
+    session_scope = getattr(ctx, "scope", None) or {}
+    declared = rc.scope(join.target_label)
+    if declared and session_scope.get("user") is None:
+        return None                             # a principal is required, though it is never a data scope
+    for prop, key in declared:
+        value = session_scope.get(key)
+        if value is None:
+            return None                         # fail closed
+        equalities.append((prop, value))
+    life = rc.lifecycle(join.target_label)
+    return lanes.Scope(ctx.tx, join.target_label, equalities, life.never if life else (),
+                       life.status_property if life else None)
+
+
+def _notify_cull(state, join, dropped: int, total: int, best) -> None:
+    notes = state.notes
+    note = notes.get(("cull", join.name))
+    if note is None:
+        note = notes[("cull", join.name)] = {"dropped": 0, "total": 0, "best": None}
+        note["dict"] = {"code": "Relate.ClientNotification.Relevance.MinScoreCull", "severity": "INFORMATION",
+                        "category": "GENERIC", "title": "A relevance join's minScore dropped hits"}
+        state.ctx.notifications.append(note["dict"])
+    note["dropped"] += dropped
+    note["total"] += total
+    if best is not None and (note["best"] is None or best > note["best"]):
+        note["best"] = best
+    best_text = "none" if note["best"] is None else f"{note['best']:.4f}"
+    note["dict"]["description"] = (f"Relevance join `{join.name}`: minScore {join.min_score} dropped "
+                                   f"{note['dropped']} of {note['total']} hits (best score seen {best_text})")
+
+
+def _notify_degraded(state, join, error: BaseException) -> None:
+    key = ("degraded", join.name)
+    if key in state.notes:
+        state.notes[key]["count"] += 1
+    else:
+        state.notes[key] = {"count": 1}
+        state.ctx.notifications.append({
+            "code": "Relate.ClientNotification.Relevance.AgenticDegraded", "severity": "WARNING",
+            "category": "GENERIC", "title": "The agentic-rag loop failed; the default lane answered",
+            "description": f"Relevance join `{join.name}`: {type(error).__name__} "
+                           f"({getattr(error, 'detail', None) or 'error'}); rows come from the fused lane"})
+
+
+def search(ctx, rc, join, key, intent: str | None) -> list[dict]:
+    """The hits of ``join`` for one anchor key: statement memo, then the TTL cache, then a real search."""
+    state = for_ctx(ctx)
+    scope = target_scope(ctx, rc, join)
+    scope_key = tuple(sorted((getattr(ctx, "scope", None) or {}).items()))
+    memo_key = (join.name, key, intent, scope_key)
+    found = state.memo.get(memo_key)
+    if found is not None:
+        return found
+    if scope is None:
+        state.memo[memo_key] = []
+        return []
+    cache = ttl_cache(ctx.db) if join.cache_ttl else None
+    if cache is not None:
+        found = cache.get(memo_key)
+        if found is not None:
+            state.memo[memo_key] = found
+            return found
+    ctx.costs["semanticCalls"] += 1
+    k = join.k
+    if join.kind == "participant":
+        hits = lanes.participant(ctx, join, scope, key, k)
+    elif join.kind == "keyword":
+        hits = lanes.keyword(ctx, join, scope, key, k)
+    elif join.kind == "agentic-rag":
+        try:
+            hits = agentic.run(ctx, join, scope, key, intent, k)
+        except Exception as error:           # fail-open: an LLM hiccup costs precision, never the answer
+            _notify_degraded(state, join, error)
+            hits = lanes.fused(ctx, join, scope, key, k)
+    else:
+        hits = lanes.fused(ctx, join, scope, key, k)
+    if join.min_score > 0 and hits:
+        kept = [h for h in hits if h["score"] >= join.min_score]
+        if len(kept) < len(hits):
+            _notify_cull(state, join, len(hits) - len(kept), len(hits), max(h["score"] for h in hits))
+        hits = kept
+    state.memo[memo_key] = hits
+    if cache is not None:
+        cache.put(memo_key, join.cache_ttl, hits)
+    return hits
+
+
+def planned_calls(ctx, rc, work) -> dict:
+    """What the distinct, not yet answered anchor keys in ``work`` will spend."""
+    state = for_ctx(ctx)
+    scope_key = tuple(sorted((getattr(ctx, "scope", None) or {}).items()))
+    seen, semantic, llm = set(), 0, 0
+    for join, key, intent in work:
+        memo_key = (join.name, key, intent, scope_key)
+        if memo_key in seen or memo_key in state.memo:
+            continue
+        seen.add(memo_key)
+        if join.cache_ttl and ttl_cache(ctx.db).get(memo_key) is not None:
+            continue
+        semantic += 1
+        if join.kind == "agentic-rag":
+            llm += 2
+    return {"semanticCalls": semantic, "llmCalls": llm}
+
+
+def _prefetch(ctx, rc, rows) -> None:
+    """Batch the vector arms of the keys about to be searched (not memoized, not cached)."""
+    state = for_ctx(ctx)
+    scope_key = tuple(sorted((getattr(ctx, "scope", None) or {}).items()))
+    by_join: dict[str, tuple] = {}
+    for _, work in rows:
+        for join, key, intent in work:
+            if join.kind not in ("fused", "agentic-rag"):
+                continue
+            memo_key = (join.name, key, intent, scope_key)
+            if memo_key in state.memo or (join.cache_ttl and ttl_cache(ctx.db).get(memo_key) is not None):
+                continue
+            by_join.setdefault(join.name, (join, []))[1].append(key)
+    for join, keys in by_join.values():
+        scope = target_scope(ctx, rc, join) if len(keys) > 1 else None
+        if scope is not None:
+            lanes.prefetch_vectors(ctx, join, scope, keys, join.k)
+
+
+class RelevanceExpand(Operator):
+    """``(start)-[rel:TYPE {via, intent}]->(end)`` answered by relevance joins."""
+    __slots__ = ("start", "rel", "end", "rel_type", "end_label", "end_test", "into", "via", "intent")
+    name = "RelevanceExpand"
+
+    def __init__(self, source, start, rel, end, rel_type, end_labels, into, via, intent):
+        self.source, self.start, self.rel, self.end = source, start, rel, end
+        self.rel_type, self.into, self.via, self.intent = rel_type, into, via, intent
+        self.end_label = getattr(end_labels, "name", None) if type(end_labels).__name__ == "LabelName" else None
+        self.end_test = None if into else label_test(end_labels)
+
+    def details(self):
+        return f"({self.start.strip()})-[{self.rel.strip()}:{self.rel_type}]->({self.end.strip()}) relevance join"
+
+    def _work(self, ctx, rc, row, chosen=None):
+        """[(join, key, intent)] for one input row (empty when nothing anchors it); ``chosen`` memoizes
+        the join selection per (labels, via)."""
+        node = row.get(self.start)
+        if node is None:
+            return []
+        if type(node) is not NodeRef:
+            raise CypherTypeError(f"Expected `{self.start.strip()}` to be a node, got {type_name(node)}",
+                                  detail="InvalidArgumentType", phase="runtime")
+        tx = ctx.tx
+        if not tx.node_exists(node.id):
+            return []
+        via = self.via(row, ctx) if self.via is not None else None
+        intent = self.intent(row, ctx) if self.intent is not None else None
+        if via is not None and not isinstance(via, str):
+            raise CypherTypeError(f"A relevance edge's `via` must be a string, got {type_name(via)}",
+                                  detail="InvalidArgumentType", phase="runtime")
+        if intent is not None and not isinstance(intent, str):
+            raise CypherTypeError(f"A relevance edge's `intent` must be a string, got {type_name(intent)}",
+                                  detail="InvalidArgumentType", phase="runtime")
+        out = []
+        labels = tx.node_labels(node.id)
+        joins = None if chosen is None else chosen.get((labels, via))
+        if joins is None:
+            joins = select_joins(rc, self.rel_type, labels, via, self.end_label)
+            if chosen is not None:
+                chosen[(labels, via)] = joins
+        for join in joins:
+            key = anchor_key(tx, node.id, join)
+            if key is not None:
+                out.append((join, key, intent if intent is not None else join.intent
+                            if join.kind == "agentic-rag" else None))
+        return out
+
+    def rows(self, ctx, arg):
+        rc = C.of(ctx.tx)
+        # Buffer the anchors first: the distinct keys are counted, priced and checked before any search.
+        chosen: dict = {}
+        rows = [(row, self._work(ctx, rc, row, chosen)) for row in self.source.rows(ctx, arg)]
+        per_join: dict[str, set] = {}
+        for _, work in rows:
+            for join, key, intent in work:
+                per_join.setdefault(join.name, set()).add((key, intent))
+        for name, keys in per_join.items():
+            limit = rc.joins[name].max_anchors
+            if limit is not None and len(keys) > limit:
+                raise costs.too_expensive(f"Relevance join `{name}` would search {len(keys)} distinct anchors; "
+                                          f"its maxAnchors is {limit}")
+        costs.check(ctx, planned_calls(ctx, rc, [w for _, work in rows for w in work]))
+        _prefetch(ctx, rc, rows)
+        state = for_ctx(ctx)
+        tx = ctx.tx
+        rel_var, end_var, start_var = self.rel, self.end, self.start
+        for row, work in rows:
+            anchor = row[start_var].id if work else None
+            for join, key, intent in work:
+                for hit in search(ctx, rc, join, key, intent):
+                    target = hit["id"]
+                    if self.into:
+                        bound = row.get(end_var)
+                        if bound is None or bound.id != target:
+                            continue
+                    elif self.end_test is not None and not self.end_test(tx.node_labels(target)):
+                        continue
+                    edge_key = (anchor, target, join.name, intent)
+                    rid = state.edges.get(edge_key)
+                    if rid is None:
+                        props = {"score": hit["score"], "rank": hit["rank"], "mode": hit["mode"],
+                                 "snippet": hit.get("snippet"), "matchedTerms": hit.get("matchedTerms", []),
+                                 "probes": hit.get("probes", []), "via": join.via, "intent": intent,
+                                 "join": join.name}
+                        rid = state.edges[edge_key] = tx.add_virtual_rel(join.rel_type, anchor, target, props)
+                    out = dict(row)
+                    out[rel_var] = RelRef(rid)
+                    if not self.into:
+                        out[end_var] = NodeRef(target)
+                    yield out
+
+
+class PinnedAnchor(Operator):
+    """``(c:Label {prop: value, ...})`` anchoring a relevance join: the stored nodes that match, or,
+    when the label has no stored node (a concept the query names), one query-time node carrying
+    exactly what the query named."""
+    __slots__ = ("var", "label", "props")
+    name = "PinnedAnchor"
+
+    def __init__(self, source, var, label, props):
+        self.source, self.var, self.label, self.props = source, var, label, props
+
+    def details(self):
+        return f"({self.var.strip()}:{self.label} {{...}})"
+
+    def rows(self, ctx, arg):
+        tx = ctx.tx
+        for row in self.source.rows(ctx, arg):
+            wanted = self.props(row, ctx)
+            if not isinstance(wanted, dict) or any(v is None for v in wanted.values()):
+                continue
+            found = False
+            for nid in tx.nodes_by_label(self.label):
+                ctx.check()
+                props = tx.node_props(nid)
+                if all(equals(props.get(k), v) is True for k, v in wanted.items()):
+                    found = True
+                    out = dict(row)
+                    out[self.var] = NodeRef(nid)
+                    yield out
+            # Only a label with no stored node at all is a query-time concept: a stored label
+            # (Person) that has no match answers nothing, as any MATCH would.
+            if not found and tx.count_nodes(self.label) == 0:
+                state = for_ctx(ctx)
+                key = (self.label, tuple(sorted((k, repr(v)) for k, v in wanted.items())))
+                nid = state.pinned.get(key)
+                if nid is None:
+                    nid = state.pinned[key] = tx.add_virtual_node([self.label], dict(wanted))
+                out = dict(row)
+                out[self.var] = NodeRef(nid)
+                yield out

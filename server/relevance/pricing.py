@@ -1,0 +1,67 @@
+"""EXPLAIN's price of relevance joins: ``~n semantic search(es)`` per RelevanceExpand and in total.
+
+A first-stage hop (no relevance hop below it) is priced exactly: its anchor rows are computed from
+the snapshot (reads only, no search) and their distinct keys counted, the pinned
+``(c:Concept {value: '...'})`` shape included. A later hop's anchors are an earlier search's results,
+so it is priced as a floor (one search) and the total reads "at least".
+"""
+from __future__ import annotations
+
+from relate.server.ai.statement import for_ctx
+from relate.server.query.context import ExecContext
+
+from . import catalog as C
+from .operator import RelevanceExpand, planned_calls
+
+
+def _below(op) -> list:
+    out = []
+    for child in list(op.children()) + list(op.nested()):
+        out.append(child)
+        out.extend(_below(child))
+    return out
+
+
+def _price(op, ctx, rc) -> tuple[dict, bool]:
+    if any(isinstance(o, RelevanceExpand) for o in _below(op)):
+        return {"semanticCalls": 1, "llmCalls": 0}, False
+    try:
+        work = [w for row in op.source.rows(ctx, {}) for w in op._work(ctx, rc, row)]
+    except Exception:           # e.g. a parameter EXPLAIN was not given: the floor is one search
+        return {"semanticCalls": 1, "llmCalls": 0}, False
+    return planned_calls(ctx, rc, work), True
+
+
+def _text(n: int, exact: bool) -> str:
+    return f"{'' if exact else 'at least '}~{n} semantic search{'' if n == 1 else 'es'}"
+
+
+def price_plan(root, plan: dict, tx, session, params) -> None:
+    """Annotate EXPLAIN's ``plan`` dict (the shape of describe_plan) in place."""
+    ctx = ExecContext(tx, dict(params or {}), session.db)
+    ctx.scope, ctx.budget = session.scope, session.ai_budget
+    rc = C.of(tx)
+    total = {"semanticCalls": 0, "llmCalls": 0, "apiCalls": 0}
+    exact_all = True
+    found = False
+
+    def walk(op, node):
+        nonlocal exact_all, found
+        inner = getattr(op, "inner", op)
+        if isinstance(inner, RelevanceExpand):
+            found = True
+            price, exact = _price(inner, ctx, rc)
+            for_ctx(ctx).memo.clear()        # the stage's own count; repeated keys across stages count again
+            exact_all = exact_all and exact
+            node["costs"] = {**price, "apiCalls": 0, "exact": exact}
+            node["details"] = f"{node['details']}; {_text(price['semanticCalls'], exact)}"
+            for key in ("semanticCalls", "llmCalls"):
+                total[key] += price[key]
+        for child, sub in zip(list(op.children()) + list(op.nested()), node.get("children", [])):
+            walk(child, sub)
+
+    walk(root, plan)
+    if found:
+        plan["costs"] = {**total, "exact": exact_all}
+        plan["pricing"] = _text(total["semanticCalls"], exact_all) + \
+            (f", ~{total['llmCalls']} model call(s)" if total["llmCalls"] else "")
