@@ -29,6 +29,7 @@ from relate.server.index.vector import VectorIndex, VectorConfig
 
 WORDS = [f"w{i}" for i in range(5000)]
 CHUNK = 20_000
+EXACT = 10**9          # rows from which HNSW would replace exact search: never, here (exact merges compare)
 
 
 def rows(n: int, dims: int, seed: int = 1):
@@ -59,7 +60,7 @@ def timed(fn, queries) -> tuple[list, float, float]:
 
 def build_local(vectors, texts, dims):
     started = time.perf_counter()
-    vec = VectorIndex(VectorConfig(dims, "cosine"), [])
+    vec = VectorIndex(VectorConfig(dims, "cosine", hnsw_min_size=EXACT), [])
     text = FullTextIndex(["text"], "standard-no-stop-words", "tantivy", None)
     for start in range(0, len(vectors), CHUNK):
         vec.upsert_many([(i, vectors[i], {}) for i in range(start, min(start + CHUNK, len(vectors)))])
@@ -73,7 +74,8 @@ def build_sharded(vectors, texts, dims, shards: int):
     started = time.perf_counter()
     where = {"shards": shards, "replicas": 1}
     vdef = get_provider("VECTOR").definition(f"bench_v{shards}", "node", ["Doc"], ["e"], [],
-                                             {"indexConfig": {"vector.dimensions": dims}}, {})
+                                             {"indexConfig": {"vector.dimensions": dims,
+                                                              "vector.hnsw.min_size": EXACT}}, {})
     tdef = get_provider("FULLTEXT").definition(f"bench_t{shards}", "node", ["Doc"], ["text"], [], None,
                                                {"fulltext_engine": "tantivy"})
     vdef.config.update(where)
@@ -114,7 +116,7 @@ def main() -> None:
     print("|---|---|---|---|---|---|")
     print(f"| in-process | {seconds:.1f} | {vm:.2f} / {vp:.2f} | {tm:.2f} / {tp:.2f} | {hm:.2f} / {hp:.2f} | "
           f"{(rss_bytes() - base_rss) / 2**20:.0f} (index growth of the server) |")
-    del vec, text
+    vec = text = None    # free the in-process indexes before the shards start
     cluster.ray_module()
     for shards in [int(s) for s in args.shards.split(",")]:
         svec, stext, seconds = build_sharded(vectors, texts, args.dims, shards)
