@@ -1,8 +1,8 @@
 """Wire benchmarks: RETURN 1 round trips, point lookups, rows/s streamed, the cookbook's RECALL over
-the wire vs embedded, and throughput with 16 concurrent clients. Starts its own relate-server on a
-free port.
+the wire vs embedded, and throughput with 16 concurrent clients; the Bolt listener beside the native
+protocol (``--bolt-only`` runs just that comparison). Starts its own relate-server on free ports.
 
-    python bench/wire.py [--quick] [--loop uvloop|asyncio] [--json out.json]
+    python bench/wire.py [--quick] [--bolt-only] [--loop uvloop|asyncio] [--json out.json]
 """
 from __future__ import annotations
 
@@ -28,10 +28,10 @@ AUTH = ("neo4j", PASSWORD)
 STREAM = "UNWIND range(1, $n) AS i RETURN i, i * 2 AS j, 'x' AS s"
 
 
-def start_server(data: str, loop: str) -> tuple[subprocess.Popen, str]:
+def start_server(data: str, loop: str) -> tuple[subprocess.Popen, str, str]:
     ready = os.path.join(data, "ready.json")
     process = subprocess.Popen([sys.executable, "-m", "relate.server", "--data", os.path.join(data, "db"),
-                                "--listen", "127.0.0.1:0", "--ready-file", ready, "--init-password", PASSWORD,
+                                "--listen", "127.0.0.1:0", "--bolt-listen", "127.0.0.1:0", "--ready-file", ready, "--init-password", PASSWORD,
                                 "--loop", loop, "--log-level", "warning"], cwd=ROOT)
     deadline = time.monotonic() + 60
     while not os.path.exists(ready):
@@ -39,7 +39,8 @@ def start_server(data: str, loop: str) -> tuple[subprocess.Popen, str]:
             raise SystemExit("relate-server did not start")
         time.sleep(0.05)
     with open(ready) as file:
-        return process, "relate://" + json.load(file)["listen"]
+        bound = json.load(file)
+    return process, "relate://" + bound["listen"], bound["bolt"]
 
 
 def median_us(samples: list[float]) -> float:
@@ -163,13 +164,18 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer iterations (a smoke run)")
     ap.add_argument("--loop", default="uvloop", choices=["uvloop", "asyncio"])
+    ap.add_argument("--bolt-only", action="store_true", help="only the Bolt vs native comparison")
     ap.add_argument("--json", help="also write the figures here")
     args = ap.parse_args(argv)
     trips, rows, recalls, seconds = (300, 100_000, 5, 2.0) if args.quick else (3000, 1_000_000, 30, 5.0)
     figures: dict[str, float | None] = {}
     with tempfile.TemporaryDirectory(prefix="relate-bench-") as tmp:
-        server, url = start_server(tmp, args.loop)
+        server, url, bolt = start_server(tmp, args.loop)
         try:
+            from wire_bolt import compare
+            figures.update(compare(url, bolt, AUTH, trips, rows, STREAM))
+            if args.bolt_only:
+                return _report(args, figures)
             with relate.connect(url, auth=AUTH) as remote, relate.connect(os.path.join(tmp, "embedded")) as local:
                 round_trips(remote, 100)
                 figures["return1_remote_median_us"] = median_us(round_trips(remote, trips))
@@ -191,6 +197,10 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             server.send_signal(signal.SIGTERM)
             server.wait(30)
+    return _report(args, figures)
+
+
+def _report(args, figures: dict) -> int:
     width = max(map(len, figures))
     print(f"relate wire benchmark ({args.loop}, {os.cpu_count()} CPUs{', quick' if args.quick else ''})")
     for name, value in figures.items():

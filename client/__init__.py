@@ -28,10 +28,16 @@ __all__ = ["connect", "Connection", "Result", "Transaction", "Summary", "Counter
            "Relationship", "Path", "Vector", "Duration", "Row", "errors", *errors.__all__]
 
 _REMOTE_SCHEMES = ("relate://", "relate+s://", "relate+ssc://")
+_BOLT_SCHEMES = ("bolt://", "bolt+s://", "bolt+ssc://", "neo4j://", "neo4j+s://", "neo4j+ssc://")
 
 
 def connect(target: str, *, auth: tuple[str, str] | None = None, **options) -> Connection:
     """Open a connection: a file path (embedded), ``:memory:``, or a ``relate://host:port`` URL."""
+    if isinstance(target, str) and target.lower().startswith(_BOLT_SCHEMES):
+        raise errors.ClientError(
+            f"{target.split('://', 1)[0]}:// is Neo4j's Bolt protocol, which relate.connect() does not speak: "
+            "use the neo4j driver (GraphDatabase.driver('bolt://host:7687', auth=...)) against the server's "
+            "Bolt listener, or relate.connect('relate://host:7688')", code="Neo.ClientError.Request.Invalid")
     if target.startswith(_REMOTE_SCHEMES):
         from .driver import connect_remote  # the network driver; imports nothing of the server
         return connect_remote(target, auth=auth, **options)

@@ -96,6 +96,7 @@ setClause : SET setItem (COMMA setItem)* ;
 setItem
     : variable op=(EQ | PLUS_EQ) expression     # SetVariableItem
     | variable labelNames                       # SetLabelsItem
+    | variable dynamicLabelNames                # SetDynamicLabelsItem
     | postfixExpression EQ expression           # SetPropertyItem
     ;
 
@@ -107,6 +108,9 @@ removeItem
     ;
 
 labelNames : (COLON symbolicName)+ ;
+
+// SET n:$(expr): labels computed per row (a string or a list of strings), as in Neo4j 5.26.
+dynamicLabelNames : (COLON (symbolicName | DYNAMIC_LABEL expression RPAREN))+ ;
 
 deleteClause : (DETACH | NODETACH)? DELETE expression (COMMA expression)* ;
 
@@ -270,7 +274,7 @@ command
     ;
 
 createIndex
-    : CREATE kind=(RANGE | TEXT | POINT | VECTOR | FULLTEXT | LOOKUP | IDENTIFIER)? INDEX name=symbolicName? ifNotExists?
+    : CREATE kind=(RANGE | TEXT | POINT | VECTOR | FULLTEXT | LOOKUP | IDENTIFIER)? INDEX (name=symbolicName | nameParam=PARAMETER)? ifNotExists?
       FOR indexTarget ON indexProperties (WITH LBRACK propertyList RBRACK)? (OPTIONS mapLiteral)?   # NewIndex
     | CREATE INDEX ON COLON symbolicName LPAREN propertyKeyName (COMMA propertyKeyName)* RPAREN  # LegacyIndex
     ;
@@ -282,6 +286,7 @@ indexTarget
 
 indexProperties
     : LPAREN propertyList RPAREN
+    | propertyList
     | EACH LBRACK propertyList RBRACK
     | EACH functionName LPAREN variable RPAREN
     ;
@@ -294,7 +299,7 @@ ifNotExists : IF NOT EXISTS ;
 
 ifExists : IF EXISTS ;
 
-dropIndex : DROP INDEX symbolicName ifExists? ;
+dropIndex : DROP INDEX (symbolicName | PARAMETER) ifExists? ;
 
 createConstraint
     : CREATE CONSTRAINT name=symbolicName? ifNotExists? (FOR | ON) constraintTarget (REQUIRE | ASSERT)
@@ -539,6 +544,7 @@ STRING
     | '"' (~["\\] | '\\' .)* '"'
     ;
 
+DYNAMIC_LABEL : '$(' ;
 PARAMETER : '$' (IDENTIFIER | ESCAPED_IDENTIFIER | DIGIT+) ;
 
 IDENTIFIER : [\p{ID_Start}_] [\p{ID_Continue}]* ;

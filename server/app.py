@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import asyncio
+import errno
+import functools
 import json
 import os
 import signal
@@ -12,7 +14,8 @@ import structlog
 
 from .auth import Authenticator, UserStore
 from .auth_tokens import TokenStore
-from .config import Config, split_address
+from .config import DEFAULT_BOLT_LISTEN, Config, split_address
+from .net.bolt_connection import BoltConnection
 from .net.connection import ClientConnection
 
 _log = structlog.get_logger("relate.server")
@@ -61,6 +64,10 @@ class RelateServer:
                                           backlog=min(config.max_connections, 4096))
         self._listeners.append(main)
         bound = {"listen": _address(main), "pid": os.getpid(), "tls": tls is not None}
+        bolt = await self._start_bolt(tls)
+        if bolt is not None:
+            self._listeners.append(bolt)
+            bound["bolt"] = _address(bolt)
         if config.http_listen:
             from .http.listener import HttpListener   # Starlette/uvicorn load only when HTTP is on
             self._http = HttpListener(self, *split_address(config.http_listen))
@@ -72,6 +79,21 @@ class RelateServer:
             with open(temporary, "w") as file:
                 json.dump(bound, file)
             os.replace(temporary, config.ready_file)
+
+    async def _start_bolt(self, tls: ssl.SSLContext | None) -> asyncio.AbstractServer | None:
+        """The Bolt listener (same users, TLS and limits). The default port already taken is a
+        warning, not a failure: another local server or Neo4j may hold 7687."""
+        if not self.config.bolt_listen:
+            return None
+        host, port = split_address(self.config.bolt_listen)
+        try:
+            return await asyncio.start_server(functools.partial(self._on_client, kind=BoltConnection), host, port,
+                                              ssl=tls, limit=2 ** 20, backlog=min(self.config.max_connections, 4096))
+        except OSError as exc:
+            if exc.errno != errno.EADDRINUSE or self.config.bolt_listen != DEFAULT_BOLT_LISTEN:
+                raise
+            _log.warning("bolt listener not started: address in use", address=self.config.bolt_listen)
+            return None
 
     def _create_initial_user(self, users: UserStore) -> None:
         if users.has_users():
@@ -99,12 +121,13 @@ class RelateServer:
 
     # -- serve ----------------------------------------------------------------------------------
 
-    async def _on_client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def _on_client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                         kind: type[ClientConnection] = ClientConnection) -> None:
         if self._stopping.is_set() or len(self._connections) >= self.config.max_connections:
             _log.warning("connection refused", reason="shutting down" if self._stopping.is_set() else "too many")
             writer.close()
             return
-        connection = ClientConnection(reader, writer, self)
+        connection = kind(reader, writer, self)
         self._connections.add(connection)
         try:
             await connection.serve()

@@ -12,11 +12,14 @@ from typing import Any, Mapping, Sequence
 
 from relate.protocol import DEFAULT_MAX_MESSAGE_SIZE
 
+DEFAULT_BOLT_LISTEN = "127.0.0.1:7687"
+
 
 @dataclass
 class Config:
     data: str | None = None                 # database directory; None = in memory
     listen: str = "127.0.0.1:7688"
+    bolt_listen: str | None = DEFAULT_BOLT_LISTEN   # "host:port" for Bolt clients; "none" turns it off
     http_listen: str | None = None          # "host:port" for the HTTP Query API, console and /health
     http_tx_timeout: float = 30.0           # seconds an idle HTTP explicit transaction lives
     loop: str = "uvloop"                    # uvloop | asyncio
@@ -70,6 +73,8 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("--config", help="a TOML file of settings")
     parser.add_argument("--data", help="database directory (default: in memory)")
     parser.add_argument("--listen", help="host:port for the Relate protocol (default 127.0.0.1:7688)")
+    parser.add_argument("--bolt-listen", help="host:port for Bolt clients such as the neo4j driver "
+                                              "(default 127.0.0.1:7687; 'none' turns it off)")
     parser.add_argument("--http-listen", help="host:port for the HTTP Query API, browser console and /health")
     parser.add_argument("--http-tx-timeout", type=float,
                         help="seconds an idle HTTP explicit transaction lives (default 30)")
@@ -121,6 +126,8 @@ def load_config(argv: Sequence[str] | None = None, environ: Mapping[str, str] | 
         if value is not None and name in names:
             settings[name] = value
     config = Config(**settings)
+    if isinstance(config.bolt_listen, str) and config.bolt_listen.strip().lower() in ("", "none", "off"):
+        config.bolt_listen = None
     if bool(config.tls_cert) != bool(config.tls_key):
         raise SystemExit("relate-server: --tls-cert and --tls-key go together")
     return config

@@ -155,6 +155,11 @@ class CypherVisitor(ParseTreeVisitor):
         return self.visitChildren(ctx)
 
 
+    # Visit a parse tree produced by CypherParser#SetDynamicLabelsItem.
+    def visitSetDynamicLabelsItem(self, ctx:CypherParser.SetDynamicLabelsItemContext):
+        return self.visitChildren(ctx)
+
+
     # Visit a parse tree produced by CypherParser#SetPropertyItem.
     def visitSetPropertyItem(self, ctx:CypherParser.SetPropertyItemContext):
         return self.visitChildren(ctx)
@@ -177,6 +182,11 @@ class CypherVisitor(ParseTreeVisitor):
 
     # Visit a parse tree produced by CypherParser#labelNames.
     def visitLabelNames(self, ctx:CypherParser.LabelNamesContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#dynamicLabelNames.
+    def visitDynamicLabelNames(self, ctx:CypherParser.DynamicLabelNamesContext):
         return self.visitChildren(ctx)
 
 

@@ -111,8 +111,8 @@ class ClientConnection:
         self.core = core = SessionCore(self._server.database, self._server.authenticator, connection_id=self.id,
                                        peer=self.peer, query_timeout=config.query_timeout,
                                        batch_size=config.batch_size)
-        codec = value_codec()
-        out = WireOutput(self._writer, codec)
+        codec = self._codec()
+        out = self._output(codec)
         queue = RequestQueue()
         self._reader_task = asyncio.create_task(self._read_requests(queue, codec, core))
         while True:
@@ -125,12 +125,25 @@ class ClientConnection:
                     await out.flush()
                     break
             else:
-                await core.handle(item, out, queue.peek())
+                await self._handle(item, out, queue)
             if core.state is State.DEFUNCT:
                 await out.flush()
                 break
             if queue.empty():
                 await out.flush()
+
+    # The wire format, as hooks a listener for another protocol (Bolt) overrides.
+    def _codec(self):
+        return value_codec()
+
+    def _output(self, codec):
+        return WireOutput(self._writer, codec)
+
+    def _decode(self, codec, payload: bytes):
+        return m.decode_request(codec.unpack(payload))
+
+    async def _handle(self, request, out, queue: RequestQueue) -> None:
+        await self.core.handle(request, out, queue.peek())
 
     async def _read_requests(self, queue: RequestQueue, codec, core: SessionCore) -> None:
         decoder = FrameDecoder(self._server.config.max_message_size)
@@ -146,7 +159,7 @@ class ClientConnection:
                     return
                 for payload in payloads:
                     try:
-                        message = m.decode_request(codec.unpack(payload))
+                        message = self._decode(codec, payload)
                     except ProtocolViolation as exc:
                         await queue.put(exc)
                         continue

@@ -414,7 +414,7 @@ class SetVariable:
 @dataclass(slots=True)
 class SetLabels:
     variable: str
-    labels: list[str]
+    labels: list[str]                # SET n:$(expr) holds the Expr in its place (SET only)
     pos: Pos = _pos()
 
 

@@ -112,3 +112,5 @@ def register_builtins(registry: ProcedureRegistry) -> None:
                       lambda ctx: ({"name": p.name, "signature": p.signature(), "mode": p.mode}
                                    for p in ctx.db.procedures.all()),
                       description="The registered procedures and their signatures.")
+    from .procedures_compat import register_compat   # Neo4j tools' procedures (dbms.components, apoc.meta.*)
+    register_compat(registry)

@@ -179,6 +179,14 @@ class SessionCore:
         self._protocol_failure = True
         self._state = State.FAILED if self._engine is not None and not violation.fatal else State.DEFUNCT
 
+    async def logoff(self, out: ReplySink) -> None:
+        """Bolt's LOGOFF (from READY): close the engine session; a new LOGON may follow."""
+        if self._engine is not None:
+            await self._worker.call(self._close_engine)
+        self._engine, self.user = None, None
+        self._state = State.AUTHENTICATION
+        await out.success({})
+
     def interrupt(self) -> None:
         """A RESET was received (it is queued behind earlier requests): stop what runs now."""
         self._pending_resets += 1

@@ -28,6 +28,8 @@ class ServerProcess:
                    "--loop", loop, "--log-format", "json", *args]
         if not scripted and "--data" not in args:
             command += ["--data", str(tmp_path / "data")]
+        if "--bolt-listen" not in args:
+            command += ["--bolt-listen", "127.0.0.1:0"]        # never the shared default port in tests
         if "--no-auth" not in args and "--init-password" not in args:
             command += ["--init-password", PASSWORD]
         self._log = open(self.log_path, "wb")
@@ -42,6 +44,7 @@ class ServerProcess:
         self.host, port = self.info["listen"].rsplit(":", 1)
         self.port = int(port)
         self.url = f"relate://127.0.0.1:{self.port}"
+        self.bolt_address = self.info.get("bolt")          # "127.0.0.1:port" when Bolt listens
 
     @property
     def pid(self) -> int:

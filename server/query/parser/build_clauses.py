@@ -121,6 +121,9 @@ class ClauseBuilder(PatternBuilder):
         if kind is P.SetLabelsItemContext:
             return ast.SetLabels(self.name(ctx.variable()), self._label_names(ctx.labelNames()),
                                  pos=self.pos(ctx))
+        if kind is P.SetDynamicLabelsItemContext:
+            return ast.SetLabels(self.name(ctx.variable()), self._dynamic_label_names(ctx.dynamicLabelNames()),
+                                 pos=self.pos(ctx))
         return ast.SetProperty(self._property_target(ctx.postfixExpression()),
                                self.expression(ctx.expression()), pos=self.pos(ctx))
 
@@ -133,6 +136,16 @@ class ClauseBuilder(PatternBuilder):
 
     def _label_names(self, ctx) -> list[str]:
         return [self.name(name) for name in ctx.symbolicName()]
+
+    def _dynamic_label_names(self, ctx) -> list:
+        """Names and ``$(expr)`` expressions in their written order."""
+        labels, children = [], list(ctx.getChildren())
+        for i, child in enumerate(children):
+            if isinstance(child, P.SymbolicNameContext):
+                labels.append(self.name(child))
+            elif isinstance(child, P.ExpressionContext):
+                labels.append(self.expression(child))
+        return labels
 
     def _remove(self, ctx):
         items = []

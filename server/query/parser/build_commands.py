@@ -36,8 +36,11 @@ class CommandBuilder(ClauseBuilder):
             properties = []
         with_list = ctx.propertyList()
         options = ctx.mapLiteral()
+        name = None if ctx.name is None else self.name(ctx.name)
+        if ctx.nameParam is not None:               # CREATE VECTOR INDEX $name: resolved when it runs
+            name = ast.Parameter(decode_parameter(ctx.nameParam.text), pos=self.token_pos(ctx.nameParam))
         return ast.CreateIndex(
-            kind, None if ctx.name is None else self.name(ctx.name), entity,
+            kind, name, entity,
             self.name(target.variable()), [self.name(label) for label in target.symbolicName()],
             properties, [] if with_list is None else self._property_keys(with_list),
             None if options is None else self.map_literal(options), ctx.ifNotExists() is not None,
@@ -47,7 +50,11 @@ class CommandBuilder(ClauseBuilder):
         return [self.name(ref.propertyKeyName()) for ref in ctx.propertyRef()]
 
     def _drop_index(self, ctx):
-        return ast.DropIndex(self.name(ctx.symbolicName()), ctx.ifExists() is not None, pos=self.pos(ctx))
+        if ctx.symbolicName() is None:
+            name = ast.Parameter(decode_parameter(ctx.PARAMETER().getText()), pos=self.pos(ctx))
+        else:
+            name = self.name(ctx.symbolicName())
+        return ast.DropIndex(name, ctx.ifExists() is not None, pos=self.pos(ctx))
 
     # -- constraints ----------------------------------------------------------------------------
     def _create_constraint(self, ctx):

@@ -159,7 +159,8 @@ class Builder:
         else:
             yields = [(y.name, y.alias or y.name) for y in clause.yields]
         state.op = L.ProcedureCall(state.op, clause.name, clause.args, yields, getattr(clause, "optional", False),
-                                   writes=proc is not None and proc.mode == "WRITE")
+                                   writes=proc is not None and proc.mode == "WRITE",
+                                   pass_through=proc is not None and not outputs and not isinstance(state.op, L.Argument))
         if clause.where is not None:
             state.op = L.Filter(state.op, clause.where)
         state.bind([v for _, v in yields])

@@ -281,6 +281,7 @@ class ProcedureCall(LogicalOp):
     yields: list[tuple[str, str]]              # (output, variable)
     optional: bool = False                     # OPTIONAL CALL: a row of nulls when nothing comes back
     writes: bool = False                       # a WRITE procedure: the statement runs in a write transaction
+    pass_through: bool = False                 # a void procedure after other clauses: rows go on unchanged
 
 
 @dataclass(eq=False)

@@ -254,7 +254,7 @@ class PhysicalBuilder:
     def _ProcedureCall(self, op):
         proc = self.procedures.get(op.name)
         args = None if op.args is None else [self.compile(a) for a in op.args]
-        return PU.ProcedureCall(self.build(op.source), proc, args, op.yields, op.optional)
+        return PU.ProcedureCall(self.build(op.source), proc, args, op.yields, op.optional, op.pass_through)
 
     def _ProduceResults(self, op):
         source = op.source
@@ -297,7 +297,9 @@ class PhysicalBuilder:
                 out.append(PW.SetSpec("merge" if item.merge else "replace", self.compile(ast.Variable(item.variable)),
                                       value=self.compile(item.value)))
             elif isinstance(item, ast.SetLabels):
-                out.append(PW.SetSpec("labels", self.compile(ast.Variable(item.variable)), labels=tuple(item.labels)))
+                labels = tuple(label if isinstance(label, str) else self.compile(label) for label in item.labels)
+                kind = "labels" if all(isinstance(label, str) for label in labels) else "dynamic_labels"
+                out.append(PW.SetSpec(kind, self.compile(ast.Variable(item.variable)), labels=labels))
             elif isinstance(item, ast.RemoveProperty):
                 out.append(PW.SetSpec("property", self.compile(item.target.subject), item.target.key))
             elif isinstance(item, ast.RemoveLabels):

@@ -6,11 +6,12 @@ Neo4j) by rewriting to ``UNWIND $rows AS r WITH r.a AS a, ... WHERE ... RETURN .
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
-from relate.protocol.errors import (ConstraintNotFound, CypherSyntaxError, EquivalentSchemaRuleAlreadyExists,
-                           IndexNotFound, SchemaError)
+from relate.protocol.errors import (ConstraintNotFound, CypherSyntaxError, CypherTypeError,
+                                    EquivalentSchemaRuleAlreadyExists, IndexNotFound, ParameterMissing,
+                                    SchemaError)
 from relate.protocol.summary import Counters
 
 from relate.server.index.providers import is_search_kind
@@ -52,7 +53,19 @@ class CommandResult:
 
 def run_command(db, tx, command, params: dict, catalog: Catalog) -> CommandResult:
     handler = _HANDLERS[type(command)]
+    if isinstance(getattr(command, "name", None), ast.Parameter):     # CREATE/DROP INDEX $name
+        command = replace(command, name=_parameter_name(command.name, params))
     return handler(db, tx, command, params, catalog)
+
+
+def _parameter_name(parameter: ast.Parameter, params: dict) -> str:
+    if parameter.name not in params:
+        raise ParameterMissing(f"Expected parameter(s): {parameter.name}", phase="runtime")
+    value = params[parameter.name]
+    if not isinstance(value, str) or not value:
+        raise CypherTypeError(f"An index name must be a non-empty string, not {value!r}",
+                              detail="InvalidArgumentType", phase="runtime")
+    return value
 
 
 # ---------------------------------------------------------------- constraints

@@ -229,6 +229,9 @@ class Analyzer:
             self._expr(item.value, scope)
         else:
             self._need(item.variable, scope, item)
+            for label in getattr(item, "labels", ()):
+                if not isinstance(label, str):      # SET n:$(expr)
+                    self._expr(label, scope)
 
     def _remove(self, clause: ast.Remove, scope: Scope):
         for item in clause.items:

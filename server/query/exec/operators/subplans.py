@@ -196,12 +196,12 @@ class Foreach(Operator):
 
 class ProcedureCall(Operator):
     """CALL name(args) YIELD ...: one output row per procedure result row."""
-    __slots__ = ("proc", "args", "yields", "optional")
+    __slots__ = ("proc", "args", "yields", "optional", "pass_through")
     name = "ProcedureCall"
 
-    def __init__(self, source, proc, args, yields, optional=False):
+    def __init__(self, source, proc, args, yields, optional=False, pass_through=False):
         self.source, self.proc, self.args, self.yields = source, proc, args, yields
-        self.optional = optional
+        self.optional, self.pass_through = optional, pass_through
 
     def details(self):
         return self.proc.name
@@ -232,6 +232,8 @@ class ProcedureCall(Operator):
             except Exception as exc:
                 raise ProcedureCallFailed(f"Failed to invoke procedure `{proc.name}`: {exc}",
                                           phase="runtime") from exc
+            if not found and not outputs and self.pass_through:
+                yield row               # a void procedure inside a query keeps its input row (Neo4j)
             if not found and self.optional:
                 out = dict(row)
                 for _, var in self.yields:

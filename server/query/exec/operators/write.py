@@ -280,6 +280,19 @@ def _entity(value, what: str):
                           detail="InvalidArgumentType", phase="runtime")
 
 
+def _dynamic_labels(labels, row: dict, ctx) -> list[str]:
+    """SET n:$(expr): each expression gives a label or a list of labels (non-empty strings)."""
+    out = []
+    for label in labels:
+        value = label if isinstance(label, str) else label(row, ctx)
+        for name in (value if isinstance(value, list) else [value]):
+            if not isinstance(name, str) or not name:
+                raise CypherTypeError(f"A dynamic label must be a non-empty string, not {type_name(name)}",
+                                      detail="InvalidArgumentType", phase="runtime")
+            out.append(name)
+    return out
+
+
 def apply_set_items(ctx, row: dict, items) -> None:
     tx = ctx.tx
     for item in items:
@@ -288,14 +301,15 @@ def apply_set_items(ctx, row: dict, items) -> None:
             entity = _entity(item.subject(row, ctx), "SET")
             if entity is not None:
                 _set_prop(ctx, entity, item.key, item.value(row, ctx))
-        elif kind == "labels":
+        elif kind == "labels" or kind == "dynamic_labels":
             node = item.subject(row, ctx)
             if node is None:
                 continue
             if type(node) is not NodeRef:
                 raise CypherTypeError(f"SET labels: expected a node, got {type_name(node)}",
                                       detail="InvalidArgumentType", phase="runtime")
-            added = tx.add_labels(node.id, item.labels)
+            labels = item.labels if kind == "labels" else _dynamic_labels(item.labels, row, ctx)
+            added = tx.add_labels(node.id, labels)
             if added:
                 ctx.counters.add("labels_added", added)
                 ctx.touched_nodes.add(node.id)

@@ -1,0 +1,146 @@
+"""One Bolt client connection: the native ``ClientConnection`` (request queue, reader/processor split,
+limits, timeouts, shutdown, the same SessionCore, users and logging) with Bolt's handshake and its
+wire-format hooks: PackStream requests, Bolt replies. Bolt-only requests (LOGOFF, ROUTE, TELEMETRY)
+are answered here; everything else goes through the core."""
+from __future__ import annotations
+
+import asyncio
+
+import structlog
+
+from relate.protocol import ProtocolViolation
+from relate.protocol import messages as m
+from relate.protocol.bolt import handshake as hs
+from relate.protocol.bolt import messages as bm
+from relate.protocol.bolt.packstream import Packer, Unpacker
+from relate.protocol.bolt.states import bolt_transition, ignores
+from relate.protocol.states import TX_STATES, State
+
+from ..session import SessionCore
+from .bolt_output import DATABASE, BoltOutput
+from .bolt_values import dehydrator, hydrator
+from .connection import HANDSHAKE_TIMEOUT_S, ClientConnection, RequestQueue
+
+ROUTING_TTL_S = 300
+_log = structlog.get_logger("relate.bolt")
+_DATABASES = (None, "", DATABASE)
+
+
+class _BoltCodec:
+    """PackStream both ways for one connection's Bolt version."""
+
+    def __init__(self, version: hs.BoltVersion):
+        self.packer = Packer(dehydrator(version))
+        self.unpacker = Unpacker(hydrator(version))
+
+
+class DatabaseNotFound(ProtocolViolation):
+    code = "Neo.ClientError.Database.DatabaseNotFound"
+
+
+class BoltConnection(ClientConnection):
+    def __init__(self, reader, writer, server):
+        super().__init__(reader, writer, server)
+        self.id = "bolt-" + self.id
+        self.version: hs.BoltVersion | None = None
+
+    async def _handshake(self) -> bool:
+        read = lambda n: asyncio.wait_for(self._reader.readexactly(n), HANDSHAKE_TIMEOUT_S)  # noqa: E731
+        data = await read(hs.CLIENT_HANDSHAKE_SIZE)
+        try:
+            slots = hs.parse_client_handshake(data)
+        except hs.BoltHandshakeError as exc:
+            _log.info("handshake refused", conn=self.id, peer=self.peer, error=str(exc))
+            return False
+        if hs.wants_manifest(slots):
+            self._writer.write(hs.manifest_offer())
+            await self._writer.drain()
+            answer = await read(5)
+            try:
+                while (choice := hs.parse_manifest_choice(answer)) is None:
+                    answer += await read(1)
+            except hs.BoltHandshakeError as exc:
+                _log.info("handshake refused", conn=self.id, peer=self.peer, error=str(exc))
+                return False
+            self.version = choice[0]
+            return True
+        self.version = hs.choose_version(slots)
+        self._writer.write(hs.version_bytes(self.version))
+        await self._writer.drain()
+        if self.version is None:
+            _log.info("handshake refused", conn=self.id, peer=self.peer, error="no common Bolt version")
+        return self.version is not None
+
+    def _last_bookmark(self) -> str | None:
+        """An auto-commit statement's bookmark (inside a transaction COMMIT gives it instead)."""
+        if self.core is not None and self.core.state in TX_STATES:
+            return None
+        ts = getattr(getattr(self._server.database, "store", None), "last_commit_ts", None)
+        return f"rl:{ts}" if isinstance(ts, int) else None
+
+    # -- the wire format hooks of ClientConnection -----------------------------------------------
+
+    def _codec(self):
+        return _BoltCodec(self.version)
+
+    def _output(self, codec):
+        _log.debug("bolt session", conn=self.id, version=str(self.version))
+        return BoltOutput(self._writer, codec.packer, self.version, connection_id=self.id,
+                          bookmark=self._last_bookmark)
+
+    def _decode(self, codec, payload: bytes):
+        return bm.decode_request(codec.unpacker.unpack_message(payload))
+
+    async def _handle(self, request, out: BoltOutput, queue: RequestQueue) -> None:
+        core = self.core
+        state = core.state
+        if bolt_transition(state, request.signature) is None:
+            out.answering(None)
+            if ignores(state):
+                await out.ignored()
+            else:
+                await core.reject(ProtocolViolation(
+                    f"{type(request).__name__.upper()} cannot be handled by a session in the {state.value} state"), out)
+            return
+        if isinstance(request, (bm.Route, bm.Telemetry, bm.Logoff)):
+            await self._bolt_only(request, core, out)
+            return
+        extra = getattr(request, "extra", None)
+        if isinstance(request, (m.Run, m.Begin)) and extra.get("db") not in _DATABASES:
+            out.answering(None)
+            await core.reject(DatabaseNotFound(
+                f"Database does not exist. Database name: '{extra.get('db')}' (Relate serves one database, "
+                f"'{DATABASE}')"), out)
+            return
+        out.answering(request)
+        if isinstance(request, m.Hello) and self.version < hs.BoltVersion(5, 1):
+            hello, auth = bm.split_hello_auth(request)
+            out.hold_hello = auth is not None
+            try:
+                await core.handle(hello, out)
+            finally:
+                out.hold_hello = False
+            if auth is not None and core.state is State.AUTHENTICATION:
+                out.answering(m.Logon(auth))
+                await core.handle(m.Logon(auth), out)
+            return
+        await core.handle(request, out, queue.peek())
+
+    async def _bolt_only(self, request, core: SessionCore, out: BoltOutput) -> None:
+        out.answering(request)
+        if isinstance(request, bm.Telemetry):
+            await out.success({})
+        elif isinstance(request, bm.Logoff):
+            await core.logoff(out)
+        else:
+            if request.extra.get("db") not in _DATABASES:
+                await core.reject(DatabaseNotFound(f"Database does not exist. Database name: "
+                                                   f"'{request.extra.get('db')}'"), out)
+                return
+            address = request.routing.get("address") or self._local_address()
+            servers = [{"addresses": [address], "role": role} for role in ("ROUTE", "READ", "WRITE")]
+            await out.success({"rt": {"ttl": ROUTING_TTL_S, "db": DATABASE, "servers": servers}})
+
+    def _local_address(self) -> str:
+        host, port = self._writer.get_extra_info("sockname")[:2]
+        return f"{host}:{port}"

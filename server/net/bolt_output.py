@@ -1,0 +1,158 @@
+"""BoltOutput: the session core's ReplySink for Bolt. It packs replies as PackStream structures in
+chunked frames and turns the core's metadata into what Bolt drivers read (HELLO hints, summary stats
+with dashed keys, FAILURE with ``neo4j_code`` and a GQL status from Bolt 5.7)."""
+from __future__ import annotations
+
+import asyncio
+
+from relate.protocol.errors import DatabaseError
+from relate.protocol import frame
+from relate.protocol import messages as m
+from relate.protocol.bolt import messages as bm
+from relate.protocol.bolt.handshake import BoltVersion
+from relate.protocol.bolt.packstream import Packer, PackStreamError
+
+NEO4J_AGENT = "Neo4j/5.26.0"        # libraries enable their Neo4j 5 paths from the agent/version
+DATABASE = "neo4j"
+FLUSH_AT = 64 * 1024
+GQL_FROM = BoltVersion(5, 7)
+_IGNORED = frame(bytes([0xB0, bm.IGNORED]))
+_RECORD_HEAD = bytes([0xB1, bm.RECORD])
+_END = b"\x00\x00"
+
+# GQLSTATUS per Neo4j status code prefix (the driver classifies by neo4j_code; this is for display).
+_GQL = (("Neo.ClientError.Statement.SyntaxError", "42001", "error: syntax error or access rule violation - invalid syntax"),
+        ("Neo.ClientError.Schema.ConstraintValidationFailed", "22N81", "error: data exception - constraint violation"),
+        ("Neo.ClientError.Security.", "42NFF", "error: syntax error or access rule violation - permission/access denied"),
+        ("Neo.ClientError.Statement.", "42N00", "error: syntax error or access rule violation"),
+        ("Neo.ClientError.Transaction.", "25N00", "error: invalid transaction state"),
+        ("Neo.ClientError.", "22N00", "error: data exception"),
+        ("Neo.TransientError.", "50N00", "error: general processing exception - transient"),
+        ("", "50N42", "error: general processing exception - unexpected error"))
+_CLASSIFICATION = {"ClientError": "CLIENT_ERROR", "TransientError": "TRANSIENT_ERROR",
+                   "DatabaseError": "DATABASE_ERROR"}
+
+
+def failure_metadata(meta: dict, version: BoltVersion) -> dict:
+    """The core's error metadata as a Bolt FAILURE: the message with its excerpt, and from 5.7 the
+    GQL fields (``neo4j_code``, ``gql_status``, ``description``, ``diagnostic_record``)."""
+    code = meta.get("code", "Neo.DatabaseError.General.UnknownError")
+    message = meta.get("message", "")
+    excerpt = meta.get("excerpt")
+    if excerpt and excerpt not in message:
+        message = f"{message}\n{excerpt}"
+    if version < GQL_FROM:
+        return {"code": code, "message": message}
+    status, description = next((s, d) for prefix, s, d in _GQL if code.startswith(prefix))
+    parts = code.split(".")
+    record = {"OPERATION": "", "OPERATION_CODE": "0", "CURRENT_SCHEMA": "/",
+              "_classification": _CLASSIFICATION.get(parts[1] if len(parts) > 1 else "", "DATABASE_ERROR")}
+    if meta.get("line") is not None:
+        record["_position"] = {"line": meta["line"], "column": meta.get("column", 1), "offset": 0}
+    return {"neo4j_code": code, "message": message, "gql_status": status,
+            "description": f"{description}. {message}", "diagnostic_record": record}
+
+
+def summary_metadata(meta: dict, bookmark: str | None) -> dict:
+    """A finished statement's summary: stats keys dashed (``nodes-created``), the database named."""
+    out = {"type": meta.get("type", "r"), "t_last": int(meta.get("t_last", 0)), "db": DATABASE}
+    stats = {key.replace("_", "-"): value for key, value in meta.get("stats", {}).items()}
+    if stats:
+        out["stats"] = stats
+    notifications = [n for n in meta.get("notifications", []) if isinstance(n, dict) and "code" in n]
+    if notifications:
+        out["notifications"] = notifications
+    plan = meta.get("plan")
+    if isinstance(plan, dict):
+        out["profile" if "rows" in plan else "plan"] = _plan(plan)
+    if meta.get("bookmark") or bookmark:
+        out["bookmark"] = meta.get("bookmark") or bookmark
+    return out
+
+
+def _plan(node: dict) -> dict:
+    """An EXPLAIN/PROFILE tree in Neo4j's shape (operatorType, args, identifiers, children; with
+    rows and time for PROFILE)."""
+    out = {"operatorType": node.get("operator", ""), "args": {"Details": node.get("details") or ""},
+           "identifiers": [], "children": [_plan(child) for child in node.get("children", [])]}
+    if "rows" in node:
+        out.update(rows=node["rows"], dbHits=0, time=int(node.get("time_ms", 0) * 1_000_000))
+    return out
+
+
+class BoltOutput:
+    """Replies gathered and written when no request is queued, or once 64 KiB of records wait."""
+
+    def __init__(self, writer: asyncio.StreamWriter, packer: Packer, version: BoltVersion, *,
+                 connection_id: str, bookmark=lambda: None):
+        self._writer = writer
+        self._packer = packer
+        self._version = version
+        self._connection_id = connection_id
+        self._bookmark = bookmark         # the last commit's bookmark, for auto-commit summaries
+        self._buffer = bytearray()
+        self._request = None
+        self.hold_hello = False                  # Bolt 5.0: HELLO's SUCCESS waits for its LOGON
+        self.held_success: dict | None = None
+
+    def answering(self, request) -> None:
+        """The request the next replies answer (its metadata is shaped for it)."""
+        self._request = request
+
+    def _message(self, structure) -> None:
+        try:
+            self._buffer += frame(self._packer.pack(structure))
+        except PackStreamError as exc:
+            raise DatabaseError(f"a reply cannot be sent over Bolt: {exc.message}") from None
+
+    async def success(self, metadata: dict) -> None:
+        request = self._request
+        if isinstance(request, m.Hello):
+            metadata = {"server": NEO4J_AGENT, "connection_id": self._connection_id,
+                        "hints": {"telemetry.enabled": False}}
+            if self.hold_hello:
+                self.held_success = metadata
+                return
+        elif isinstance(request, m.Logon) and self.held_success is not None:
+            metadata, self.held_success = self.held_success, None
+        elif isinstance(request, (m.Pull, m.Discard)):
+            if not metadata.get("has_more"):
+                metadata = summary_metadata(metadata, self._bookmark())
+        elif isinstance(request, m.Run):
+            metadata = {k: v for k, v in metadata.items() if k in ("fields", "t_first", "qid")}
+            metadata["t_first"] = int(metadata.get("t_first", 0))
+        elif isinstance(request, m.Begin):
+            metadata = {}
+        self._message(bm.success(metadata))
+
+    async def failure(self, metadata: dict) -> None:
+        self.held_success = None
+        self._message(bm.failure(failure_metadata(metadata, self._version)))
+
+    async def ignored(self) -> None:
+        self._buffer += _IGNORED
+
+    async def records(self, rows: list) -> None:
+        buffer, pack_row = self._buffer, self._packer.pack_row
+        body = bytearray()
+        try:
+            for row in rows:
+                body.clear()
+                body += _RECORD_HEAD
+                pack_row(row, body)
+                if len(body) <= 0xFFFF:
+                    buffer += len(body).to_bytes(2, "big")
+                    buffer += body
+                    buffer += _END
+                else:
+                    buffer += frame(bytes(body))
+        except PackStreamError as exc:
+            raise DatabaseError(f"a result value cannot be sent over Bolt: {exc.message}") from None
+        if len(buffer) >= FLUSH_AT:
+            await self.flush()
+
+    async def flush(self) -> None:
+        if self._buffer:
+            self._writer.write(bytes(self._buffer))
+            self._buffer.clear()
+        await self._writer.drain()

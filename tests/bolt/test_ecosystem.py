@@ -1,0 +1,188 @@
+"""neo4j-graphrag and langchain-neo4j, unchanged, against a real relate-server over Bolt.
+
+The embedder is a local class implementing each library's interface with fixed vectors, so every
+score below is computed by hand: Neo4j's cosine score is (1 + cos) / 2, and the hybrid retrievers
+divide each lane's scores by that lane's best score and keep each node's larger value.
+"""
+from __future__ import annotations
+
+import pytest
+from langchain_core.embeddings import Embeddings
+from langchain_neo4j import Neo4jGraph, Neo4jVector
+from langchain_neo4j.vectorstores.neo4j_vector import SearchType
+from neo4j_graphrag.embeddings.base import Embedder
+from neo4j_graphrag.indexes import create_fulltext_index, create_vector_index, upsert_vectors
+from neo4j_graphrag.retrievers import HybridRetriever, VectorCypherRetriever, VectorRetriever
+from neo4j_graphrag.types import EntityType
+
+from .conftest import AUTH
+
+VECTORS = {
+    "apple pie": [1.0, 0.0, 0.0, 0.0],
+    "banana bread": [0.0, 1.0, 0.0, 0.0],
+    "cherry tart": [0.6, 0.8, 0.0, 0.0],
+    # queries
+    "apple": [1.0, 0.0, 0.0, 0.0],
+    "banana": [1.0, 0.0, 0.0, 0.0],      # points at apple: the keyword lane must find banana
+    "foo": [0.0, 0.0, 1.0, 0.0],         # langchain embeds "foo" once to learn the dimension
+}
+TEXTS = ["apple pie", "banana bread", "cherry tart"]
+# Against the query [1, 0, 0, 0]: cos = 1, 0, 0.6 -> scores 1.0, 0.5, 0.8.
+EXPECTED_VECTOR = [("apple pie", 1.0), ("cherry tart", 0.8), ("banana bread", 0.5)]
+
+
+class FixedEmbedder(Embedder):
+    """neo4j-graphrag's Embedder interface over the table above."""
+
+    def embed_query(self, text: str) -> list[float]:
+        return list(VECTORS[text])
+
+
+class FixedEmbeddings(Embeddings):
+    """langchain's Embeddings interface over the same table."""
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [list(VECTORS[t]) for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return list(VECTORS[text])
+
+
+@pytest.fixture(scope="module")
+def recipes(server):
+    """:Recipe nodes with a vector and a full-text index, loaded the graphrag way, plus a :Source each."""
+    from neo4j import GraphDatabase
+    with GraphDatabase.driver(f"bolt://{server.bolt_address}", auth=AUTH) as driver:
+        create_vector_index(driver, "recipe_vectors", label="Recipe", embedding_property="embedding",
+                            dimensions=4, similarity_fn="cosine")
+        create_fulltext_index(driver, "recipe_text", label="Recipe", node_properties=["text"])
+        ids = []
+        for i, text in enumerate(TEXTS):
+            records, _, _ = driver.execute_query(
+                "CREATE (r:Recipe {text: $t})-[:FROM]->(:Source {name: $s}) RETURN elementId(r) AS id",
+                t=text, s=f"book {i + 1}")
+            ids.append(records[0]["id"])
+        upsert_vectors(driver, ids=ids, embedding_property="embedding",
+                       embeddings=[VECTORS[t] for t in TEXTS], entity_type=EntityType.NODE)
+        driver.execute_query("CALL db.awaitIndexes()")
+        yield driver
+
+
+def test_graphrag_indexes_and_upsert(recipes):
+    records, _, _ = recipes.execute_query(
+        "SHOW INDEXES YIELD name, type, labelsOrTypes, properties WHERE name STARTS WITH 'recipe_' "
+        "RETURN name, type, labelsOrTypes, properties ORDER BY name")
+    assert [tuple(r.values()) for r in records] == [("recipe_text", "FULLTEXT", ["Recipe"], ["text"]),
+                                                     ("recipe_vectors", "VECTOR", ["Recipe"], ["embedding"])]
+    stored, _, _ = recipes.execute_query("MATCH (r:Recipe) RETURN r.text AS t, r.embedding AS e ORDER BY t")
+    # Stored as FLOAT32, as Neo4j's setNodeVectorProperty does: 0.6 comes back as 0.6000000238...
+    assert {r["t"]: r["e"] for r in stored} == {t: pytest.approx(VECTORS[t], rel=1e-7) for t in TEXTS}
+    assert stored[1]["e"][0] != 0.6
+
+
+def test_graphrag_vector_retriever(recipes):
+    result = VectorRetriever(recipes, "recipe_vectors", FixedEmbedder(), return_properties=["text"]).search(
+        query_text="apple", top_k=3)
+    got = [(eval(item.content)["text"], item.metadata["score"]) for item in result.items]  # noqa: S307
+    assert [t for t, _ in got] == [t for t, _ in EXPECTED_VECTOR]
+    assert [s for _, s in got] == pytest.approx([s for _, s in EXPECTED_VECTOR], abs=1e-6)
+
+
+def test_graphrag_hybrid_retriever(recipes):
+    # vector lane: apple 1.0, cherry 0.8, banana 0.5 (each / 1.0); keyword lane: only banana matches
+    # "banana" -> 1.0 after dividing by its own best. Max per node: apple 1.0, banana 1.0, cherry 0.8.
+    result = HybridRetriever(recipes, "recipe_vectors", "recipe_text", FixedEmbedder(),
+                             return_properties=["text"]).search(query_text="banana", top_k=3)
+    got = {eval(item.content)["text"]: item.metadata["score"] for item in result.items}  # noqa: S307
+    assert got == pytest.approx({"apple pie": 1.0, "banana bread": 1.0, "cherry tart": 0.8}, abs=1e-6)
+
+
+def test_graphrag_vector_cypher_retriever_follows_the_graph(recipes):
+    retriever = VectorCypherRetriever(
+        recipes, "recipe_vectors",
+        "MATCH (node)-[:FROM]->(s:Source) RETURN node.text AS text, s.name AS source, score",
+        FixedEmbedder())
+    records = retriever.get_search_results(query_text="apple", top_k=2).records
+    assert [(r["text"], r["source"]) for r in records] == [("apple pie", "book 1"), ("cherry tart", "book 3")]
+    assert [r["score"] for r in records] == pytest.approx([1.0, 0.8], abs=1e-6)
+
+
+def _store(server, **kwargs):
+    return dict(url=f"bolt://{server.bolt_address}", username=AUTH[0], password=AUTH[1], **kwargs)
+
+
+def test_langchain_vector_store_from_texts_and_similarity_search(server):
+    store = Neo4jVector.from_texts(TEXTS, FixedEmbeddings(), index_name="lc_vectors", node_label="Chunk",
+                                   metadatas=[{"n": i} for i in range(3)], **_store(server))
+    hits = store.similarity_search_with_score("apple", k=3)
+    assert [(d.page_content, d.metadata["n"]) for d, _ in hits] == [("apple pie", 0), ("cherry tart", 2),
+                                                                    ("banana bread", 1)]
+    assert [s for _, s in hits] == pytest.approx([1.0, 0.8, 0.5], abs=1e-6)
+    again = Neo4jVector.from_existing_index(FixedEmbeddings(), index_name="lc_vectors", **_store(server))
+    assert [d.page_content for d in again.similarity_search("apple", k=1)] == ["apple pie"]
+    store._driver.close()
+    again._driver.close()
+
+
+def test_langchain_hybrid_search(server):
+    store = Neo4jVector.from_texts(TEXTS, FixedEmbeddings(), index_name="lc_hybrid", node_label="HybridChunk",
+                                   keyword_index_name="lc_keywords", search_type=SearchType.HYBRID,
+                                   **_store(server))
+    hits = store.similarity_search_with_score("banana", k=3)
+    assert {d.page_content: s for d, s in hits} == pytest.approx(
+        {"apple pie": 1.0, "banana bread": 1.0, "cherry tart": 0.8}, abs=1e-6)
+    store._driver.close()
+
+
+def test_langchain_graph_schema_refresh_and_query(server):
+    graph = Neo4jGraph(**_store(server), refresh_schema=False)
+    graph.query("CREATE (:Person {name: 'Ann', age: 41})-[:KNOWS {since: 2019}]->(:Person {name: 'Bob', age: 37})"
+                "-[:LIVES_IN]->(:City {name: 'Oslo'})")
+    graph.refresh_schema()
+    schema = graph.get_structured_schema
+    props = {label: sorted((p["property"], p["type"]) for p in ps) for label, ps in schema["node_props"].items()}
+    assert props["Person"] == [("age", "INTEGER"), ("name", "STRING")]
+    assert props["City"] == [("name", "STRING")]
+    assert {k: sorted((p["property"], p["type"]) for p in v) for k, v in schema["rel_props"].items()} == {
+        "KNOWS": [("since", "INTEGER")]}
+    rels = sorted((r["start"], r["type"], r["end"]) for r in schema["relationships"]
+                  if r["start"] in ("Person", "City"))
+    assert rels == [("Person", "KNOWS", "Person"), ("Person", "LIVES_IN", "City")]
+    assert "Person {age: INTEGER, name: STRING}" in graph.get_schema
+    assert graph.query("MATCH (p:Person)-[:LIVES_IN]->(c) RETURN p.name AS who, c.name AS city") == [
+        {"who": "Bob", "city": "Oslo"}]
+    graph.close()
+
+
+def test_langchain_add_graph_documents(server):
+    from langchain_core.documents import Document
+    from langchain_neo4j.graphs.graph_document import GraphDocument, Node, Relationship
+    graph = Neo4jGraph(**_store(server), refresh_schema=False)
+    ada, babbage = Node(id="Ada", type="Scientist"), Node(id="Babbage", type="Scientist", properties={"born": 1791})
+    engine = Node(id="Analytical Engine", type="Machine")
+    doc = GraphDocument(nodes=[ada, babbage, engine],
+                        relationships=[Relationship(source=ada, target=engine, type="PROGRAMMED"),
+                                       Relationship(source=babbage, target=engine, type="DESIGNED",
+                                                    properties={"year": 1837})],
+                        source=Document(page_content="Ada and Babbage"))
+    graph.add_graph_documents([doc, doc])            # twice: merged, not duplicated
+    rows = graph.query("MATCH (s:Scientist)-[r]->(m:Machine) RETURN s.id AS s, type(r) AS t, r.year AS y, "
+                       "s.born AS born, m.id AS m ORDER BY s")
+    assert rows == [{"s": "Ada", "t": "PROGRAMMED", "y": None, "born": None, "m": "Analytical Engine"},
+                    {"s": "Babbage", "t": "DESIGNED", "y": 1837, "born": 1791, "m": "Analytical Engine"}]
+    graph.close()
+
+
+def test_langchain_add_graph_documents_with_a_base_entity_label(server):
+    from langchain_core.documents import Document
+    from langchain_neo4j.graphs.graph_document import GraphDocument, Node, Relationship
+    graph = Neo4jGraph(**_store(server), refresh_schema=False)
+    lovelace, note = Node(id="Lovelace", type="Writer"), Node(id="Note G", type="Text")
+    doc = GraphDocument(nodes=[lovelace, note], relationships=[Relationship(source=lovelace, target=note,
+                                                                            type="WROTE")],
+                        source=Document(page_content="Note G", metadata={"id": "doc-1"}))
+    graph.add_graph_documents([doc], baseEntityLabel=True, include_source=True)   # SET n:$(row.type)
+    rows = graph.query("MATCH (d:Document)-[:MENTIONS]->(w:__Entity__:Writer)-[:WROTE]->(t:__Entity__:Text) "
+                       "RETURN d.text AS text, w.id AS writer, t.id AS work")
+    assert rows == [{"text": "Note G", "writer": "Lovelace", "work": "Note G"}]
+    graph.close()
