@@ -144,16 +144,20 @@ def test_a_killed_replica_is_replaced_by_its_peer_then_catches_up(indexed):
     assert info["pid"] != pid and info["seq"] == impl.shards[0].seq
 
 
-def _wait_dead(ray, handle, timeout_s: float = 20.0) -> None:
-    """ray.kill is asynchronous: wait until the actor no longer answers."""
+def _wait_dead(ray, handle, timeout_s: float = 20.0, old_pid: int | None = None) -> None:
+    """ray.kill is asynchronous: wait until the actor no longer answers or, given the ``old_pid`` of
+    an actor Ray restarts, until it answers from a new process."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         try:
-            ray.get(handle.info.remote(), timeout=5)
+            pid = ray.get(handle.info.remote(), timeout=5)["pid"]
+            if old_pid is not None and pid != old_pid:
+                return
         except ray.exceptions.RayActorError:
-            return
+            if old_pid is None:
+                return
         time.sleep(0.1)
-    raise AssertionError("the killed actor still answers")
+    raise AssertionError("the killed actor still answers from its old process")
 
 
 def test_a_shard_without_live_replicas_fails_with_a_retryable_error(ray_cluster, tmp_path):
@@ -250,3 +254,30 @@ def test_cypher_ddl_search_and_show_indexes_on_a_sharded_index(ray_cluster):
             s.run("CREATE VECTOR INDEX bad FOR (n:Doc) ON (n.e) OPTIONS {indexConfig: {shards: 0}}").consume()
     finally:
         db.close()
+
+
+def test_a_replica_that_lost_its_files_starts_over_from_its_peer(ray_cluster, tmp_path):
+    import shutil
+
+    import ray
+    store = GraphStore.open(str(tmp_path / "graph"))
+    im = IndexManager(store, str(tmp_path / "search"))
+    _create(im, {"shards": 1, "replicas": 2})
+    _write(store, _notes(200))
+    assert im.await_indexes(120)
+    im.checkpoint()                                          # the log is trimmed: it cannot replay batch 1
+    _write(store, _notes(20, seed=12))
+    for name in ("vec_sharded", "text_sharded"):
+        impl = im.get(name).impl
+        victim = impl.shards[0].replicas[1]
+        directory = [d for d in (tmp_path / "search").iterdir() if d.name.startswith(name)][0]
+        shutil.rmtree(directory / "shard-0-r1")              # its disk is gone ...
+        old_pid = ray.get(victim.handle.info.remote())["pid"]
+        ray.kill(victim.handle, no_restart=False)            # ... and so is its process: it restarts empty
+        _wait_dead(ray, victim.handle, old_pid=old_pid)
+        assert ray.get(victim.handle.position.remote())[0] == 0
+        impl.shards[0].turn = 1                              # ask the restarted replica first
+        _assert_same(im, random.Random(8))
+        assert [r["state"] for r in impl.health()] == ["ONLINE", "ONLINE"]
+    im.close(save=False)
+    store.close()

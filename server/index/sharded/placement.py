@@ -145,12 +145,30 @@ class _Placement:
         replica.seq = self._get(replica.handle.position.remote())[0]
         missing = [batch for batch in shard.log if batch[0] > replica.seq]
         if replica.seq < shard.seq and (not missing or missing[0][0] != replica.seq + 1):
-            replica.healthy, replica.error = False, f"behind at batch {replica.seq}; the log starts later"
-            return False
+            if not self._copy_from_peer(shard, replica):
+                replica.healthy, replica.error = False, f"behind at batch {replica.seq}; the log starts later"
+                return False
+            missing = [batch for batch in shard.log if batch[0] > replica.seq]
         for seq, ts, ops in missing:
             status, replica.seq = self._get(replica.handle.apply.remote(seq, ts, ops))
         replica.healthy, replica.error = replica.seq == shard.seq, ""
         return replica.healthy
+
+    def _copy_from_peer(self, shard: _Shard, replica: _Replica) -> bool:
+        """Start a replica over from an up-to-date peer's files (it lost its own, and the log no longer
+        reaches back to its position); False when no peer can give them."""
+        for peer in shard.replicas:
+            if peer is replica or not peer.healthy:
+                continue
+            try:
+                seq, ts, files = self._get(peer.handle.export.remote())
+                replica.seq = self._get(replica.handle.restore.remote(seq, ts, files))
+                log.info("shard.replica_copied", replica=replica.name, source=peer.name, batch=seq)
+                return True
+            except Exception as exc:
+                if not self._dead(exc):
+                    raise
+        return False
 
     # ---- fan-out ----------------------------------------------------------------------------
     def _fan_out(self, method: str, args_of) -> list:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tempfile
 
 from ..definitions import VECTOR, IndexDefinition
 from ..providers import get_provider
@@ -151,6 +152,39 @@ class SearchShard:
             os.fsync(fh.fileno())
         os.replace(tmp, meta)
         return self.seq, self.ts
+
+    def export(self) -> tuple[int, int, dict[str, bytes]]:
+        """This shard's saved files and position, for a peer replica that must start over (`restore`)."""
+        with tempfile.TemporaryDirectory(prefix="relate-shard-") as tmp:
+            self.impl.save(tmp)
+            files = {}
+            for root, _, names in os.walk(tmp):
+                for name in names:
+                    path = os.path.join(root, name)
+                    with open(path, "rb") as fh:
+                        files[os.path.relpath(path, tmp)] = fh.read()
+        return self.seq, self.ts, files
+
+    def restore(self, seq: int, ts: int, files: dict[str, bytes]) -> int:
+        """Replace every row with a peer's exported files at its position (then save them here)."""
+        if hasattr(self.impl, "close"):
+            self.impl.close()
+        with tempfile.TemporaryDirectory(prefix="relate-shard-") as tmp:
+            for rel, data in files.items():
+                path = os.path.normpath(os.path.join(tmp, rel))
+                if not path.startswith(tmp + os.sep):
+                    raise ValueError(f"bad file name {rel!r}")
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, "wb") as fh:
+                    fh.write(data)
+            impl = self._new_impl(create=True)
+            impl.load(tmp)
+        if self.definition.type != VECTOR:
+            impl.rebuild_engine()     # a full-text export is its corpus: the engine is rebuilt from it
+        self.impl = impl
+        self.seq, self.ts = seq, ts
+        self.save()
+        return self.seq
 
     def close(self) -> None:
         if hasattr(self.impl, "close"):
