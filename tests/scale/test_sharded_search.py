@@ -281,3 +281,21 @@ def test_a_replica_that_lost_its_files_starts_over_from_its_peer(ray_cluster, tm
         assert [r["state"] for r in impl.health()] == ["ONLINE", "ONLINE"]
     im.close(save=False)
     store.close()
+
+
+def test_bulk_embedding_through_ray_tasks_feeds_a_sharded_index(ray_cluster):
+    from relate.server.ai import embedders
+    from relate.server.index.sharded.bulk import embed_property
+    store = GraphStore.open(None)
+    im = IndexManager(store, None)
+    im.create_vector_index("emb", "node", "Note", "embedding", (), {"indexConfig": {"shards": 2}})
+    texts = [f"note {i} about {WORDS[i % len(WORDS)]} and {WORDS[(3 * i) % len(WORDS)]}" for i in range(600)]
+    ids = _write(store, [{"text": t} for t in texts])
+    assert embed_property(store, "Note", "text", "embedding", "hash-384", window=256) == 600
+    local = embedders.get("hash-384").embed(texts)
+    tx = store.begin_read()
+    assert [list(tx.node_prop(nid, "embedding")) for nid in ids] == local      # same vectors, same order
+    tx.close()
+    assert im.vector_search("emb", local[17], 1)[0][0] == ids[17]
+    im.close(save=False)
+    store.close()
