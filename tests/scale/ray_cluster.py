@@ -19,6 +19,9 @@ OBJECT_STORE = str(80 << 20)
 os.environ.setdefault("RAY_AUTH_MODE", "token")
 os.environ.setdefault("RAY_AUTH_TOKEN", secrets.token_hex(16))
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+# Ray swaps 127.0.0.1 for the host's outward address unless clusters count as single-host (its switch for
+# laptops): keep every node and every connection on loopback.
+os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 
 
 def _free_port() -> int:

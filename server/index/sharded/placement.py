@@ -282,15 +282,28 @@ class _Placement:
             for shard in self.shards:
                 if shard.buffer:
                     self._send(shard, None)
-            positions = []
+            path = os.path.join(directory, PLACEMENT)
+            if os.path.exists(path):
+                os.remove(path)         # valid again only once every replica has saved
+            positions, complete = [], True
             for shard in self.shards:
-                saved = [self._get(replica.handle.save.remote()) for replica in shard.replicas]
-                if any(seq != shard.seq for seq, _ in saved):
-                    raise TransientError(f"Index `{self.definition.name}`: a replica is behind; not saved",
-                                         code=UNAVAILABLE)
-                shard.log.clear()       # every replica's files now hold these batches
+                saved = []
+                for replica in shard.replicas:
+                    try:
+                        saved.append(self._get(replica.handle.save.remote())[0])
+                    except Exception as exc:
+                        if not self._dead(exc):
+                            raise
+                        saved.append(None)
+                if all(seq == shard.seq for seq in saved):
+                    shard.log.clear()   # every replica's files now hold these batches
+                else:                   # keep the log for the replica that missed the save
+                    complete = False
+                    log.warning("shard.save_incomplete", index=self.definition.name, positions=saved)
                 positions.append(shard.seq)
-            with open(os.path.join(directory, PLACEMENT), "w") as fh:
+            if not complete:
+                return                  # no placement.json: a restarted server rebuilds this index
+            with open(path, "w") as fh:
                 json.dump({"shards": self.n, "replicas": self.r, "positions": positions,
                            "actors": [[rep.name for rep in shard.replicas] for shard in self.shards],
                            "known": sorted(self._known)}, fh)
