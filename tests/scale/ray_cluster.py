@@ -19,9 +19,8 @@ OBJECT_STORE = str(80 << 20)
 os.environ.setdefault("RAY_AUTH_MODE", "token")
 os.environ.setdefault("RAY_AUTH_TOKEN", secrets.token_hex(16))
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-# Ray swaps 127.0.0.1 for the host's outward address unless clusters count as single-host (its switch for
-# laptops): keep every node and every connection on loopback.
-os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+# Ray replaces 127.0.0.1 with the host's own interface address for its nodes (services.resolve_ip_for_
+# localhost), so node-to-node traffic goes to this machine's address; it never leaves the machine.
 
 
 def _free_port() -> int:
