@@ -94,7 +94,7 @@ def _ident(props, name: str) -> dict:
 
 
 def _matches(found: dict, ident: dict) -> bool:
-    from .exec.values_ops import equals
+    from .exec.values.ops import equals
     return all(equals(found.get(key), value) is True for key, value in ident.items())
 
 
