@@ -27,25 +27,16 @@ __version__ = "0.1.0"
 __all__ = ["connect", "Connection", "Result", "Transaction", "Summary", "Counters", "Node",  # noqa: PLE0604
            "Relationship", "Path", "Vector", "Duration", "Row", "errors", *errors.__all__]
 
-_REMOTE_SCHEMES = ("relate://", "relate+s://", "relate+ssc://")
-_BOLT_SCHEMES = ("bolt://", "bolt+s://", "bolt+ssc://", "neo4j://", "neo4j+s://", "neo4j+ssc://")
 
-
-def connect(target: str, *, auth: tuple[str, str] | None = None, **options) -> Connection:
-    """Open a connection: a file path (embedded), ``:memory:``, or a ``relate://host:port`` URL."""
-    if isinstance(target, str) and target.lower().startswith(_BOLT_SCHEMES):
-        raise errors.ClientError(
-            f"{target.split('://', 1)[0]}:// is Neo4j's Bolt protocol, which relate.connect() does not speak: "
-            "use the neo4j driver (GraphDatabase.driver('bolt://host:7687', auth=...)) against the server's "
-            "Bolt listener, or relate.connect('relate://host:7688')", code="Neo.ClientError.Request.Invalid")
-    if target.startswith(_REMOTE_SCHEMES):
+def connect(target, *, auth: tuple[str, str] | None = None, **options) -> Connection:
+    """Open a connection: a directory path (str or pathlib.Path, embedded), ``:memory:``, or a
+    ``relate://host:port`` URL. Other URL schemes (``bolt://``, ``http://``) raise ConfigurationError.
+    Embedded options: ``read_only=True`` (no writer; writes raise ReadOnlyDatabaseError),
+    ``create_parents=True`` (create missing parent directories)."""
+    from .targets import open_database, target_kind
+    kind, text = target_kind(target)
+    if kind == "remote":
         from .driver import connect_remote  # the network driver; imports nothing of the server
-        return connect_remote(target, auth=auth, **options)
-    # Embedded mode: the engine is imported lazily so that network-only users never load it.
-    from .embedded import open_database
-    scope = options.pop("scope", None)          # {user, context}: what searches and joins may read
-    ai_budget = options.pop("ai_budget", None)  # {semanticCalls, llmCalls, apiCalls}
-    database = open_database(target, **options)
-    session = database.session()
-    session.scope, session.ai_budget = dict(scope or {}), ai_budget
-    return Connection(session, owner=database, target=target)
+        return connect_remote(text, auth=auth, **options)
+    database = open_database(kind, text, auth, options)
+    return Connection(database.session(), owner=database, target=text)

@@ -10,14 +10,16 @@ import asyncio
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, AsyncIterator, Mapping
 
-from .errors import TransactionError
+from relate.protocol.conversion import to_parameters
+
+from .connection import _get
+from .errors import ResultConsumedError, ResultNotSingleError, TransactionError
 from .summary import Summary
 from .values import Row, row_class
 
 __all__ = ["connect", "AsyncConnection", "AsyncTransaction", "AsyncResult"]
 
 _BATCH = 1000
-_REMOTE_SCHEMES = ("relate://", "relate+s://", "relate+ssc://")
 
 
 class AsyncResult:
@@ -30,6 +32,7 @@ class AsyncResult:
         self._buffer: list = []
         self._pos = 0
         self._done = False
+        self._consumed = False
 
     async def _fill(self, want: int) -> bool:
         if self._done:
@@ -42,6 +45,8 @@ class AsyncResult:
         return True
 
     def __aiter__(self) -> AsyncIterator[Row]:
+        if self._consumed:
+            raise ResultConsumedError("the result was already read to the end or consumed")
         return self._iterate()
 
     async def _iterate(self):
@@ -49,6 +54,7 @@ class AsyncResult:
         while True:
             if self._pos >= len(self._buffer):
                 if not await self._fill(_BATCH):
+                    self._consumed = True
                     return
             rows, self._buffer, self._pos = self._buffer[self._pos:], [], 0
             for row in rows:
@@ -70,11 +76,37 @@ class AsyncResult:
     async def fetchall(self) -> list[Row]:
         return [row async for row in self]
 
-    async def values(self) -> list[list[Any]]:
+    async def values(self, *keys) -> list[list[Any]]:
+        if keys:
+            return [[_get(row, key, None) for key in keys] async for row in self]
         return [list(row) async for row in self]
 
-    async def data(self) -> list[dict[str, Any]]:
+    async def data(self, *keys) -> list[dict[str, Any]]:
+        if keys:
+            return [{key: _get(row, key, None) for key in keys} async for row in self]
         return [row.as_dict() async for row in self]
+
+    def keys(self) -> list[str]:
+        return list(self.columns)
+
+    async def peek(self) -> Row | None:
+        """The next row without consuming it; None when there is none."""
+        if self._pos >= len(self._buffer) and not await self._fill(1):
+            return None
+        return self._row(self._buffer[self._pos])
+
+    async def value(self, key: int | str = 0, default: Any = None) -> list[Any]:
+        return [_get(row, key, default) async for row in self]
+
+    async def single(self, strict: bool = True) -> Row | None:
+        """As ``Result.single``: exactly one row, else ResultNotSingleError (``strict=False``: None/first)."""
+        rows = await self.fetchmany(2)
+        if len(rows) == 1 and await self.peek() is None:
+            return rows[0]
+        await self.consume()
+        if strict:
+            raise ResultNotSingleError("expected exactly one row, got " + ("no row" if not rows else "more than one row"))
+        return rows[0] if rows else None
 
     @property
     def summary(self) -> Summary | None:
@@ -86,7 +118,7 @@ class AsyncResult:
         summary = self._backend.summary
         if summary is None:
             summary = await self._backend.consume()
-        self._done = True
+        self._done = self._consumed = True
         self._buffer, self._pos = [], 0
         return summary
 
@@ -161,7 +193,7 @@ class AsyncConnection:
             params = kwparams
         elif kwparams:
             params = {**params, **kwparams}
-        return AsyncResult(await self._session.run(query, dict(params)))
+        return AsyncResult(await self._session.run(query, to_parameters(params)))
 
     async def execute(self, query: str, params: Mapping[str, Any] | None = None, **kwparams) -> AsyncResult:
         if self._closed:
@@ -277,14 +309,16 @@ class _ThreadedSession:
         self._executor.shutdown(wait=False)
 
 
-async def connect(target: str, *, auth: tuple[str, str] | None = None, **options) -> AsyncConnection:
-    """Open an asyncio connection: a ``relate://host:port`` URL, a database path or ``:memory:``."""
-    if target.startswith(_REMOTE_SCHEMES):
+async def connect(target, *, auth: tuple[str, str] | None = None, **options) -> AsyncConnection:
+    """Open an asyncio connection: a ``relate://host:port`` URL, a database path or ``:memory:``
+    (the same targets and options as ``relate.connect``)."""
+    from .targets import open_database, target_kind
+    kind, target = target_kind(target)
+    if kind == "remote":
         from .driver._async.session import AsyncWireSession
         max_retry_time = options.pop("max_retry_time", 30.0)
         session = await AsyncWireSession(target, auth, **options).open()
         return AsyncConnection(session, target=target, max_retry_time=max_retry_time)
-    from .embedded import open_database
-    database = await asyncio.to_thread(open_database, target, **options)
+    database = await asyncio.to_thread(open_database, kind, target, auth, options)
     session = await _ThreadedSession(database).open()
     return AsyncConnection(session, owner=database, target=target)

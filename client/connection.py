@@ -9,27 +9,49 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from .errors import TransactionError
+from relate.protocol.conversion import to_parameters
+
+from .errors import ClientError, ResultConsumedError, ResultNotSingleError, TransactionError
 from .summary import Summary
 from .values import Row, row_class
 
 _BATCH = 1000
 
 
-class Result:
-    """Rows of one statement; they stream from the backend in batches as you read them."""
+def _get(row: Row, key: int | str, default: Any) -> Any:
+    try:
+        return row[key]
+    except (KeyError, IndexError):
+        return default
 
-    def __init__(self, backend_result):
+
+class Result:
+    """Rows of one statement; they stream from the backend in batches as you read them.
+
+    Rows can be read once: iterating a result whose rows were all read (or that was consumed or
+    closed) raises ResultConsumedError, and so does reading rows after its connection was closed,
+    in embedded and network modes alike."""
+
+    def __init__(self, backend_result, connection: "Connection | None" = None):
         self._backend = backend_result
+        self._connection = connection
         self.columns: list[str] = list(backend_result.columns)
         self._row = row_class(self.columns)
         self._buffer: list[tuple] = []
         self._pos = 0
         self._done = False
+        self._consumed = False       # every row was handed out, or consume()/close() was called
+
+    def _check_open(self) -> None:
+        connection = self._connection
+        if connection is not None and connection._closed and not self._consumed:
+            raise ResultConsumedError("the connection was closed: this result's remaining rows are gone "
+                                      "(read them before closing it)")
 
     def _fill(self, want: int) -> bool:
         if self._done:
             return False
+        self._check_open()
         batch = self._backend.fetch(max(want, _BATCH))
         if not batch:
             self._done = True
@@ -41,17 +63,41 @@ class Result:
         return True
 
     def __iter__(self) -> Iterator[Row]:
+        if self._consumed:
+            raise ResultConsumedError("the result was already read to the end or consumed; "
+                                      "run the statement again, or keep the rows (fetchall())")
+        return self._rows()
+
+    def _rows(self) -> Iterator[Row]:
         make = self._row
+        connection = self._connection
         while True:
             if self._pos >= len(self._buffer):
                 self._buffer, self._pos = [], 0
                 if not self._fill(_BATCH):
+                    self._consumed = True
                     return
+            if connection is not None and connection._closed:
+                self._check_open()
             row = self._buffer[self._pos]
             self._pos += 1
             yield make(row)
 
+    def keys(self) -> list[str]:
+        """The column names."""
+        return list(self.columns)
+
+    def peek(self) -> Row | None:
+        """The next row without consuming it; None when there is none."""
+        self._check_open()
+        if self._pos >= len(self._buffer):
+            self._buffer, self._pos = [], 0
+            if not self._fill(1):
+                return None
+        return self._row(self._buffer[self._pos])
+
     def fetchone(self) -> Row | None:
+        self._check_open()
         if self._pos >= len(self._buffer):
             self._buffer, self._pos = [], 0
             if not self._fill(1):
@@ -61,6 +107,7 @@ class Result:
         return self._row(row)
 
     def fetchmany(self, size: int = 100) -> list[Row]:
+        self._check_open()
         out: list[Row] = []
         while len(out) < size:
             if self._pos >= len(self._buffer):
@@ -75,12 +122,37 @@ class Result:
     def fetchall(self) -> list[Row]:
         return list(self)
 
-    def values(self) -> list[list[Any]]:
-        """All remaining rows as plain lists."""
+    def single(self, strict: bool = True) -> Row | None:
+        """The one and only row. Strict (the default): ResultNotSingleError unless exactly one row;
+        ``strict=False``: None for no row, the first row (the rest discarded) for several."""
+        rows = self.fetchmany(2)
+        if len(rows) != 1:
+            if strict:
+                what = "no row" if not rows else "more than one row"
+                self.consume()
+                raise ResultNotSingleError(f"expected exactly one row, got {what}")
+            self.consume()
+            return rows[0] if rows else None
+        if self.peek() is not None:
+            self.consume()
+            if strict:
+                raise ResultNotSingleError("expected exactly one row, got more than one row")
+        return rows[0]
+
+    def value(self, key: int | str = 0, default: Any = None) -> list[Any]:
+        """One column of every remaining row (by index or name); ``default`` where a row lacks it."""
+        return [_get(row, key, default) for row in self]
+
+    def values(self, *keys: int | str) -> list[list[Any]]:
+        """All remaining rows as plain lists (only ``keys`` when given)."""
+        if keys:
+            return [[_get(row, key, None) for key in keys] for row in self]
         return [list(row) for row in self]
 
-    def data(self) -> list[dict[str, Any]]:
-        """All remaining rows as dicts keyed by column name."""
+    def data(self, *keys: str) -> list[dict[str, Any]]:
+        """All remaining rows as dicts keyed by column name (only ``keys`` when given)."""
+        if keys:
+            return [{key: _get(row, key, None) for key in keys} for row in self]
         return [row.as_dict() for row in self]
 
     @property
@@ -88,8 +160,11 @@ class Result:
         """The statement's summary; reading it discards rows not yet fetched."""
         summary = self._backend.summary
         if summary is None:
+            self._check_open()
             summary = self._backend.consume()
             self._done = True
+        self._consumed = True
+        self._buffer, self._pos = [], 0
         return summary
 
     def consume(self) -> Summary:
@@ -111,7 +186,8 @@ class Result:
 
     def close(self) -> None:
         self._backend.close()
-        self._done = True
+        self._done = self._consumed = True
+        self._buffer, self._pos = [], 0
 
     def __enter__(self) -> "Result":
         return self
@@ -174,13 +250,26 @@ class Connection:
             params = kwparams
         elif kwparams:
             params = {**params, **kwparams}
-        return Result(self._session.run(query, dict(params)))
+        return Result(self._session.run(query, to_parameters(params)), self)
 
     def execute(self, query: str, params: Mapping[str, Any] | None = None, **kwparams) -> Result:
         """Run one statement; it auto-commits unless a transaction is open on this connection."""
         if self._closed:
             raise TransactionError("the connection is closed")
         return self._run(query, params, kwparams)
+
+    def executescript(self, script: str, params: Mapping[str, Any] | None = None) -> list[Summary]:
+        """Run every ``;``-separated statement of ``script`` in order (a ``;`` inside a string or a
+        comment ends nothing), each as ``execute`` would; stops at the first error. Returns the summaries."""
+        if self._closed:
+            raise TransactionError("the connection is closed")
+        from .shell.statements import split_statements      # the shell's splitter (no UI imports)
+        summaries = []
+        for piece in split_statements(script):
+            if piece.kind != "cypher":
+                raise ClientError(f"line {piece.line}: {piece.text.strip()!r} is a shell command, not Cypher")
+            summaries.append(self._run(piece.text, params, {}).consume())
+        return summaries
 
     def begin(self) -> Transaction:
         self._session.begin()

@@ -11,3 +11,9 @@ def open_database(target: str, **options):
     """The engine's ``Database`` for a file path, or an in-memory one for ``:memory:``."""
     from relate.server.engine import Database
     return Database.open(None if target == ":memory:" else target, **options)
+
+
+def admin_tools():
+    """The engine's offline tools for ``relate import|dump|load|check`` (module ``relate.server.tools``)."""
+    from relate.server import tools
+    return tools

@@ -31,6 +31,7 @@ clause
     | foreachClause
     | callSubqueryClause
     | callProcedureClause
+    | loadCsvClause
     ;
 
 // ------------------------------------------------------------------------------------------------
@@ -59,6 +60,9 @@ combineSearch
 searchSource : indexSearch | combineSearch | LPAREN searchSpec RPAREN ;
 
 unwindClause : UNWIND expression AS variable ;
+
+// LOAD CSV; Parquet and Arrow IPC files load through the same clause (chosen by file extension).
+loadCsvClause : LOAD CSV (WITH HEADERS)? FROM expression AS variable (FIELDTERMINATOR STRING)? ;
 
 withClause : WITH projectionBody whereClause? ;
 
@@ -390,11 +394,12 @@ keyword : nonNotKeyword | NOT ;
 
 nonNotKeyword
     : ALL | ALLSHORTESTPATHS | ALTER | AND | ANY | AS | ASC | ASCENDING | ASSERT | BY | CALL | CASE
-    | CHANGE | COLLECT | COMBINE | CONSTANT | CONSTRAINT | CONSTRAINTS | CONTAINS | COUNT | CREATE
+    | CHANGE | COLLECT | COMBINE | CONSTANT | CONSTRAINT | CONSTRAINTS | CONTAINS | COUNT | CREATE | CSV
     | CURRENT | DECLARATION | DECLARATIONS | DELETE | DESC | DESCENDING | DETACH | DISTINCT | DROP | EACH
     | ELSE | ENCRYPTED | END
-    | ENDS | EXISTS | EXPLAIN | FALSE | FOR | FOREACH | FULLTEXT | FUNCTION | FUNCTIONS | IF | IN
-    | INDEX | INDEXES | IS | JOIN | JOINS | KEY | LABEL | LIMIT | LOOKUP | MATCH | MERGE | NODE | NODETACH | NONE
+    | ENDS | EXISTS | EXPLAIN | FALSE | FIELDTERMINATOR | FOR | FOREACH | FROM | FULLTEXT | FUNCTION
+    | FUNCTIONS | HEADERS | IF | IN | INDEX | INDEXES | IS | JOIN | JOINS | KEY | LABEL | LIMIT | LOAD
+    | LOOKUP | MATCH | MERGE | NODE | NODETACH | NONE
     | NULL | OF | OFFSET | ON | OPTIONAL | OPTIONS | OR | ORDER | PASSWORD | PLAINTEXT | POINT
     | PROCEDURE | PROCEDURES | PROFILE | RANGE | REDUCE | REL | RELATIONSHIP | RELEVANCE | REMOVE | REQUIRE
     | REQUIRED | RETURN | ROW | ROWS | RRF | SCORE | SEARCH | SET | SHORTESTPATH | SHOW | SINGLE
@@ -426,6 +431,7 @@ CONSTRAINTS : 'CONSTRAINTS' ;
 CONTAINS : 'CONTAINS' ;
 COUNT : 'COUNT' ;
 CREATE : 'CREATE' ;
+CSV : 'CSV' ;
 CURRENT : 'CURRENT' ;
 DECLARATION : 'DECLARATION' ;
 DECLARATIONS : 'DECLARATIONS' ;
@@ -443,11 +449,14 @@ ENDS : 'ENDS' ;
 EXISTS : 'EXISTS' ;
 EXPLAIN : 'EXPLAIN' ;
 FALSE : 'FALSE' ;
+FIELDTERMINATOR : 'FIELDTERMINATOR' ;
 FOR : 'FOR' ;
 FOREACH : 'FOREACH' ;
+FROM : 'FROM' ;
 FULLTEXT : 'FULLTEXT' ;
 FUNCTION : 'FUNCTION' ;
 FUNCTIONS : 'FUNCTIONS' ;
+HEADERS : 'HEADERS' ;
 IF : 'IF' ;
 IN : 'IN' ;
 INDEX : 'INDEX' ;
@@ -458,6 +467,7 @@ JOINS : 'JOINS' ;
 KEY : 'KEY' ;
 LABEL : 'LABEL' ;
 LIMIT : 'LIMIT' ;
+LOAD : 'LOAD' ;
 LOOKUP : 'LOOKUP' ;
 MATCH : 'MATCH' ;
 MERGE : 'MERGE' ;

@@ -15,6 +15,7 @@ __all__ = [
     "EquivalentSchemaRuleAlreadyExists", "IndexNotFound", "ConstraintNotFound",
     "ProcedureNotFound", "ProcedureCallFailed", "AuthenticationError", "ProtocolError",
     "TransactionError", "QueryTimeout", "Terminated", "ServiceUnavailable", "DeadlockDetected",
+    "ConfigurationError", "ResultConsumedError", "ResultNotSingleError", "ReadOnlyDatabaseError",
     "error_class_for", "error_from_code",
 ]
 
@@ -156,6 +157,26 @@ class ServiceUnavailable(TransientError):
 
 class DeadlockDetected(TransientError):
     code = "Neo.TransientError.Transaction.DeadlockDetected"
+
+
+class ConfigurationError(ClientError):
+    """A connection target or option that cannot be served (an unknown URL scheme, a bad path)."""
+    code = "Neo.ClientError.General.InvalidArguments"
+
+
+class ResultConsumedError(ClientError):
+    """Rows read from a result that was already consumed, or whose connection was closed."""
+    code = "Neo.ClientError.Statement.ResultConsumed"
+
+
+class ResultNotSingleError(ClientError):
+    """``Result.single()`` on a result without exactly one row."""
+    code = "Neo.ClientError.Statement.ResultNotSingle"
+
+
+class ReadOnlyDatabaseError(ClientError):
+    """A write to a database opened with ``read_only=True``."""
+    code = "Neo.ClientError.General.ForbiddenOnReadOnlyDatabase"
 
 
 def _all_subclasses(cls: type[RelateError]) -> Iterator[type[RelateError]]:

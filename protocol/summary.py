@@ -42,6 +42,36 @@ class Counters(dict[str, int]):
         return ", ".join(f"{k.replace('_', ' ')}: {self[k]}" for k in COUNTER_KEYS if self.get(k, 0))
 
 
+class Plan(dict[str, Any]):
+    """An EXPLAIN / PROFILE plan: the dict ``{operator, details, estimated_rows, children[, rows,
+    time_ms]}`` (children are dicts alike); ``str(plan)`` is the indented operator tree."""
+
+    def lines(self) -> list[str]:
+        return _plan_lines(self, 0)
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
+
+
+def _plan_lines(plan: dict[str, Any], depth: int) -> list[str]:
+    line = "  " * depth + "+ " + str(plan.get("operator", "?"))
+    if plan.get("details"):
+        line += "  " + str(plan["details"])
+    figures = []
+    if plan.get("estimated_rows") is not None:
+        figures.append(f"estimated rows: {plan['estimated_rows']:g}")
+    if plan.get("rows") is not None:
+        figures.append(f"rows: {plan['rows']}")
+    if plan.get("time_ms") is not None:
+        figures.append(f"{plan['time_ms']:.3f} ms")
+    if figures:
+        line += "  (" + ", ".join(figures) + ")"
+    lines = [line]
+    for child in plan.get("children", ()):
+        lines.extend(_plan_lines(child, depth + 1))
+    return lines
+
+
 @dataclass
 class Summary:
     """What a finished statement reports besides its rows."""
@@ -55,6 +85,11 @@ class Summary:
     # AI spend: relevance searches, model calls and outside API calls (docs/relevance.md)
     costs: dict[str, int] = field(default_factory=lambda: dict(ZERO_COSTS))
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "plan" and value is not None and type(value) is not Plan:
+            value = Plan(value)                 # printable in both modes, whoever set it
+        object.__setattr__(self, name, value)
+
     def to_metadata(self) -> dict[str, Any]:
         meta: dict[str, Any] = {"type": self.query_type, "t_last": self.t_last_ms}
         stats = {k: v for k, v in self.counters.items() if v}
@@ -63,7 +98,7 @@ class Summary:
         if self.notifications:
             meta["notifications"] = self.notifications
         if self.plan is not None:
-            meta["plan"] = self.plan
+            meta["plan"] = dict(self.plan)
         if self.bookmark:
             meta["bookmark"] = self.bookmark
         if any(self.costs.values()):

@@ -8,8 +8,10 @@ import sys
 import structlog
 
 from .config import Config, load_config
+from .startup import StartupError
 
 SWITCH_INTERVAL_S = 0.0005
+EXIT_USAGE = 2
 
 
 def configure_logging(config: Config) -> None:
@@ -25,6 +27,20 @@ def configure_logging(config: Config) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Exit codes: 0 stopped cleanly, 2 bad settings or a start-up failure (one line on stderr)."""
+    try:
+        return _main(argv)
+    except SystemExit as exc:
+        if isinstance(exc.code, str):        # our one-line start-up errors; argparse's own exit as 2
+            print(exc.code, file=sys.stderr)
+            return EXIT_USAGE
+        raise
+    except StartupError as exc:
+        print(f"relate-server: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _main(argv: list[str] | None) -> int:
     config = load_config(argv)
     if config.check:
         from .net.check import check

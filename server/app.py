@@ -12,11 +12,14 @@ import time
 
 import structlog
 
+from relate.protocol.errors import RelateError
+
 from .auth import Authenticator, UserStore
 from .auth_tokens import TokenStore
 from .config import DEFAULT_BOLT_LISTEN, Config, split_address
 from .net.bolt_connection import BoltConnection
 from .net.connection import ClientConnection
+from .startup import NO_USER, StartupError, describe
 
 _log = structlog.get_logger("relate.server")
 INITIAL_USER = "neo4j"
@@ -51,7 +54,12 @@ class RelateServer:
             from relate.server.engine import Database   # the engine loads only in the server process
             from relate.server.index.sharded import cluster
             cluster.configure(config.ray_address)       # joined when a sharded index needs it
-            self.database = await asyncio.to_thread(Database.open, config.data, fulltext_engine=config.fulltext_engine)
+            try:
+                self.database = await asyncio.to_thread(Database.open, config.data,
+                                                        fulltext_engine=config.fulltext_engine,
+                                                        import_dir=config.import_dir)
+            except (RelateError, OSError) as exc:
+                raise StartupError(describe(exc, f"open the database at {config.data}")) from None
         users = user_store_for(self.database)
         if config.auth:
             if users is None:
@@ -59,9 +67,15 @@ class RelateServer:
             await asyncio.to_thread(self._create_initial_user, users)
         self.authenticator = Authenticator(users, enabled=config.auth, tokens=TokenStore(users))
         host, port = split_address(config.listen)
-        tls = self._tls_context()
-        main = await asyncio.start_server(self._on_client, host, port, ssl=tls, limit=2 ** 20,
-                                          backlog=min(config.max_connections, 4096))
+        try:
+            tls = self._tls_context()
+        except (OSError, ssl.SSLError) as exc:
+            raise StartupError(describe(exc, f"load the TLS certificate {config.tls_cert}")) from None
+        try:
+            main = await asyncio.start_server(self._on_client, host, port, ssl=tls, limit=2 ** 20,
+                                              backlog=min(config.max_connections, 4096))
+        except OSError as exc:
+            raise StartupError(describe(exc, f"listen on {config.listen}")) from None
         self._listeners.append(main)
         bound = {"listen": _address(main), "pid": os.getpid(), "tls": tls is not None}
         bolt = await self._start_bolt(tls)
@@ -71,7 +85,14 @@ class RelateServer:
         if config.http_listen:
             from .http.listener import HttpListener   # Starlette/uvicorn load only when HTTP is on
             self._http = HttpListener(self, *split_address(config.http_listen))
-            bound["http"] = await self._http.start()
+            try:
+                bound["http"] = await self._http.start()
+            except OSError as exc:
+                raise StartupError(describe(exc, f"listen on {config.http_listen}")) from None
+            except SystemExit:      # uvicorn exits when it cannot bind; say so in our one line
+                self._http = None
+                raise StartupError(f"cannot listen on {config.http_listen}: the address is in use or not "
+                                   "available (pick another with --http-listen)") from None
         _log.info("listening", **bound, data=config.data or ":memory:", auth=config.auth,
                   loop=type(asyncio.get_running_loop()).__module__.split(".")[0])
         if config.ready_file:
@@ -91,7 +112,7 @@ class RelateServer:
                                               ssl=tls, limit=2 ** 20, backlog=min(self.config.max_connections, 4096))
         except OSError as exc:
             if exc.errno != errno.EADDRINUSE or self.config.bolt_listen != DEFAULT_BOLT_LISTEN:
-                raise
+                raise StartupError(describe(exc, f"listen on {self.config.bolt_listen} (Bolt)")) from None
             _log.warning("bolt listener not started: address in use", address=self.config.bolt_listen)
             return None
 
@@ -99,9 +120,7 @@ class RelateServer:
         if users.has_users():
             return
         if not self.config.init_password:
-            _log.warning("no users exist and no initial password was given: nobody can log in; "
-                         "restart with --init-password or RELATE_PASSWORD")
-            return
+            raise StartupError(NO_USER)      # a server nobody can log in to is of no use
         users.create_user(INITIAL_USER, self.config.init_password)
         _log.info("created the initial user", user=INITIAL_USER)
 
@@ -135,8 +154,18 @@ class RelateServer:
             self._connections.discard(connection)
 
     async def run(self) -> None:
-        """Start, serve until SIGTERM/SIGINT, then shut down."""
-        await self.start()
+        """Start, serve until SIGTERM/SIGINT, then shut down. A failed start raises StartupError
+        after closing what it opened."""
+        try:
+            await self.start()
+        except BaseException:
+            for listener in self._listeners:
+                listener.close()
+            if self._http is not None:
+                await self._http.close()
+            if self.database is not None:
+                await asyncio.to_thread(self.database.close)
+            raise
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, self._stopping.set)

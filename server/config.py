@@ -12,6 +12,8 @@ from typing import Any, Mapping, Sequence
 
 from relate.protocol import DEFAULT_MAX_MESSAGE_SIZE
 
+from .version import version
+
 DEFAULT_BOLT_LISTEN = "127.0.0.1:7687"
 
 
@@ -28,6 +30,7 @@ class Config:
     query_timeout: float | None = None      # seconds; None = no limit
     fulltext_engine: str = "tantivy"        # default engine of new full-text indexes: tantivy | whoosh
     ray_address: str | None = None          # Ray cluster for sharded search indexes; None = a local Ray
+    import_dir: str | None = None           # LOAD CSV reads files below it; None = file URLs refused
     auth: bool = True
     init_password: str | None = field(default=None, repr=False)   # creates user neo4j on first start
     tls_cert: str | None = None
@@ -50,8 +53,8 @@ _BOOL_TRUE = {"1", "true", "yes", "on"}
 
 def split_address(text: str) -> tuple[str, int]:
     host, sep, port = text.rpartition(":")
-    if not sep:
-        raise ValueError(f"an address is host:port, not {text!r}")
+    if not sep or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise ValueError(f"an address is host:port with a port from 0 to 65535, not {text!r}")
     return host.strip("[]") or "127.0.0.1", int(port)
 
 
@@ -86,6 +89,7 @@ def _arguments() -> argparse.ArgumentParser:
                         help="engine of full-text indexes created without fulltext.engine (default tantivy)")
     parser.add_argument("--ray-address", help="Ray cluster (host:port) that runs sharded search indexes "
                                              "(default: a local Ray, started when one is needed)")
+    parser.add_argument("--import-dir", help="directory LOAD CSV may read files from (default: none)")
     parser.add_argument("--no-auth", dest="auth", action="store_const", const=False,
                         help="accept every client without credentials")
     parser.add_argument("--init-password", help="password for user neo4j, created if no user exists "
@@ -98,6 +102,7 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("--shutdown-timeout", type=float, help="seconds SIGTERM waits for running requests")
     parser.add_argument("--ready-file", help="write the bound addresses here once listening")
     parser.add_argument("--check", metavar="HOST:PORT", help="check that a server answers, then exit 0 or 1")
+    parser.add_argument("--version", action="version", version=f"relate-server {version()}")
     return parser
 
 
@@ -108,8 +113,13 @@ def load_config(argv: Sequence[str] | None = None, environ: Mapping[str, str] | 
     settings: dict[str, Any] = {}
     config_path = args.config or environ.get("RELATE_CONFIG")
     if config_path:
-        with open(config_path, "rb") as file:
-            table = tomllib.load(file)
+        try:
+            with open(config_path, "rb") as file:
+                table = tomllib.load(file)
+        except OSError as exc:
+            raise SystemExit(f"relate-server: cannot read {config_path}: {exc.strerror}") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise SystemExit(f"relate-server: {config_path} is not valid TOML: {exc}") from None
         table = table.get("server", table)     # settings may sit under [server]
         unknown = set(table) - names
         if unknown:
@@ -125,9 +135,19 @@ def load_config(argv: Sequence[str] | None = None, environ: Mapping[str, str] | 
     for name, value in vars(args).items():
         if value is not None and name in names:
             settings[name] = value
-    config = Config(**settings)
+    try:
+        config = Config(**settings)
+    except TypeError as exc:
+        raise SystemExit(f"relate-server: bad settings: {exc}") from None
     if isinstance(config.bolt_listen, str) and config.bolt_listen.strip().lower() in ("", "none", "off"):
         config.bolt_listen = None
     if bool(config.tls_cert) != bool(config.tls_key):
         raise SystemExit("relate-server: --tls-cert and --tls-key go together")
+    for flag, address in (("--listen", config.listen), ("--http-listen", config.http_listen),
+                          ("--bolt-listen", config.bolt_listen)):
+        if address:                        # "" switches the HTTP listener off
+            try:
+                split_address(str(address))
+            except ValueError as exc:
+                raise SystemExit(f"relate-server: bad {flag}: {exc}") from None
     return config

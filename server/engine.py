@@ -37,7 +37,7 @@ from .index import DEFAULT_FULLTEXT_ENGINE, IndexManager
 from .index import procedures as index_procedures
 from .storage import GraphStore
 
-_OPEN_OPTIONS = ("sync", "checkpoint_every")
+_OPEN_OPTIONS = ("sync", "checkpoint_every", "read_only")
 
 
 @dataclass
@@ -57,18 +57,24 @@ class Database:
     """An open database: ``Database.open(path | None)``; sessions run statements against it."""
 
     def __init__(self, store: GraphStore, directory: Optional[str], *, plan_cache_size: int = 1000,
-                 query_timeout: Optional[float] = None, fulltext_engine: str = DEFAULT_FULLTEXT_ENGINE):
+                 query_timeout: Optional[float] = None, fulltext_engine: str = DEFAULT_FULLTEXT_ENGINE,
+                 import_dir: Optional[str] = None):
         self.store = store
         self.directory = directory
+        self.import_dir = import_dir          # LOAD CSV reads files only below it (None: refused)
         self.query_timeout = query_timeout
         self.plan_cache = PlanCache(plan_cache_size)
         self.procedures = ProcedureRegistry()
         register_builtins(self.procedures)
+        from .query import procedures_backup
+        procedures_backup.register(self.procedures)
         from .relevance import scope as relevance_scope
         relevance_scope.register(self.procedures)
         self.ai_budget: Optional[dict] = None      # {semanticCalls, llmCalls, apiCalls}: relevance/costs.py
         self.ai_provider = None                    # a server/ai Provider; None = the process default
-        self.index_manager = _open_index_manager(store, directory, self.procedures, fulltext_engine)
+        # Read-only: the search indexes are rebuilt in memory, so nothing in the directory is written.
+        index_directory = None if store.read_only else directory
+        self.index_manager = _open_index_manager(store, index_directory, self.procedures, fulltext_engine)
         from .index.trigram import NameIndexes
         from .retrieval import register as register_retrieval
         self.name_indexes = NameIndexes(store)       # trigram name indexes, built on first use
@@ -86,7 +92,7 @@ class Database:
         if options.pop("tune_gc", True):
             _tune_gc()
         store_options = {k: options.pop(k) for k in _OPEN_OPTIONS if k in options}
-        unknown = set(options) - {"plan_cache_size", "query_timeout", "fulltext_engine"}
+        unknown = set(options) - {"plan_cache_size", "query_timeout", "fulltext_engine", "import_dir"}
         if unknown:
             raise TypeError(f"unknown option(s) for Database.open: {sorted(unknown)}")
         store = GraphStore.open(path, **store_options)
@@ -335,7 +341,11 @@ class Session:
         summary = Summary(counters=ctx.counters, query_type=query_type, costs=ctx.costs,
                           notifications=ctx.notifications)
         if profile:
-            summary.plan = describe_plan(plan.root, None, profiled=True)
+            estimates = self.db.store.begin_read()     # estimates from the counts the statement left
+            try:
+                summary.plan = describe_plan(plan.root, estimates, profiled=True)
+            finally:
+                estimates.close()
         return EngineResult(plan.columns, iter(rows), summary=summary, started=started, materialized=True)
 
     def _commit_batch(self, ctx: ExecContext) -> None:

@@ -13,6 +13,8 @@ COMMANDS: dict[str, str] = {
     ":commit": "commit the open transaction",
     ":rollback": "roll back the open transaction",
     ":timing": "toggle showing how long each statement took",
+    ":schema": "labels with their indexes and constraints, and which relationship types join which labels",
+    ":export": ":export FILE <statement>  write the statement's result to FILE (.csv, .jsonl or .parquet)",
     ":quit": "leave the shell (also :exit and Ctrl-D)",
     ":exit": "leave the shell",
 }

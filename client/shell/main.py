@@ -8,12 +8,14 @@ from __future__ import annotations
 import argparse
 import getpass
 import os
+import signal
 import sys
 from typing import IO, Iterable
 
 import relate
 from relate.errors import RelateError
 
+from . import admin
 from .error_text import format_error
 from .output import FORMATS, make_writer
 from .runner import QuitShell, ShellRunner
@@ -70,6 +72,12 @@ def open_connection(target: str, auth: tuple[str, str] | None):
 
 
 def main(argv: list[str] | None = None) -> int:
+    # Started with SIGINT ignored (a background job, setsid, some CI runners), Ctrl-C would do nothing.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] in admin.SUBCOMMANDS:        # relate import|dump|load|check ...
+        return admin.run(argv)
     args = _arguments().parse_args(argv)
     script = None
     try:
@@ -95,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         # The reader went away (`relate ... | head`): stop quietly, as command-line tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_FAILED
+        return EXIT_OK
     finally:
         if script is not None and script[0] is not sys.stdin:
             script[0].close()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import json
 import sys
+from itertools import islice
 from typing import IO, Iterable, Sequence
 
 from rich import box
@@ -20,6 +21,7 @@ from .formatting import format_cell, format_value, to_json
 FORMATS = ("table", "plain", "csv", "json")
 MAX_CELL_CHARS = 2000        # longer cells are cut: a wall of text helps nobody in a table
 DEFAULT_MAX_ROWS = 1000      # rows a terminal table shows; the rest are counted, not drawn
+WIDTH_SAMPLE = 1000          # rows a plain table measures for its column widths before streaming
 
 
 def summary_line(columns: Sequence[str], row_count: int, counters: str = "",
@@ -96,10 +98,21 @@ class PlainWriter:
         self.stream = stream
 
     def write(self, columns: Sequence[str], rows: Iterable[Sequence]) -> int:
-        cells = [[format_value(v) for v in row] for row in rows]
-        if cells and columns:
-            self.stream.write(plain_table(columns, cells) + "\n")
-        return len(cells)
+        # Streams: column widths come from the first WIDTH_SAMPLE rows, later rows are written as they
+        # arrive (a longer cell widens its own line only), so memory stays flat for any result size.
+        rows = iter(rows)
+        head = [[format_value(v) for v in row] for row in islice(rows, WIDTH_SAMPLE)]
+        if not head or not columns:
+            return len(head) + sum(1 for _ in rows)
+        table = plain_table(columns, head)
+        self.stream.write(table + "\n")
+        widths = [len(cell) - 2 for cell in table.split("\n", 2)[1].split("|")[1:-1]]
+        count = len(head)
+        write = self.stream.write
+        for row in rows:
+            write("| " + " | ".join(format_value(v).ljust(w) for v, w in zip(row, widths)) + " |\n")
+            count += 1
+        return count
 
     def status(self, line: str) -> None:
         self.stream.write(line + "\n")

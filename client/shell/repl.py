@@ -9,13 +9,18 @@ from typing import Callable
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.history import FileHistory, InMemoryHistory
+from prompt_toolkit.input.typeahead import get_typeahead, store_typeahead
 from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.keys import Keys
 from prompt_toolkit.lexers import PygmentsLexer
 from pygments.lexers import CypherLexer
 from rich.console import Console
 from rich.text import Text
 
+from relate.errors import Terminated
+
 from .completion import CypherCompleter, SchemaNames
+from .error_text import format_error
 from .output import make_writer
 from .runner import QuitShell, ShellRunner
 from .statements import StatementSplitter, split_statements
@@ -79,9 +84,12 @@ class InteractiveShell:
             connection, make_writer(fmt, console=self.console), report_error=self._error,
             say=lambda text: self.console.print(Text(text)),
             acknowledge=lambda text: self.console.print(Text(text, style="dim")),
-            schema=self.schema, timing=timing)
+            schema=self.schema, timing=timing, progress_console=self.console)
         self.reconnect = reconnect
         self.banner = banner
+        # No cursor-position requests: a terminal that never answers them keeps the prompt in raw mode
+        # for up to a second after Enter, and a Ctrl-C typed then would be read as a key and lost.
+        os.environ.setdefault("PROMPT_TOOLKIT_NO_CPR", "1")
         self.prompt = PromptSession(
             history=_history(history), multiline=True, key_bindings=_key_bindings(),
             completer=CypherCompleter(self.schema, lambda: list(self.runner.params)),
@@ -108,12 +116,18 @@ class InteractiveShell:
                 continue                        # Ctrl-C drops the input being typed
             except EOFError:
                 break                           # Ctrl-D
+            if _ctrl_c_typed_ahead(self.prompt.app.input):
+                # Ctrl-C arrived while the prompt was closing (still raw mode): the statement is not run.
+                self._error(format_error(Terminated("interrupted before it started; the statement was not run")))
+                continue
             try:
                 for piece in split_statements(text):
                     if not self._run_piece(piece):
                         break                   # later statements of the same input are skipped
             except QuitShell:
                 break
+            except KeyboardInterrupt:           # between two statements, or before the first began
+                self._error(format_error(Terminated("interrupted; later statements of this input were not run")))
         return 0
 
     def _run_piece(self, piece) -> bool:
@@ -141,6 +155,15 @@ class InteractiveShell:
             self.runner.connection = self.reconnect()
         except Exception as exc:  # stay in the shell; the next statement reports the broken connection
             self._error(f"reconnect failed: {exc}")
+
+
+def _ctrl_c_typed_ahead(prompt_input) -> bool:
+    """True (and the key dropped) when a Ctrl-C was typed ahead after Enter; other keys stay queued."""
+    keys = get_typeahead(prompt_input)
+    if any(key.key == Keys.ControlC for key in keys):
+        return True
+    store_typeahead(prompt_input, keys)
+    return False
 
 
 def _run_cancellable(work: Callable[[], bool], cancel: Callable[[], None]) -> bool:

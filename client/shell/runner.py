@@ -4,10 +4,11 @@ Used by both the interactive shell and the script runner; only how messages are 
 """
 from __future__ import annotations
 
+import re
 import time
 from typing import Any, Callable
 
-from relate.summary import Summary
+from relate.summary import Summary, _plan_lines
 
 from .commands import UsageError, help_text, parse_command, parse_param
 from .completion import SchemaNames
@@ -15,6 +16,9 @@ from .error_text import format_error
 from .formatting import format_value
 from .output import summary_line
 from .statements import Piece
+
+
+_LOAD = re.compile(r"\bLOAD\s+CSV\b", re.IGNORECASE)
 
 
 class QuitShell(Exception):
@@ -26,7 +30,8 @@ class ShellRunner:
 
     def __init__(self, connection, writer, *, report_error: Callable[[str], None],
                  say: Callable[[str], None], acknowledge: Callable[[str], None] | None = None,
-                 notify: Callable[[str], None] | None = None, source: str | None = None, schema: SchemaNames | None = None, timing: bool = False):
+                 notify: Callable[[str], None] | None = None, source: str | None = None, schema: SchemaNames | None = None, timing: bool = False,
+                 progress_console=None):
         self.connection = connection
         self.writer = writer
         self.report_error = report_error     # error text (stderr, or red in the terminal)
@@ -37,6 +42,7 @@ class ShellRunner:
         self.schema = schema
         self.timing = timing
         self.params: dict[str, Any] = {}
+        self.progress_console = progress_console   # a terminal: long statements show a live indicator
 
     def run(self, piece: Piece) -> bool:
         """Run one statement or command; False when it failed (the error is already reported)."""
@@ -56,7 +62,12 @@ class ShellRunner:
 
     def run_cypher(self, text: str) -> None:
         started = time.perf_counter()
-        result = self.connection.execute(text, self.params)
+        if self.progress_console is not None and _LOAD.search(text):
+            from .progress import running
+            with running(self.progress_console, "LOAD CSV"):
+                result = self.connection.execute(text, self.params)
+        else:
+            result = self.connection.execute(text, self.params)
         count = self.writer.write(result.columns, result)
         summary = result.summary
         elapsed = (time.perf_counter() - started) * 1000 if self.timing else None
@@ -67,7 +78,7 @@ class ShellRunner:
 
     def _show_extras(self, summary: Summary) -> None:
         if summary.plan:
-            self.say("\n".join(plan_lines(summary.plan)))
+            self.say(str(summary.plan))
         for note in summary.notifications:
             text = note.get("description") or note.get("title") or note.get("code", "")
             self.notify(f"{note.get('severity', 'note').lower()}: {text}")
@@ -90,6 +101,12 @@ class ShellRunner:
 
     _command_exit = _command_quit
 
+    def _command_schema(self, argument: str) -> None:
+        if argument:
+            raise UsageError("usage: :schema")
+        row = self.connection.execute("CALL db.schema.visualization()").single()
+        self.say(schema_text(row["nodes"], row["relationships"]))
+
     def _command_timing(self, argument: str) -> None:
         if argument in ("on", "off"):
             self.timing = argument == "on"
@@ -98,6 +115,19 @@ class ShellRunner:
         else:
             self.timing = not self.timing
         self.acknowledge(f"timing {'on' if self.timing else 'off'}")
+
+    def _command_export(self, argument: str) -> None:
+        from .export import export_format, export_rows
+        path, _, statement = argument.partition(" ")
+        if not path or not statement.strip():
+            raise UsageError("usage: :export FILE <statement>   (FILE ends in .csv, .jsonl or .parquet)")
+        try:
+            export_format(path)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        result = self.connection.execute(statement, self.params)
+        count = export_rows(path, result.columns, result)
+        self.acknowledge(f"{count:,} row{'' if count == 1 else 's'} written to {path}")
 
     def _command_begin(self, argument: str) -> None:
         self.connection.begin()
@@ -151,19 +181,25 @@ class ShellRunner:
 
 def plan_lines(plan: dict, depth: int = 0) -> list[str]:
     """An EXPLAIN / PROFILE plan as an indented operator tree with its estimates and measurements."""
-    line = "  " * depth + "+ " + str(plan.get("operator", "?"))
-    if plan.get("details"):
-        line += "  " + str(plan["details"])
-    figures = []
-    if plan.get("estimated_rows") is not None:
-        figures.append(f"estimated rows: {plan['estimated_rows']:g}")
-    if plan.get("rows") is not None:
-        figures.append(f"rows: {plan['rows']}")
-    if plan.get("time_ms") is not None:
-        figures.append(f"{plan['time_ms']:.3f} ms")
-    if figures:
-        line += "  (" + ", ".join(figures) + ")"
-    lines = [line]
-    for child in plan.get("children", ()):
-        lines.extend(plan_lines(child, depth + 1))
-    return lines
+    return _plan_lines(plan, depth)
+
+
+def schema_text(nodes: list[dict], relationships: list[dict]) -> str:
+    """``:schema`` output: one line per label, then one per (start)-[type]->(end) pattern."""
+    if not nodes and not relationships:
+        return "(empty schema)"
+    lines = ["Labels:"]
+    for node in nodes:
+        line = f"  :{node['name']}"
+        if node.get("indexes"):
+            line += "  indexes: " + "; ".join(node["indexes"])
+        if node.get("constraints"):
+            line += "  constraints: " + "; ".join(node["constraints"])
+        lines.append(line)
+    if relationships:
+        lines.append("Relationships:")
+        for rel in relationships:
+            start = f":{rel['start']}" if rel.get("start") else ""
+            end = f":{rel['end']}" if rel.get("end") else ""
+            lines.append(f"  ({start})-[:{rel['type']}]->({end})")
+    return "\n".join(lines)

@@ -102,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def recall(path: str, fixture: dict, params: dict) -> None:
-    with relate.connect(path) as db:
+    with relate.connect(path, create_parents=True) as db:
         for line in setup_and_load(db, fixture):
             print(line)
         result = db.execute(S.RECALL, params)
@@ -110,7 +110,10 @@ def recall(path: str, fixture: dict, params: dict) -> None:
         summary = result.summary
         print_table(result.columns, rows, f"{params['q']!r} (k={params['k']}, since {params['since']})")
         extra = counters_text(summary.counters)
-        print(f"{len(rows)} rows" + (f" · {extra}" if extra else "") + f" · {summary.t_last_ms:.1f} ms")
+        notes = len({row[0] for row in rows})
+        # k limits the notes; the hop gives one row per (note, topic), so a note about two topics shows twice.
+        print(f"{len(rows)} rows ({notes} notes: one row per note and topic)" + (f" · {extra}" if extra else "")
+              + f" · {summary.t_last_ms:.1f} ms")
 
 
 if __name__ == "__main__":

@@ -80,6 +80,11 @@ class CypherVisitor(ParseTreeVisitor):
         return self.visitChildren(ctx)
 
 
+    # Visit a parse tree produced by CypherParser#loadCsvClause.
+    def visitLoadCsvClause(self, ctx:CypherParser.LoadCsvClauseContext):
+        return self.visitChildren(ctx)
+
+
     # Visit a parse tree produced by CypherParser#withClause.
     def visitWithClause(self, ctx:CypherParser.WithClauseContext):
         return self.visitChildren(ctx)

@@ -318,6 +318,11 @@ class ManagedIndex:
         """Wait until ONLINE or FAILED; False on timeout."""
         return self._online.wait(timeout_s)
 
+    def wait_built(self, timeout_s: float) -> bool:
+        """Wait for a background build the structure runs (a vector index's HNSW); False on timeout."""
+        wait_build = getattr(self.impl, "wait_build", None)
+        return True if wait_build is None else wait_build(timeout_s)
+
     def size(self) -> int:
         return 0 if self.impl is None else len(self.impl)
 

@@ -18,6 +18,7 @@ import structlog
 
 from relate.protocol.errors import ArgumentError, EquivalentSchemaRuleAlreadyExists, IndexNotFound, SchemaError
 
+from .fallback import ExactFallback
 from .definitions import CATALOG_KIND, FULLTEXT, NODE, RELATIONSHIP, VECTOR, IndexDefinition
 from .managed import ManagedIndex
 from .sharded.live import placed
@@ -59,6 +60,7 @@ class IndexManager:
         self.default_fulltext_engine = default_fulltext_engine
         self.build_threads = build_threads or max(1, min(16, os.cpu_count() or 1))
         self.populating_wait_s = populating_wait_s
+        self.populating_fallback = ExactFallback()  # exact vector scans while a vector index is POPULATING
         self._indexes: dict[str, ManagedIndex] = {}
         self._lock = threading.RLock()
         self._closed = False
@@ -228,19 +230,33 @@ class IndexManager:
         """Search index ``name`` (of ``kind`` when given) through its provider: (entity id, score) best
         first, rows [skip, skip + limit); ``filters`` [(prop, op, value)] for kinds with native filters,
         ``keys`` a candidate set of ids, ``accept(id)`` a pre-filter, ``options`` kind-specific."""
-        index = self._searchable(name, kind, entity, timeout_s)
+        index = self.get(name)
+        self._check_kind(index, kind, entity)
+        if index.state == "POPULATING":
+            found = index.provider.search_while_populating(self, index, query, limit, filters=list(filters),
+                                                           keys=keys, accept=accept, **options)
+            if found is not None:
+                return found[skip:] if skip else found
+        else:
+            self.populating_fallback.forget(name)
+        index.ready(self.populating_wait_s if timeout_s is None else timeout_s)
         return index.search(query, limit, skip=skip, filters=list(filters), keys=keys, accept=accept,
                             timeout_s=timeout_s, **options)
 
     def _searchable(self, name: str, kind: str | None, entity: str | None, timeout_s: float | None):
         index = self.get(name)
+        self._check_kind(index, kind, entity)
+        index.ready(self.populating_wait_s if timeout_s is None else timeout_s)
+        return index
+
+    @staticmethod
+    def _check_kind(index, kind: str | None, entity: str | None) -> None:
         d = index.definition
+        name = d.name
         if kind is not None and d.type != kind:
             raise ArgumentError(f"Index `{name}` is a {d.type.lower()} index, not a {kind.lower()} index")
         if entity is not None and _entity(entity) != d.entity:
             raise ArgumentError(f"Index `{name}` indexes {d.entity}s, not {_entity(entity)}s")
-        index.ready(self.populating_wait_s if timeout_s is None else timeout_s)
-        return index
 
     def await_indexes(self, timeout_s: float = 300.0) -> bool:
         """Wait until every index is ONLINE (or FAILED) with its queued commits applied; False on timeout."""
@@ -252,6 +268,8 @@ class IndexManager:
                 return False
             if index.state == "ONLINE" and index.has_pending():
                 index.flush()
+            if not index.wait_built(max(0.0, deadline - time.monotonic())):
+                return False
         return True
 
     # ---- commits ----------------------------------------------------------------------------

@@ -1,5 +1,9 @@
 """Vector indexes on FAISS: exact while small, HNSW once large, the k best always inside the filter.
 
+The switch to HNSW of a live index is built in the background (searches stay exact meanwhile), and
+unless ``vector.hnsw.ef_search`` is set, efSearch is calibrated on the index's own rows: the smallest
+of a ladder reaching RECALL_TARGET recall@10 on sample queries, again whenever the index has doubled.
+
 Rows hold one vector each (cosine vectors are normalized on the way in); FAISS ids are row numbers,
 so a filter mask over rows is directly an IDSelectorBitmap. Updates and deletes leave tombstones
 (dead rows) that searches exclude; past a dead fraction the rows are compacted and FAISS rebuilt.
@@ -10,16 +14,24 @@ from __future__ import annotations
 import math
 import os
 import pickle
+import threading
 
 import faiss
 import numpy as np
+from time import monotonic as time_now
 
 from relate.protocol.errors import ArgumentError
 
 from .filters import FilterColumns
 
+import structlog
+
+log = structlog.get_logger(__name__)
+
 # Defaults chosen from bench/search.py (hash-384 notes, see docs/architecture.md "Search indexes").
-HNSW_MIN_SIZE = 50_000        # rows from which an index switches from exact search to HNSW
+# HNSW from 10,000 rows: measured (hash-384, 1 thread, CPU ms) exact 30k rows 2.2 ms; HNSW M32/efC200 at
+# 30k ef 64 0.39 ms recall@10 0.987, ef 96 0.50 ms 0.9925; at 10k exact costs ~0.7 ms.
+HNSW_MIN_SIZE = 10_000        # rows from which an index switches from exact search to HNSW
 EXACT_MAX_SCOPE = 15_000      # a filtered search over at most this many rows runs exactly
 # An exact filtered search gathers the allowed rows and scores them with FAISS's own distance kernels
 # (bit-identical to its flat search) instead of a flat scan of every row through a selector, when they are
@@ -30,7 +42,17 @@ GATHER_FRACTION = 32
 GATHER_MAX_VALUES = 1 << 19
 DEFAULT_M = 32
 DEFAULT_EF_CONSTRUCTION = 200
-DEFAULT_EF_SEARCH = 256
+DEFAULT_EF_SEARCH = None      # None: calibrated per index ("auto"); a number fixes it
+EF_UNCALIBRATED = 128         # efSearch until the first calibration
+EF_LADDER = (16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048)
+RECALL_TARGET = 0.98          # recall@10 on the calibration queries (harder than real ones, below)
+CALIBRATION_QUERIES = 64
+# Calibration queries vs real ones, hash-384 notes N 30k, M32/efC200, recall@10 by efSearch 48/64/96/128:
+# the bench questions 0.971/0.991/0.994/0.997; row + noise of norm 1.0: 0.973/0.978/0.989/0.997 (norm 0.5:
+# 0.998 from ef 48, too easy); so the calibrated ef (96 there) gives real recall above the target.
+CALIBRATION_NOISE = 1.0       # query = a stored row + noise of its norm (then normalized for cosine)
+BACKGROUND_BUILD_MIN = 2_000  # an HNSW switch over fewer rows is built inline
+CATCH_UP_ROWS = 64            # rows a background build adds under the write lock when it swaps in (~2 ms each)
 EF_MAX = 4096
 DEAD_FRACTION = 0.25          # rebuild when this share of rows are tombstones
 DEAD_MIN = 256
@@ -103,6 +125,15 @@ class VectorIndex:
         self._ranges: dict = {}       # prop -> (version, sorted (values, rows)) for range filters
         self._range_wait: dict = {}   # prop -> (version, searches seen at that version)
         self._params: dict = {}       # efSearch -> selector-less SearchParametersHNSW
+        self.auto_ef = EF_UNCALIBRATED   # the calibrated efSearch (used when the config sets none)
+        self.calibrated_at = 0        # rows when last calibrated
+        self._layout = 0              # bumped when rows move (compaction): a background build is void
+        self._building: threading.Thread | None = None
+        self._cancel_build = False
+
+    def ef(self) -> int:
+        """The efSearch in force: the configured one, else the calibrated one."""
+        return self.config.ef_search or self.auto_ef
 
     # ---- size -----------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -191,8 +222,11 @@ class VectorIndex:
         self.columns.grow(capacity)
         self._capacity = capacity
 
-    def sync(self, threads: int = 1) -> None:
-        """After a batch of writes: compact past the dead fraction, pick exact or HNSW, feed FAISS new rows."""
+    def sync(self, threads: int = 1, rw=None) -> None:
+        """After a batch of writes: compact past the dead fraction, pick exact or HNSW, feed FAISS new rows.
+
+        With ``rw`` (the index's readers-writer lock, held for writing by the caller) a switch to HNSW
+        over many rows is built by a background thread that swaps it in under ``rw`` when done."""
         if self.dims is None:
             return
         if self._dead >= DEAD_MIN and self._dead > DEAD_FRACTION * self._n:
@@ -200,19 +234,115 @@ class VectorIndex:
         # hysteresis: back to exact only well below the threshold, so sizes near it do not flap
         size, threshold = len(self), self.config.hnsw_min_size
         want_hnsw = size >= threshold if not self.hnsw else size >= threshold // 2
-        if self._faiss is None or want_hnsw != self.hnsw:
+        if self._building is not None and not want_hnsw:
+            self._cancel_build = True
+        if want_hnsw and not self.hnsw and rw is not None and self._faiss is not None \
+                and size >= BACKGROUND_BUILD_MIN:
+            if self._building is None:
+                self._start_build(threads, rw)
+        elif self._faiss is None or want_hnsw != self.hnsw:
             self.hnsw = want_hnsw
-            self._faiss = self._new_faiss()
+            self._faiss = self._new_faiss(want_hnsw)
             self._faiss_rows = 0
+            self._params = {}
         if self._faiss_rows < self._n:
             faiss.omp_set_num_threads(threads)
             rows = np.arange(self._faiss_rows, self._n, dtype=np.int64)
             self._faiss.add_with_ids(self._vectors[self._faiss_rows:self._n], rows)
             self._faiss_rows = self._n
+        if self.hnsw and self.config.ef_search is None and self._building is None \
+                and len(self) >= 2 * max(self.calibrated_at, 1):
+            if rw is None:
+                self._adopt_ef(self._calibrate(self._faiss, self._n), self._n)
+            else:
+                self._start_build(threads, rw, calibrate_only=True)
 
-    def _new_faiss(self):
+    # ---- background HNSW builds and efSearch calibration ----------------------------------------
+    def _start_build(self, threads: int, rw, calibrate_only: bool = False) -> None:
+        self._cancel_build = False
+        self._building = threading.Thread(target=self._build, args=(threads, rw, self._layout, calibrate_only),
+                                          name="vector-hnsw-build", daemon=True)
+        self._building.start()
+
+    def wait_build(self, timeout_s: float | None = None) -> bool:
+        """Wait for a background build or calibration; False on timeout."""
+        thread = self._building
+        if thread is not None:
+            thread.join(timeout_s)
+            return not thread.is_alive()
+        return True
+
+    def _build(self, threads: int, rw, layout: int, calibrate_only: bool) -> None:
+        try:
+            if calibrate_only:
+                with rw.read():          # FAISS must not grow while it is searched
+                    n = self._faiss_rows
+                    ef = self._calibrate(self._faiss, n)
+                with rw.write():
+                    if self._layout == layout and self.hnsw:
+                        self._adopt_ef(ef, n)
+                return
+            started = time_now()
+            index, built = self._new_faiss(True), 0
+            while True:          # add rows outside the lock until only a few arrived meanwhile
+                if self._cancel_build or self._layout != layout:
+                    return
+                n = self._n
+                vectors = self._vectors      # read after n: holds rows [0, n) even if it grew since
+                if n - built <= CATCH_UP_ROWS and built:
+                    break
+                faiss.omp_set_num_threads(threads)
+                index.add_with_ids(vectors[built:n], np.arange(built, n, dtype=np.int64))
+                built = n
+            ef = self._calibrate(index, built) if self.config.ef_search is None else None
+            with rw.write():
+                if self._cancel_build or self._layout != layout:
+                    return
+                n = self._n
+                if built < n:
+                    index.add_with_ids(self._vectors[built:n], np.arange(built, n, dtype=np.int64))
+                self._faiss, self._faiss_rows, self.hnsw, self._params = index, n, True, {}
+                self._adopt_ef(ef, n)
+            log.info("vector.hnsw_built", rows=n, seconds=round(time_now() - started, 2), ef_search=self.ef())
+        except Exception:        # the exact index stays in place; the next sync tries again
+            log.exception("vector.hnsw_build_failed")
+        finally:
+            self._building = None
+
+    def _adopt_ef(self, ef: int | None, n: int) -> None:
+        if ef is not None:
+            self.auto_ef, self.calibrated_at = ef, n
+            self._params = {}
+
+    def _calibrate(self, index, n: int) -> int | None:
+        """The smallest efSearch of EF_LADDER reaching RECALL_TARGET recall@10 against exact search on
+        sample queries near the rows (the HNSW's own flat storage gives the truth)."""
+        live = np.flatnonzero(self._alive[:n])
+        if len(live) < 100:
+            return None
+        rng = np.random.default_rng(n)
+        sample = self._vectors[rng.choice(live, min(CALIBRATION_QUERIES, len(live)), replace=False)]
+        noise = rng.normal(0.0, 1.0, sample.shape).astype(np.float32)
+        scale = np.linalg.norm(sample, axis=1, keepdims=True) if not self.cosine else 1.0
+        noise *= CALIBRATION_NOISE * scale / np.linalg.norm(noise, axis=1, keepdims=True)
+        queries = sample + noise
+        if self.cosine:
+            queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+        queries = np.ascontiguousarray(queries, dtype=np.float32)
+        storage = faiss.downcast_index(faiss.downcast_index(index.index).storage)
+        _, truth = storage.search(queries, 10)          # positions = rows (added in row order)
+        for ef in EF_LADDER:
+            params = faiss.SearchParametersHNSW()
+            params.efSearch = ef
+            _, found = index.search(queries, 10, params=params)
+            hits = sum(len(set(a[a >= 0].tolist()) & set(b[b >= 0].tolist())) for a, b in zip(found, truth))
+            if hits >= RECALL_TARGET * np.count_nonzero(truth >= 0):
+                return ef
+        return EF_LADDER[-1]
+
+    def _new_faiss(self, hnsw: bool):
         metric = faiss.METRIC_INNER_PRODUCT if self.cosine else faiss.METRIC_L2
-        if self.hnsw:
+        if hnsw:
             inner = faiss.IndexHNSWFlat(self.dims, self.config.m, metric)
             inner.hnsw.efConstruction = self.config.ef_construction
         else:
@@ -233,6 +363,7 @@ class VectorIndex:
         self._n, self._dead = len(keep), 0
         self._row_of = {int(k): row for row, k in enumerate(keys[:len(keep)])}
         self._faiss = None
+        self._layout += 1
         self._version += 1
 
     # ---- search ---------------------------------------------------------------------------
@@ -280,7 +411,8 @@ class VectorIndex:
         if scope == 0:
             return []
         k = min(k, scope)
-        if self.hnsw and scope > self.config.exact_max_scope:
+        # exact_max_scope is for filters (HNSW with a selector is slow on few rows); unfiltered, HNSW wins
+        if self.hnsw and (scope > self.config.exact_max_scope or not filters):
             if (filters or allowed is not None) and scope >= POSTFILTER_MIN_SHARE * n:
                 # a permissive filter, or tombstones only
                 hits = self._postfilter_search(q, k, filters, allowed, scope)
@@ -415,7 +547,7 @@ class VectorIndex:
         wanted = min(n, int(math.ceil(POSTFILTER_MARGIN * k * n / scope)) + POSTFILTER_EXTRA)
         if wanted > EF_MAX:
             return None
-        params = self._plain_params(max(self.config.ef_search, wanted))
+        params = self._plain_params(max(self.ef(), wanted))
         raw, rows = self._faiss.search(q[None, :], wanted, params=params)
         found = rows[0] >= 0
         rows, raw = rows[0][found], raw[0][found]
@@ -441,7 +573,7 @@ class VectorIndex:
         return params
 
     def _hnsw_search(self, q: np.ndarray, k: int, allowed, scope: int) -> list[tuple[int, float]]:
-        base = max(self.config.ef_search, 2 * k)
+        base = max(self.ef(), 2 * k)
         ef = int(min(EF_MAX, base * min(32.0, math.sqrt(len(self) / scope))))
         selector, _bits = self._selector(allowed)
         if selector is None:
@@ -458,6 +590,7 @@ class VectorIndex:
     def save(self, directory: str, rw=None) -> None:
         n = self._n
         state = {"dims": self.dims, "n": n, "dead": self._dead, "hnsw": self.hnsw,
+                 "auto_ef": self.auto_ef, "calibrated_at": self.calibrated_at,
                  "keys": self._keys[:n].copy(), "alive": self._alive[:n].copy(),
                  "columns": self.columns.take(np.arange(n), max(n, 1)), "skipped": self.skipped}
         np.save(os.path.join(directory, "vectors.npy"), self._vectors[:n])
@@ -482,6 +615,8 @@ class VectorIndex:
         self._n, self._dead = n, state["dead"]
         self._row_of = {int(self._keys[r]): r for r in range(n) if self._alive[r]}
         self.skipped = state["skipped"]
+        self.auto_ef = state.get("auto_ef", EF_UNCALIBRATED)
+        self.calibrated_at = state.get("calibrated_at", 0)
         self._version += 1
         path = os.path.join(directory, "hnsw.faiss")
         if state["hnsw"] and os.path.exists(path):

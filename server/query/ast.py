@@ -347,6 +347,16 @@ class Unwind(Clause):
 
 
 @dataclass(slots=True)
+class LoadCsv(Clause):
+    """LOAD CSV [WITH HEADERS] FROM url AS variable [FIELDTERMINATOR 'c'] (also Parquet / Arrow IPC)."""
+    url: Expr
+    variable: str
+    headers: bool = False
+    terminator: Optional[str] = None
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
 class ProjectionItem:
     expr: Expr
     alias: Optional[str]             # AS name; None when absent

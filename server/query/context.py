@@ -32,7 +32,7 @@ class ExecContext:
     __slots__ = ("tx", "params", "db", "counters", "now", "deadline", "cancelled", "_ticks",
                  "deleted_nodes", "deleted_rels", "pending_deletes", "touched_nodes", "touched_rels",
                  "writes", "commit_batch", "ai", "costs", "notifications", "scope",
-                 "budget")
+                 "budget", "load_position")
 
     def __init__(self, tx, params: dict, db, *, deadline: float | None = None):
         self.tx = tx
@@ -59,6 +59,7 @@ class ExecContext:
         self.notifications: list[dict] = []
         self.scope: dict = {}               # the session's bound scope (user, context): never a parameter
         self.budget: Optional[dict] = None  # the session's AI budget (relevance/costs.py)
+        self.load_position: Optional[tuple[str, int]] = None   # (url, line) of LOAD CSV's current row
 
     def check(self) -> None:
         """Raise Terminated or QueryTimeout when the statement was cancelled or ran out of time."""

@@ -108,6 +108,8 @@ def register_builtins(registry: ProcedureRegistry) -> None:
     registry.register("db.propertyKeys", [], [("propertyKey", "STRING?")],
                       lambda ctx: ({"propertyKey": name} for name in sorted(ctx.tx.property_keys())),
                       description="Every property key ever written.")
+    from . import procedures_system
+    procedures_system.register(registry)
     registry.register("dbms.procedures", [], [("name", "STRING?"), ("signature", "STRING?"), ("mode", "STRING?")],
                       lambda ctx: ({"name": p.name, "signature": p.signature(), "mode": p.mode}
                                    for p in ctx.db.procedures.all()),

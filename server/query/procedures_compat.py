@@ -22,13 +22,16 @@ NEO4J_COMPATIBLE_VERSION = "5.26.0"
 
 def register_compat(registry) -> None:
     registry.register("dbms.components", [], [("name", "STRING?"), ("versions", "LIST? OF STRING?"),
-                                               ("edition", "STRING?")], _components, mode="DBMS")
+                                               ("edition", "STRING?")], _components, mode="DBMS",
+                      description="The server's name, version and edition, as Neo4j reports them.")
     registry.register("db.create.setNodeVectorProperty",
                       [("node", "NODE?"), ("key", "STRING?"), ("vector", "ANY?")], [],
-                      lambda ctx, node, key, vector: _set_vector(ctx, node, key, vector), mode="WRITE")
+                      lambda ctx, node, key, vector: _set_vector(ctx, node, key, vector), mode="WRITE",
+                      description="Store a vector in a node property (Neo4j's name for SET n.key = vector).")
     registry.register("db.create.setRelationshipVectorProperty",
                       [("relationship", "RELATIONSHIP?"), ("key", "STRING?"), ("vector", "ANY?")], [],
-                      lambda ctx, rel, key, vector: _set_vector(ctx, rel, key, vector), mode="WRITE")
+                      lambda ctx, rel, key, vector: _set_vector(ctx, rel, key, vector), mode="WRITE",
+                      description="Store a vector in a relationship property.")
     registry.register("apoc.merge.node", [("labels", "LIST? OF STRING?"), ("identProps", "MAP?"),
                                           ("onCreateProps", "MAP?", {}), ("onMatchProps", "MAP?", {})],
                       [("node", "NODE?")], _merge_node, mode="WRITE")

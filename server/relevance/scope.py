@@ -59,7 +59,8 @@ def _set_user_contexts(ctx, user, contexts):
 
 def register(registry) -> None:
     registry.register("dbms.security.setUserContexts", [("username", "STRING?"), ("contexts", "LIST? OF STRING?")],
-                      [("user", "STRING?"), ("contexts", "LIST? OF STRING?")], _set_user_contexts, mode="DBMS")
+                      [("user", "STRING?"), ("contexts", "LIST? OF STRING?")], _set_user_contexts, mode="DBMS",
+                      description="Set the scope contexts a user may work in.")
 
 
 def node_filter(ctx, active_only: bool = True):

@@ -14,6 +14,7 @@ from relate.protocol.values import Duration, Vector
 from . import codec
 
 RANK_BOOL, RANK_NUMBER, RANK_STRING, RANK_LIST, RANK_VECTOR, RANK_DURATION = 1, 2, 4, 5, 6, 7
+RANK_BYTES = 8                                # equality only (like Neo4j's byte arrays)
 RANK_TEMPORAL_BASE = 10                       # + the temporal class's ext code
 # Ranks whose keys go in the sorted list (range seeks); others support equality only.
 SORTABLE_RANKS = {RANK_BOOL, RANK_NUMBER, RANK_STRING}
@@ -60,6 +61,8 @@ def order_key(value):
         return (RANK_VECTOR, value)
     if cls is Duration:
         return (RANK_DURATION, value)
+    if cls is bytes:
+        return (RANK_BYTES, value)
     rank = _temporal_rank(value)
     return None if rank is None else (rank, value)
 

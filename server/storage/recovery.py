@@ -19,22 +19,23 @@ from .wal import fsync_directory, list_segments, read_segment
 log = structlog.get_logger(__name__)
 
 
-def recover(store, directory: str) -> int:
-    """Rebuild ``store`` from ``directory``; returns the seq number for the next WAL segment."""
+def recover(store, directory: str, read_only: bool = False) -> int:
+    """Rebuild ``store`` from ``directory``; returns the seq number for the next WAL segment.
+    ``read_only``: change nothing on disk (a torn tail is only skipped)."""
     # Loading creates millions of long-lived objects and no garbage cycles: the cyclic GC would
     # rescan the growing heap again and again for nothing (it roughly doubles load time).
     gc_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _recover(store, directory)
+        return _recover(store, directory, read_only)
     finally:
         if gc_enabled:
             gc.enable()
 
 
-def _recover(store, directory: str) -> int:
+def _recover(store, directory: str, read_only: bool) -> int:
     temp = os.path.join(directory, TEMP_NAME)
-    if os.path.exists(temp):
+    if os.path.exists(temp) and not read_only:
         os.unlink(temp)            # an interrupted checkpoint; the previous snapshot still stands
     snapshot_path = os.path.join(directory, SNAPSHOT_NAME)
     snapshot_ts = 0
@@ -42,7 +43,7 @@ def _recover(store, directory: str) -> int:
         snapshot_ts = load_snapshot(store, snapshot_path)
         store._snapshot_ts = snapshot_ts
     segments = list_segments(directory)
-    last_ts = replay_wal(store, directory, segments, snapshot_ts)
+    last_ts = replay_wal(store, directory, segments, snapshot_ts, read_only)
     store._assigned_ts = store._visible_ts = last_ts
     return segments[-1][0] + 1 if segments else 1
 
@@ -97,7 +98,7 @@ def load_snapshot(store, path: str) -> int:
     return ts
 
 
-def replay_wal(store, directory: str, segments: list, after_ts: int) -> int:
+def replay_wal(store, directory: str, segments: list, after_ts: int, read_only: bool = False) -> int:
     """Apply the records newer than ``after_ts`` in one internal transaction; returns the last ts.
 
     A torn or corrupt record ends the log: its segment is truncated there and later segments go.
@@ -120,6 +121,8 @@ def replay_wal(store, directory: str, segments: list, after_ts: int) -> int:
         if damaged:
             log.warning("wal.torn_tail", segment=path, kept_bytes=good_end,
                         dropped_segments=len(segments) - position - 1)
+            if read_only:
+                break
             with open(path, "r+b") as f:
                 f.truncate(good_end)
                 os.fsync(f.fileno())

@@ -11,7 +11,8 @@ from typing import Callable
 
 import structlog
 
-from relate.protocol.errors import ArgumentError, DatabaseError, ServiceUnavailable, TransientError
+from relate.protocol.errors import (ArgumentError, DatabaseError, ReadOnlyDatabaseError, ServiceUnavailable,
+                                   TransientError)
 
 from . import codec, recovery, snapshot, vacuum
 from .group_commit import GroupCommit
@@ -78,6 +79,7 @@ class GraphStore:
         self._checkpoint_lock = threading.Lock()
         self._checkpoint_thread: threading.Thread | None = None
         self._lock_fd = -1
+        self.read_only = False
         self._closing = False          # no new background checkpoints once close() has begun
         self._closed = False
 
@@ -85,28 +87,48 @@ class GraphStore:
 
     @classmethod
     def open(cls, path: str | None, *, sync: bool = True, checkpoint_every: int = 10_000,
-             checkpoint_bytes: int = 256 << 20) -> "GraphStore":
-        """Open (creating if missing) the database in directory ``path``; None = in memory only."""
+             checkpoint_bytes: int = 256 << 20, read_only: bool = False) -> "GraphStore":
+        """Open (creating if missing) the database in directory ``path``; None = in memory only.
+        ``read_only``: the directory must exist; it is never written (a shared lock, no WAL writer,
+        a torn WAL tail is ignored, not truncated) and ``begin_write`` raises ReadOnlyDatabaseError."""
         store = cls(path, sync, checkpoint_every, checkpoint_bytes)
+        store.read_only = read_only
         if path is None:
             return store
-        os.makedirs(path, exist_ok=True)
-        store._lock_directory(path)
         try:
-            next_seq = recovery.recover(store, path)
+            if not read_only:
+                os.makedirs(path, exist_ok=True)
+            store._lock_directory(path)
+        except PermissionError as exc:
+            raise DatabaseError(f"cannot open the database at {path}: permission denied on "
+                                f"{exc.filename}" + ("" if read_only else " (read_only=True opens a "
+                                                     "database you may only read)")) from None
+        try:
+            next_seq = recovery.recover(store, path, read_only=read_only)
             store._structure_ts = store._visible_ts     # all that was recovered counts as new
-            store._wal = WalWriter(path, next_seq)
+            if not read_only:
+                store._wal = WalWriter(path, next_seq)
         except BaseException:
             store._unlock_directory()
             raise
-        store._group = GroupCommit(store._wal.sync if sync else None, store._publish)
+        store._group = GroupCommit(store._wal.sync if sync and store._wal else None, store._publish)
         store._group.reset(store._visible_ts)
         return store
 
     def _lock_directory(self, path: str) -> None:
-        fd = os.open(os.path.join(path, _LOCK_NAME), os.O_RDWR | os.O_CREAT, 0o644)
+        if not os.path.isdir(path):
+            raise DatabaseError(f"no database at {path}")
+        lock_path = os.path.join(path, _LOCK_NAME)
+        if self.read_only:
+            # Readers share the lock (a writer cannot open meanwhile); no LOCK file = never opened
+            # for writing, so there is nothing to exclude.
+            if not os.path.exists(lock_path):
+                return
+            fd, mode = os.open(lock_path, os.O_RDONLY), fcntl.LOCK_SH
+        else:
+            fd, mode = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644), fcntl.LOCK_EX
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, mode | fcntl.LOCK_NB)
         except OSError:
             os.close(fd)
             raise DatabaseError(f"the database at {path} is already open (in this or another process)") from None
@@ -176,6 +198,8 @@ class GraphStore:
         """Start the (single) write transaction, waiting up to ``timeout`` seconds for the previous one."""
         if self._closed:
             raise ServiceUnavailable("the database is closed")
+        if self.read_only:
+            raise ReadOnlyDatabaseError("the database was opened with read_only=True; writes are refused")
         if not self._writer_lock.acquire(timeout=-1 if timeout is None else timeout):
             raise TransientError(f"timed out after {timeout}s waiting for another write transaction",
                                  code="Neo.TransientError.Transaction.LockAcquisitionTimeout")

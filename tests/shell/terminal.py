@@ -24,10 +24,13 @@ class Terminal:
     """``Terminal(argv)`` starts the program; ``type()`` sends keys; ``wait_for()`` reads the screen."""
 
     def __init__(self, argv: list[str], *, env: dict[str, str], columns: int = 100, lines: int = 300,
-                 cwd: str | None = None):
+                 cwd: str | None = None, answer_cpr: bool = True, preexec_fn=None):
+        """``answer_cpr=False``: a terminal that never answers cursor-position requests;
+        ``preexec_fn`` runs in the child before the program starts (e.g. to ignore SIGINT)."""
         self.child = pexpect.spawn(argv[0], argv[1:], env={"TERM": "xterm-256color", **env}, cwd=cwd,
-                                   encoding="utf-8", codec_errors="replace", dimensions=(lines, columns))
-        self.screen = _AnsweringScreen(columns, lines, self.child.send)
+                                   encoding="utf-8", codec_errors="replace", dimensions=(lines, columns),
+                                   preexec_fn=preexec_fn)
+        self.screen = _AnsweringScreen(columns, lines, self.child.send if answer_cpr else lambda data: None)
         self.stream = pyte.Stream(self.screen)
 
     @property

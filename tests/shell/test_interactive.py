@@ -3,6 +3,7 @@
 The screen is rendered by a terminal emulator, so assertions read what a person would see.
 """
 import re
+import signal
 import sys
 import time
 
@@ -15,9 +16,9 @@ PROMPTS = r"(?m)^relate[>#]"
 ENTER, TAB, UP, CTRL_C, CTRL_D = "\r", "\t", "\x1b[A", "\x03", "\x04"
 
 
-def start(tmp_path, *args, columns=100, env=None):
+def start(tmp_path, *args, columns=100, env=None, **options):
     return Terminal([sys.executable, "-m", "relate.shell", *args], env=env or shell_env(tmp_path),
-                    columns=columns, cwd=str(tmp_path))
+                    columns=columns, cwd=str(tmp_path), **options)
 
 
 def enter(term: Terminal, line: str, *, continuing: bool = False) -> str:
@@ -152,6 +153,29 @@ def test_ctrl_c_stops_a_running_statement(shell):
     shell.type(CTRL_C)
     shell.wait_for("Neo.ClientError.Transaction.Terminated", timeout=30)
     assert '"ok"' in enter(shell, "RETURN 'ok' AS after;")
+
+
+def _ignore_sigint():
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.mark.parametrize("delay", [0.3, 0.6, 1.0])
+def test_ctrl_c_soon_after_enter_with_sigint_inherited_as_ignored(tmp_path, delay):
+    # A background job or setsid hands the shell SIGINT ignored; the terminal answers no cursor-position
+    # requests. Ctrl-C still stops the statement, however soon after Enter it comes.
+    term = start(tmp_path, ":memory:", answer_cpr=False, preexec_fn=_ignore_sigint)
+    try:
+        term.wait_for(PROMPTS)
+        term.type("UNWIND range(1, 100000) AS a UNWIND range(1, 100000) AS b WITH a WHERE a < 0 "
+                  "RETURN count(a) AS c;" + ENTER)
+        time.sleep(delay)
+        term.type(CTRL_C)
+        term.wait_for("Neo.ClientError.Transaction.Terminated", timeout=30)
+        assert '"ok"' in enter(term, "RETURN 'ok' AS after;")
+        term.type(CTRL_D)
+        assert term.wait_exit() == 0
+    finally:
+        term.close()
 
 
 def test_remote_shell_against_a_real_server(tmp_path, server):

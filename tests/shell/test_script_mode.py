@@ -157,3 +157,22 @@ def test_explain_and_profile_print_the_plan(tmp_path, run_shell):
     plan = [line for line in done.stdout.splitlines() if line.lstrip().startswith("+ ")]
     assert plan[0].startswith("+ ProduceResults") and "rows: 1" in plan[0]
     assert any(line.startswith("    + Filter  a.x > 0") for line in plan)
+
+
+def test_plain_output_streams_and_a_closed_pipe_exits_0(tmp_path):
+    import subprocess
+    # 300k rows into `head -3`: the shell must stop quietly with 0 (not 1, not a traceback).
+    done = subprocess.run(
+        ["bash", "-c", f"set -o pipefail; echo 'UNWIND range(1, 300000) AS i RETURN i;' | "
+                       f"{sys.executable} -m relate.shell --format plain | head -3"],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["| i    |", "|------|", "| 1    |"] and done.stderr == ""
+
+
+def test_plain_table_beyond_the_width_sample_keeps_its_columns(run_shell, tmp_path):
+    from relate.shell.output import WIDTH_SAMPLE
+    result = run_shell(tmp_path, "--format", "plain", stdin=f"UNWIND range(1, {WIDTH_SAMPLE + 5}) AS i RETURN i;")
+    lines = result.stdout.splitlines()
+    assert lines[0] == "| i    |" and lines[2] == "| 1    |" and lines[-2] == f"| {WIDTH_SAMPLE + 5} |"
+    assert lines[-1] == f"{WIDTH_SAMPLE + 5:,} rows"

@@ -63,7 +63,7 @@ def test_set_search_options_rolls_back_with_its_transaction():
     session.run("CREATE (:D {i: 1})").consume()          # a writing transaction: the change joins it
     session.run("CALL db.index.vector.setSearchOptions('e', {`vector.hnsw.ef_search`: 32})").consume()
     session.rollback()
-    assert db.index_manager.get("e").definition.config["vector.hnsw.ef_search"] == 256
+    assert db.index_manager.get("e").definition.config["vector.hnsw.ef_search"] == "auto"
     session.begin()
     session.run("CALL db.index.vector.setSearchOptions('e', {`vector.hnsw.ef_search`: 32})").consume()
     session.commit()
@@ -86,7 +86,7 @@ def test_set_search_options_rejects_bad_input(options, message):
     run(DDL)
     with pytest.raises(ArgumentError, match=message):
         run("CALL db.index.vector.setSearchOptions('e', $o)", {"o": options})
-    assert db.index_manager.get("e").definition.config["vector.hnsw.ef_search"] == 256
+    assert db.index_manager.get("e").definition.config["vector.hnsw.ef_search"] == "auto"
     db.close()
 
 

@@ -12,7 +12,7 @@ from .. import reference as R
 from ..workload import Workload
 from .base import System
 
-HNSW_MIN_SIZE = 50_000        # as Relate's vector index: exact below, HNSW (M 32, efConstruction 200) above
+from relate.server.index.vector import HNSW_MIN_SIZE  # noqa: E402  as Relate: exact below, HNSW (M 32, efC 200) above
 HNSW_M, HNSW_EF_CONSTRUCTION, HNSW_EF_SEARCH = 32, 200, 256
 EXACT_MAX_SCOPE = 20_000      # as Relate: a filter keeping at most this many rows is searched exactly
 POSTFILTER_MIN_SHARE, POSTFILTER_MARGIN, POSTFILTER_EXTRA = 0.1, 2.0, 8   # as Relate: see server/index/vector.py

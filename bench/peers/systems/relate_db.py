@@ -26,8 +26,8 @@ LOAD_TOPICS = "UNWIND $topics AS name CREATE (:Topic {name: name})"
 LOAD_ABOUT = """UNWIND $rows AS r
 MATCH (n:Note {id: r.note}), (t:Topic {name: r.topic})
 CREATE (n)-[:ABOUT]->(t)"""
-HNSW_DEFAULT_EF = 256
-HNSW_MIN_SIZE = 50_000                              # below it the index is exact (vector.hnsw.min_size)
+HNSW_DEFAULT_EF = "auto"                            # calibrated per index (vector.hnsw.ef_search)
+from relate.server.index.vector import HNSW_MIN_SIZE  # noqa: E402  below it the index is exact
 EF_LADDER = (32, 64, 128, 256, 512, 1024, 2048)     # cheapest first, the default among them
 SET_EF = "CALL db.index.vector.setSearchOptions('note_e', {`vector.hnsw.ef_search`: $ef})"
 

@@ -69,6 +69,11 @@ class SearchProvider:
         (a set, or None for all) that pass ``accept(id)`` (or None)."""
         raise NotImplementedError
 
+    def search_while_populating(self, manager, index, query, limit, *, filters=(), keys=None, accept=None,
+                                **options) -> list[tuple[int, float]] | None:
+        """Hits for a search while ``index`` is POPULATING, or None to wait for it (the default)."""
+        return None
+
     # ---- the SEARCH clause and procedures ---------------------------------------------------
     def prepare_query(self, ctx, index_name: str, query):
         """The FOR value as the index searches it (type checks, server-side embedding, ...)."""

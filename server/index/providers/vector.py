@@ -18,15 +18,21 @@ _VECTOR_KEYS = {
     # short spellings
     "m": "m", "efconstruction": "ef_construction", "efsearch": "ef_search",
 }
+AUTO = "auto"              # vector.hnsw.ef_search default: calibrated per index to recall@10 >= 0.98
 # Settings that only steer searches (not the FAISS graph or the rows): db.index.vector.setSearchOptions
 # changes them on a live index, without a rebuild.
 SEARCH_KEYS = ("vector.hnsw.ef_search", "vector.exact.max_scope")
 
 _DEFAULTS = {"vector.hnsw.m": vector_defaults.DEFAULT_M,
              "vector.hnsw.ef_construction": vector_defaults.DEFAULT_EF_CONSTRUCTION,
-             "vector.hnsw.ef_search": vector_defaults.DEFAULT_EF_SEARCH,
+             "vector.hnsw.ef_search": AUTO,
              "vector.hnsw.min_size": vector_defaults.HNSW_MIN_SIZE,
              "vector.exact.max_scope": vector_defaults.EXACT_MAX_SCOPE}
+
+
+def _ef_search(value) -> int | None:
+    """A configured efSearch, or None for 'auto' (calibrated by the index)."""
+    return None if value == AUTO or value is None else value
 
 
 def vector_config(definition: IndexDefinition) -> vector_defaults.VectorConfig:
@@ -35,7 +41,7 @@ def vector_config(definition: IndexDefinition) -> vector_defaults.VectorConfig:
         c.get("vector.dimensions"), c.get("vector.similarity_function", "cosine"),
         c.get("vector.hnsw.m", vector_defaults.DEFAULT_M),
         c.get("vector.hnsw.ef_construction", vector_defaults.DEFAULT_EF_CONSTRUCTION),
-        c.get("vector.hnsw.ef_search", vector_defaults.DEFAULT_EF_SEARCH),
+        _ef_search(c.get("vector.hnsw.ef_search", AUTO)),
         c.get("vector.hnsw.min_size", vector_defaults.HNSW_MIN_SIZE),
         c.get("vector.exact.max_scope", vector_defaults.EXACT_MAX_SCOPE))
 
@@ -76,6 +82,8 @@ class VectorProvider(SearchProvider):
                 value = positive_int(full, value)
                 if value > 4096:
                     raise ArgumentError(f"`vector.dimensions` must be at most 4096, got {value}")
+            elif target == "ef_search" and isinstance(value, str) and value.lower() == AUTO:
+                value = AUTO
             else:
                 value = positive_int(full, value, allow_zero=target in ("hnsw_min_size", "exact_max_scope"))
             config[full] = value
@@ -103,6 +111,9 @@ class VectorProvider(SearchProvider):
                     if spelled in _VECTOR_KEYS else ""
                 raise ArgumentError(f"`{key}` is not a search option{hint}; search options: "
                                     f"{', '.join(SEARCH_KEYS)}")
+            if target == "ef_search" and isinstance(value, str) and value.lower() == AUTO:
+                config[full] = AUTO
+                continue
             value = positive_int(full, value, allow_zero=target == "exact_max_scope")
             if target == "ef_search" and value > vector_defaults.EF_MAX:
                 raise ArgumentError(f"`vector.hnsw.ef_search` must be at most {vector_defaults.EF_MAX}, got {value}")
@@ -128,7 +139,7 @@ class VectorProvider(SearchProvider):
             else:
                 upserts.append((key, st.props[prop], st.props))
         impl.upsert_many(upserts)
-        impl.sync(index.build_threads)
+        impl.sync(index.build_threads, index.rw)
 
     def retune(self, index, definition):
         if index.impl is not None:
@@ -148,6 +159,12 @@ class VectorProvider(SearchProvider):
         if accept is not None:
             found = [(i, s) for i, s in found if accept(i)]
         return found[skip:]
+
+    def search_while_populating(self, manager, index, query, limit, *, filters=(), keys=None, accept=None,
+                                **options):
+        """An exact scan of the store (cached per commit) while the index populates: no wait."""
+        found = manager.populating_fallback.search(manager.store, index.definition, query, limit, filters, keys)
+        return found if accept is None else [(i, s) for i, s in found if accept(i)]
 
     def prepare_query(self, ctx, index_name, query):
         if isinstance(query, str):      # text: embedded on the server by the index's embedder

@@ -73,6 +73,11 @@ class ClauseBuilder(PatternBuilder):
     def _unwind(self, ctx):
         return ast.Unwind(self.expression(ctx.expression()), self.name(ctx.variable()), pos=self.pos(ctx))
 
+    def _load_csv(self, ctx):
+        terminator = None if ctx.STRING() is None else self.string(ctx.STRING().getSymbol())
+        return ast.LoadCsv(self.expression(ctx.expression()), self.name(ctx.variable()),
+                           ctx.HEADERS() is not None, terminator, pos=self.pos(ctx))
+
     def _with(self, ctx):
         return ast.With(self.projection(ctx.projectionBody()), self.where(ctx.whereClause()),
                         pos=self.pos(ctx))
@@ -198,6 +203,7 @@ class ClauseBuilder(PatternBuilder):
 ClauseBuilder._clause_handlers = {
     P.MatchClauseContext: ClauseBuilder._match,
     P.UnwindClauseContext: ClauseBuilder._unwind,
+    P.LoadCsvClauseContext: ClauseBuilder._load_csv,
     P.WithClauseContext: ClauseBuilder._with,
     P.ReturnClauseContext: ClauseBuilder._return,
     P.CreateClauseContext: ClauseBuilder._create,

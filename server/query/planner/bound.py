@@ -45,7 +45,7 @@ def _compute(op) -> set[str]:
         return set(bound_vars(op.source)) | set(op.columns)
     if t is L.Search:
         return set(bound_vars(op.source)) | {op.var} | ({op.score} if op.score else set())
-    if t is L.Unwind:
+    if t is L.Unwind or t is L.LoadCsv:
         return set(bound_vars(op.source)) | {op.var}
     if t is L.Project:
         names = {n for n, _ in op.items}

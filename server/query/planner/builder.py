@@ -127,6 +127,10 @@ class Builder:
         state.op = L.Unwind(state.op, clause.expr, clause.variable)
         state.bind([clause.variable])
 
+    def _loadcsv(self, clause: ast.LoadCsv, state: "_State"):
+        state.op = L.LoadCsv(state.op, clause.url, clause.variable, clause.headers, clause.terminator)
+        state.bind([clause.variable])
+
     def _with(self, clause: ast.With, state: "_State"):
         _finish_writes_before_limit(clause.projection, state)
         state.op, columns = plan_projection(state.op, state.bound, clause.projection, clause.where)
@@ -242,7 +246,7 @@ def _rel_blind(clause) -> bool:
     a MATCH of single-node patterns, an UNWIND or a WITH, none with a pattern or subquery inside."""
     if isinstance(clause, ast.Match):
         return clause.search is None and not _reads_graph(clause)
-    if isinstance(clause, (ast.Unwind, ast.With)):
+    if isinstance(clause, (ast.Unwind, ast.With, ast.LoadCsv)):
         return not _reads_graph(clause)
     return False
 

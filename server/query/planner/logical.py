@@ -197,6 +197,15 @@ class Unwind(LogicalOp):
 
 
 @dataclass(eq=False)
+class LoadCsv(LogicalOp):
+    source: LogicalOp
+    url: ast.Expr
+    var: str
+    headers: bool
+    terminator: Optional[str]
+
+
+@dataclass(eq=False)
 class Project(LogicalOp):
     """Compute ``items``; ``keep`` extends the input row instead of replacing it."""
     source: LogicalOp

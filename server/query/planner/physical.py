@@ -10,6 +10,7 @@ from typing import Callable
 
 from .. import ast
 from ..exec.operators import base as P
+from ..exec.operators import load as PL
 from ..exec.operators import paths as PP
 from ..exec.operators import rows as PR
 from ..exec.operators import search as PS
@@ -116,7 +117,8 @@ class PhysicalBuilder:
         return P.NodeByLabelScan(self.build(op.source), op.var, op.label)
 
     def _NodeIndexSeek(self, op):
-        return P.NodeIndexSeek(self.build(op.source), op.var, op.label, op.key, self.compile(op.value), op.many)
+        return P.NodeIndexSeek(self.build(op.source), op.var, op.label, op.key, self.compile(op.value), op.many,
+                               expr_text(op.value))
 
     def _NodeIndexRange(self, op):
         lower = None if op.lower is None else (self.compile(op.lower[0]), op.lower[1])
@@ -201,6 +203,9 @@ class PhysicalBuilder:
     def _Unwind(self, op):
         return PR.Unwind(self.build(op.source), self.compile_items(op.expr), op.var)
 
+    def _LoadCsv(self, op):
+        return PL.LoadCsv(self.build(op.source), self.compile(op.url), op.var, op.headers, op.terminator)
+
     def _Project(self, op):
         return PR.Project(self.build(op.source), [(n, self.compile(e)) for n, e in op.items], op.keep)
 
@@ -230,11 +235,13 @@ class PhysicalBuilder:
         return [(self.compile(e), d) for e, d in keys]
 
     def _Sort(self, op):
-        return PR.Sort(self.build(op.source), self._keys(op.keys))
+        return PR.Sort(self.build(op.source), self._keys(op.keys), _order_text(op.keys))
 
     def _Top(self, op):
         skip = self.compile(op.skip) if op.skip is not None else None
-        return PR.Top(self.build(op.source), self._keys(op.keys), self.compile(op.limit), skip, op.exhaustive)
+        text = _order_text(op.keys) + (f" SKIP {expr_text(op.skip)}" if op.skip is not None else "") + \
+            f" LIMIT {expr_text(op.limit)}"
+        return PR.Top(self.build(op.source), self._keys(op.keys), self.compile(op.limit), skip, op.exhaustive, text)
 
     def _Skip(self, op):
         return PR.Skip(self.build(op.source), self.compile(op.count))
@@ -347,3 +354,8 @@ def _label_names(labels) -> list[str]:
     from relate.protocol.errors import CypherSyntaxError
     raise CypherSyntaxError("Only plain labels joined by ':' or '&' can be created", detail="InvalidLabelExpression",
                             phase="compile time")
+
+
+def _order_text(keys) -> str:
+    """ORDER BY keys as Cypher (``n.ts DESC, n.id``), for EXPLAIN."""
+    return ", ".join(expr_text(expr) + (" DESC" if descending else "") for expr, descending in keys)

@@ -18,13 +18,15 @@ from relate.server.index.providers import is_search_kind
 from relate.server.index.providers import kinds as search_kinds
 
 from .. import ast
+from ..catalog_docs import function_description, procedure_description
 from . import types
 from .catalog import Catalog, Constraint, RangeIndex, generated_name
 from .enforce import validate_existing
 
-INDEX_COLUMNS = ["id", "name", "state", "populationPercent", "type", "entityType", "labelsOrTypes", "properties",
-                 "indexProvider", "owningConstraint", "lastRead", "readCount"]
-INDEX_EXTRA = ["trackedSince", "options", "failureMessage", "createStatement",
+# Six default columns fit a 120-column terminal; Neo4j's other columns come with YIELD * or by name.
+INDEX_COLUMNS = ["name", "type", "entityType", "labelsOrTypes", "properties", "state"]
+INDEX_EXTRA = ["id", "populationPercent", "indexProvider", "owningConstraint", "lastRead", "readCount",
+               "trackedSince", "options", "failureMessage", "createStatement",
                "filterProperties", "size", "skippedDocuments",      # these three: search indexes
                "shards"]                                            # sharded search indexes (docs/scale-out.md)
 CONSTRAINT_COLUMNS = ["id", "name", "type", "entityType", "labelsOrTypes", "properties", "ownedIndex", "propertyType"]
@@ -350,8 +352,8 @@ def show_constraints(catalog: Catalog, filter_: Optional[str]) -> list[dict]:
 
 def show_procedures(db) -> list[dict]:
     """SHOW PROCEDURES rows from the procedure registry."""
-    return [{"name": p.name, "description": p.description, "mode": p.mode, "worksOnSystem": False,
-             "signature": p.signature(),
+    return [{"name": p.name, "description": p.description or procedure_description(p.name, p.signature()),
+             "mode": p.mode, "worksOnSystem": False, "signature": p.signature(),
              "argumentDescription": [{"name": n, "type": t} for n, t, _ in p.inputs],
              "returnDescription": [{"name": n, "type": t} for n, t in p.outputs], "admin": False, "option": {}}
             for p in db.procedures.all()]
@@ -365,7 +367,8 @@ def show_functions() -> list[dict]:
         high = "..." if info.max_args is None else info.max_args
         arity = str(info.min_args) if high == info.min_args else f"{info.min_args}..{high}"
         rows.append({"name": info.name, "category": "Aggregating" if info.aggregating else "Scalar",
-                     "description": info.description, "signature": f"{info.name}({arity} arguments)",
+                     "description": info.description or function_description(info.name),
+                     "signature": f"{info.name}({arity} arguments)",
                      "isBuiltIn": True, "argumentDescription": [], "returnDescription": "",
                      "aggregating": info.aggregating})
     return rows

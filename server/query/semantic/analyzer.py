@@ -132,6 +132,12 @@ class Analyzer:
             raise error(f"Variable `{clause.variable}` already declared", "VariableAlreadyBound", clause)
         scope.kinds[clause.variable] = ANY
 
+    def _loadcsv(self, clause: ast.LoadCsv, scope: Scope):
+        self._expr(clause.url, scope)
+        if clause.variable in scope:
+            raise error(f"Variable `{clause.variable}` already declared", "VariableAlreadyBound", clause)
+        scope.kinds[clause.variable] = ANY
+
     def _with(self, clause: ast.With, scope: Scope):
         items = self._projection(clause.projection, scope, clause, is_with=True)
         shape = shape_projection(items, clause.projection, clause.where)

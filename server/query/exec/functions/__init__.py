@@ -2,13 +2,13 @@
 ``@function`` / ``@aggregate``; importing this package imports them all.
 
 Modules by theme: ``convert``, ``graph``, ``lists``, ``math``, ``strings``, ``text_similarity``,
-``vector``, ``misc``, ``temporal/`` and ``aggregates``; the server-side embedding functions register
+``vector``, ``misc``, ``load`` (LOAD CSV), ``temporal/`` and ``aggregates``; the server-side embedding functions register
 from ``relate.server.ai.functions``.
 """
 from __future__ import annotations
 
-from relate.server.query.exec.functions import (aggregates, convert, graph, lists, math, misc,  # noqa: F401
-                                                strings, temporal, text_similarity, vector)
+from relate.server.query.exec.functions import (aggregates, convert, graph, lists, load, math,  # noqa: F401
+                                                misc, strings, temporal, text_similarity, vector)
 from relate.server.query.exec.functions.registry import ARITY, CATALOG, FUNCTIONS, PURE, FunctionInfo, function
 
 __all__ = ["FUNCTIONS", "ARITY", "PURE", "CATALOG", "FunctionInfo", "function", "lookup", "arity", "catalog"]

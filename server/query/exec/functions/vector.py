@@ -52,6 +52,9 @@ def vector(ctx, value, dimension, coordinate_type):
                             detail="InvalidArgumentValue", phase="runtime")
     if type(value) is str:
         value = _parse_vector_string(value)
+    elif type(value) is Vector and value.coordinate_type == coordinate_type.upper() \
+            and value.dimension == dimension and np.isfinite(value.to_numpy()).all():
+        return value            # already that vector (e.g. a float32 column read by LOAD CSV); immutable
     coords = _coordinates("vector", value)
     if coords.shape[0] != dimension:
         raise ArgumentError(

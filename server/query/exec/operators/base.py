@@ -152,14 +152,15 @@ FRESH_ROW_SOURCES = frozenset(("Unwind", "NodeIndexSeek"))
 
 class NodeIndexSeek(Operator):
     """``n:Label`` with ``n.key = value`` (or ``IN list``) through a property index."""
-    __slots__ = ("var", "label", "key", "value", "many")
+    __slots__ = ("var", "label", "key", "value", "many", "value_text")
     name = "NodeIndexSeek"
 
-    def __init__(self, source, var, label, key, value, many=False):
+    def __init__(self, source, var, label, key, value, many=False, value_text=""):
         self.source, self.var, self.label, self.key, self.value, self.many = source, var, label, key, value, many
+        self.value_text = value_text          # the sought value as Cypher, for EXPLAIN
 
     def details(self):
-        return f"{self.var}:{self.label}({self.key}) {'IN' if self.many else '='}"
+        return f"{self.var}:{self.label}({self.key}) {'IN' if self.many else '='} {self.value_text}".rstrip()
 
     def rows(self, ctx, arg):
         var, label, key, value_fn, many = self.var, self.label, self.key, self.value, self.many

@@ -251,12 +251,16 @@ def sort_key(keys):
 
 
 class Sort(Operator):
-    __slots__ = ("keys", "key_fn", "reverse")
+    __slots__ = ("keys", "key_fn", "reverse", "text")
     name = "Sort"
 
-    def __init__(self, source, keys):
+    def __init__(self, source, keys, text=""):
         self.source, self.keys = source, keys
         self.key_fn, self.reverse = sort_key(keys)
+        self.text = text                  # "n.ts DESC, n.id", for EXPLAIN
+
+    def details(self):
+        return self.text
 
     def rows(self, ctx, arg):
         key_fn = self.key_fn
@@ -275,12 +279,16 @@ class Top(Operator):
 
     heapq.nsmallest / nlargest equal ``sorted(...)[:n]`` (ties keep their input order).
     ``exhaustive``: the input writes, so LIMIT 0 still runs it (Neo4j's ExhaustiveLimit)."""
-    __slots__ = ("keys", "limit", "skip", "key_fn", "reverse", "exhaustive")
+    __slots__ = ("keys", "limit", "skip", "key_fn", "reverse", "exhaustive", "text")
 
-    def __init__(self, source, keys, limit, skip, exhaustive=False):
+    def __init__(self, source, keys, limit, skip, exhaustive=False, text=""):
         self.source, self.keys, self.limit, self.skip = source, keys, limit, skip
         self.key_fn, self.reverse = sort_key(keys)
         self.exhaustive = exhaustive
+        self.text = text                  # "n.ts DESC, n.id SKIP 1 LIMIT 5", for EXPLAIN
+
+    def details(self):
+        return self.text
 
     @property
     def name(self):

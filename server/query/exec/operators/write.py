@@ -12,7 +12,7 @@ from .base import FRESH_ROW_SOURCES, Operator
 from .paths import build_path
 from ..values.ops import type_name
 
-_STORABLE = (str, int, float, bool, Vector)
+_STORABLE = (str, int, float, bool, bytes, Vector)
 _STORABLE_ITEMS = frozenset(_STORABLE + (type(None),))     # list items accepted without a closer look
 
 

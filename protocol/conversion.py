@@ -1,0 +1,113 @@
+"""Python values -> Relate values: the one conversion of query parameters, used by embedded and
+network connections alike (so both modes see, store and return exactly the same values).
+
+Modelled on the Neo4j Python driver: ``datetime``/``date``/``time`` (naive or zoned) become Relate
+temporal values and ``timedelta`` a Duration; tuples, sets and frozensets become lists; numpy scalars
+become int/float/bool/str; a 1-D float32 numpy array becomes a Vector, other arrays lists; ``bytes``
+stay bytes. Anything else (``Decimal``, ``UUID``, arbitrary objects) and integers outside 64 bits are
+refused with ``CypherTypeError`` (detail ``InvalidArgumentType``) before the statement runs.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+from typing import Any, Mapping
+
+import numpy as np
+
+from relate.protocol import temporal
+from relate.protocol.errors import CypherTypeError
+from relate.protocol.values import Duration, Node, Path, Relationship, Vector
+
+__all__ = ["to_parameters", "to_value", "MAX_DEPTH"]
+
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+MAX_DEPTH = 256        # nesting of lists/maps; deeper values are refused (msgpack allows ~500)
+
+_PLAIN = frozenset((str, float, bool, bytes, type(None), Vector, Duration, Node, Relationship, Path,
+                    temporal.Date, temporal.Time, temporal.LocalTime, temporal.DateTime,
+                    temporal.LocalDateTime))
+_PLAIN_ITEMS = frozenset((str, float, bool, type(None)))   # list items needing no look (embeddings)
+
+
+def to_parameters(params: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Statement parameters converted for the engine or the wire; raises CypherTypeError."""
+    if not params:
+        return {}
+    out = {}
+    for key, value in params.items():
+        if type(key) is not str:
+            raise _refuse(f"parameter names must be strings, not {type(key).__name__}")
+        out[key] = to_value(value, key)
+    return out
+
+
+def to_value(value: Any, name: str = "", depth: int = 0) -> Any:
+    """One Python value as a Relate value (recursively); ``name`` is used in error messages."""
+    cls = type(value)
+    if cls in _PLAIN:
+        return value
+    if cls is int:
+        if INT64_MIN <= value <= INT64_MAX:
+            return value
+        raise _refuse(f"parameter ${name}: integer {value} does not fit in 64 bits")
+    if depth >= MAX_DEPTH:
+        raise _refuse(f"parameter ${name}: lists and maps nest deeper than {MAX_DEPTH} levels")
+    if cls is list or cls is tuple or cls is set or cls is frozenset:
+        if _PLAIN_ITEMS.issuperset(map(type, value)):
+            return value if cls is list else list(value)      # the engine copies lists it stores
+        return [to_value(item, name, depth + 1) for item in value]
+    if cls is dict or isinstance(value, Mapping):
+        out = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise _refuse(f"parameter ${name}: map keys must be strings, not {type(key).__name__}")
+            out[str(key)] = to_value(item, name, depth + 1)
+        return out
+    if isinstance(value, np.ndarray):
+        return _array(value, name, depth)
+    if isinstance(value, np.generic):
+        item = value.item()
+        if isinstance(item, np.generic):        # float128 and friends have no Python equivalent
+            raise _refuse(f"parameter ${name}: numpy {value.dtype} values are not supported")
+        return to_value(item, name, depth)
+    if isinstance(value, (_dt.date, _dt.time, _dt.timedelta)):
+        return _temporal(value)
+    # Subclasses of the plain types (enum.IntEnum, str enums, bytearray, ...) as their base type.
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, int):
+        return to_value(int(value), name, depth)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, str):
+        return str.__str__(value)
+    if isinstance(value, (bytearray, memoryview)):
+        return bytes(value)
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [to_value(item, name, depth + 1) for item in value]
+    if isinstance(value, (Vector, Node, Relationship, Path, Duration)):
+        return value
+    raise _refuse(f"parameter ${name}: values of type {cls.__name__} are not supported "
+                  "(use str, int, float, bool, bytes, lists, maps, datetime types, numpy arrays)")
+
+
+def _array(array: np.ndarray, name: str, depth: int) -> Any:
+    if array.ndim == 1 and array.dtype == np.float32:     # an embedding, as the vector index expects
+        return Vector(array, "FLOAT32")
+    return to_value(array.tolist(), name, depth)         # tolist() gives Python scalars
+
+
+def _temporal(value) -> Any:
+    if isinstance(value, _dt.datetime):
+        cls = temporal.DateTime if value.tzinfo is not None else temporal.LocalDateTime
+    elif isinstance(value, _dt.date):
+        cls = temporal.Date
+    elif isinstance(value, _dt.time):
+        cls = temporal.Time if value.tzinfo is not None else temporal.LocalTime
+    else:
+        return Duration(days=value.days, seconds=value.seconds, nanoseconds=value.microseconds * 1000)
+    return cls.from_python(value)
+
+
+def _refuse(message: str) -> CypherTypeError:
+    return CypherTypeError(message, detail="InvalidArgumentType", phase="compile time")

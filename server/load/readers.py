@@ -1,0 +1,146 @@
+"""Streaming row readers for LOAD CSV: ``rows(path, headers, terminator)`` yields
+``(line_number, row)`` with row a list (no headers) or a dict keyed by the header (headers).
+
+CSV (optionally gzip-compressed, found by its magic bytes) goes through the C ``csv`` reader one
+record at a time; values are strings and empty fields are null, as in Neo4j. Parquet and Arrow IPC
+(``.parquet``, ``.arrow``, ``.feather``, ``.ipc``) are read in record batches with pyarrow and keep
+their column types. Malformed input raises ``ExternalResourceFailed`` naming the line.
+"""
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+from pathlib import Path
+from typing import Iterator
+
+from .paths import load_error
+
+ARROW_SUFFIXES = {".parquet": "parquet", ".arrow": "ipc", ".feather": "ipc", ".ipc": "ipc"}
+FIELD_LIMIT = 16 << 20          # longest accepted field (bytes): bounds memory on hostile files
+BATCH_ROWS = 4096
+
+
+def rows(path: Path, url: str, headers: bool, terminator: str | None) -> Iterator[tuple[int, object]]:
+    kind = ARROW_SUFFIXES.get(path.suffix.lower())
+    if kind is not None:
+        return _arrow_rows(path, url, headers, kind)
+    return _csv_rows(path, url, headers, terminator)
+
+
+def _delimiter(terminator: str | None) -> str:
+    if terminator is None:
+        return ","
+    if terminator in ("\\t", "\t"):
+        return "\t"
+    if len(terminator) != 1:
+        raise load_error(f"FIELDTERMINATOR must be one character, got {terminator!r}")
+    return terminator
+
+
+def _open_text(path: Path):
+    with open(path, "rb") as probe:
+        magic = probe.read(2)
+    raw = gzip.open(path, "rb") if magic == b"\x1f\x8b" else open(path, "rb")
+    return io.TextIOWrapper(raw, encoding="utf-8-sig", newline="")
+
+
+def _csv_rows(path: Path, url: str, headers: bool, terminator: str | None):
+    delimiter = _delimiter(terminator)
+    csv.field_size_limit(FIELD_LIMIT)
+    with _open_text(path) as text:
+        reader = csv.reader(text, delimiter=delimiter, strict=True)
+        line = 1
+        try:
+            if headers:
+                header = next(reader, None)
+                if header is None:
+                    return
+                line = reader.line_num + 1
+                width = len(header)
+            for record in reader:
+                if headers:
+                    if len(record) != width:
+                        if not record:           # a blank line
+                            line = reader.line_num + 1
+                            continue
+                        raise load_error(f"LOAD CSV: {url} line {line}: {len(record)} field(s), the header "
+                                         f"has {width}")
+                    yield line, {key: (value or None) for key, value in zip(header, record)}
+                else:
+                    if not record:
+                        line = reader.line_num + 1
+                        continue
+                    yield line, [value or None for value in record]
+                line = reader.line_num + 1
+        except csv.Error as bad:
+            raise load_error(f"LOAD CSV: {url} line {line}: malformed CSV ({bad})") from None
+        except UnicodeDecodeError:
+            raise load_error(f"LOAD CSV: {url} near line {line}: the file is not UTF-8 text") from None
+        except (OSError, EOFError) as bad:      # a truncated or corrupt gzip stream
+            raise load_error(f"LOAD CSV: {url} near line {line}: unreadable ({bad})") from None
+
+
+def _arrow_batches(path: Path, kind: str):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    if kind == "parquet":
+        yield from pq.ParquetFile(path).iter_batches(batch_size=BATCH_ROWS)
+        return
+    try:
+        reader = pa.ipc.open_file(path)
+        for i in range(reader.num_record_batches):
+            yield reader.get_batch(i)
+    except pa.ArrowInvalid:            # not the file format: the streaming format
+        with pa.ipc.open_stream(path) as stream:
+            yield from stream
+
+
+def _arrow_rows(path: Path, url: str, headers: bool, kind: str):
+    import pyarrow as pa
+    line = 1
+    try:
+        for batch in _arrow_batches(path, kind):
+            names = batch.schema.names
+            columns = [_column_values(batch.column(i)) for i in range(batch.num_columns)]
+            for values in zip(*columns):
+                yield line, (dict(zip(names, values)) if headers else list(values))
+                line += 1
+    except (pa.ArrowException, OSError) as bad:
+        raise load_error(f"LOAD CSV: {url} near row {line}: unreadable {kind} file ({bad})") from None
+
+
+def _vectors(column, kind) -> list:
+    from relate.protocol.values import Vector
+    coordinate = "FLOAT32" if kind.value_type.bit_width == 32 else "FLOAT64"
+    flat = column.flatten().to_numpy(zero_copy_only=False)
+    rows = flat.reshape(-1, kind.list_size) if kind.list_size else flat.reshape(len(column), 0)
+    valid = column.is_valid().to_numpy(zero_copy_only=False).tolist() if column.null_count else None
+    if valid is None:
+        return [Vector(row, coordinate) for row in rows]
+    values, j = [], 0
+    for ok in valid:                    # flatten() skips null lists: walk the rows of the valid ones
+        if ok:
+            values.append(Vector(rows[j], coordinate))
+            j += 1
+        else:
+            values.append(None)
+    return values
+
+
+def _column_values(column) -> list:
+    """Python values of an Arrow column; dates and timestamps become Cypher temporal values, and
+    fixed-size lists of floats become vectors (FLOAT32 / FLOAT64) without a Python float per element."""
+    import pyarrow as pa
+    kind = column.type
+    if pa.types.is_fixed_size_list(kind) and kind.value_type in (pa.float32(), pa.float64()):
+        return _vectors(column, kind)
+    values = column.to_pylist()
+    if pa.types.is_date(kind) or pa.types.is_timestamp(kind):
+        from relate.protocol.temporal import Date, DateTime, LocalDateTime
+        if pa.types.is_date(kind):
+            convert = Date.from_python
+        else:
+            convert = DateTime.from_python if kind.tz else LocalDateTime.from_python
+        values = [None if v is None else convert(v) for v in values]
+    return values
