@@ -336,7 +336,7 @@ class _Placement:
                     log.warning("shard.destroy_failed", replica=replica.name, error=type(exc).__name__)
         self.shards = []
 
-    def sync(self, threads: int = 1) -> None:
+    def sync(self, threads: int = 1, rw=None) -> None:
         """Writes are sent when their commit ts is known (`committed`)."""
 
 
