@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install run example lint test test-all tck grammar bench bench-full eval server clean scale-test
+.PHONY: install run example lint test test-all tck grammar bench bench-full eval server clean fuzz crash soak scale-test
 
 install: $(STAMP)
 
@@ -45,6 +45,23 @@ test: lint
 # Full TCK: per-folder pass/fail/error table and a JSON report; the ratchet list only grows.
 tck: install
 	$(PY) -m tests.tck.run --report tck-report.json --update-ratchet
+
+# Reliability harness (each bounded in time, printing its figures; `make test` runs a fast sample).
+# Override the sizes: make fuzz FUZZ_SECONDS=600, make crash CRASH_CYCLES=200, make soak SOAK_CLIENTS=64.
+FUZZ_SECONDS ?= 120
+CRASH_CYCLES ?= 200
+CRASH_SECONDS ?= 600
+SOAK_CLIENTS ?= 64
+SOAK_SECONDS ?= 600
+fuzz: install
+	$(PY) -m tests.fuzz.cypher_fuzz --seconds $(FUZZ_SECONDS)
+	$(PY) -m tests.fuzz.wire_fuzz --seconds $(FUZZ_SECONDS)
+
+crash: install
+	$(PY) -m tests.fuzz.crash_loop --cycles $(CRASH_CYCLES) --seconds $(CRASH_SECONDS)
+
+soak: install
+	$(PY) -m tests.fuzz.soak --clients $(SOAK_CLIENTS) --seconds $(SOAK_SECONDS)
 
 # Quick benchmarks (minutes; the first run also builds bench/peers/.venv with FalkorDB and Kuzu,
 # which compiles redis-server once, ~10 min). Results land in bench/results/.

@@ -271,6 +271,8 @@ command
     | createUser
     | alterUser
     | dropUser
+    | grantRole
+    | revokeRole
     | createRelevanceJoin
     | dropRelevanceJoin
     | createLabel
@@ -355,6 +357,7 @@ createUser
 alterUser
     : ALTER USER symbolicName ifExists? SET (PLAINTEXT | ENCRYPTED)? PASSWORD password passwordChange?   # AlterPassword
     | ALTER USER symbolicName ifExists? SET PASSWORD passwordChange                                     # AlterChangeRequired
+    | ALTER CURRENT USER SET PASSWORD FROM old=password TO new=password                                # AlterCurrentPassword
     ;
 
 password : STRING | PARAMETER ;
@@ -362,6 +365,10 @@ password : STRING | PARAMETER ;
 passwordChange : CHANGE NOT? REQUIRED ;
 
 dropUser : DROP USER symbolicName ifExists? ;
+
+grantRole : GRANT (ROLE | ROLES) symbolicName (COMMA symbolicName)* TO symbolicName ;
+
+revokeRole : REVOKE (ROLE | ROLES) symbolicName (COMMA symbolicName)* FROM symbolicName ;
 
 // Relevance joins (docs/relevance.md): a relationship type answered by a search at query time.
 createRelevanceJoin
@@ -398,12 +405,12 @@ nonNotKeyword
     | CURRENT | DECLARATION | DECLARATIONS | DELETE | DESC | DESCENDING | DETACH | DISTINCT | DROP | EACH
     | ELSE | ENCRYPTED | END
     | ENDS | EXISTS | EXPLAIN | FALSE | FIELDTERMINATOR | FOR | FOREACH | FROM | FULLTEXT | FUNCTION
-    | FUNCTIONS | HEADERS | IF | IN | INDEX | INDEXES | IS | JOIN | JOINS | KEY | LABEL | LIMIT | LOAD
+    | FUNCTIONS | GRANT | HEADERS | IF | IN | INDEX | INDEXES | IS | JOIN | JOINS | KEY | LABEL | LIMIT | LOAD
     | LOOKUP | MATCH | MERGE | NODE | NODETACH | NONE
     | NULL | OF | OFFSET | ON | OPTIONAL | OPTIONS | OR | ORDER | PASSWORD | PLAINTEXT | POINT
     | PROCEDURE | PROCEDURES | PROFILE | RANGE | REDUCE | REL | RELATIONSHIP | RELEVANCE | REMOVE | REQUIRE
-    | REQUIRED | RETURN | ROW | ROWS | RRF | SCORE | SEARCH | SET | SHORTESTPATH | SHOW | SINGLE
-    | SKIP_ | STARTS | TEXT | THEN | TRANSACTION | TRANSACTIONS | TRUE | TYPED | UNION | UNIQUE
+    | REQUIRED | RETURN | REVOKE | ROLE | ROLES | ROW | ROWS | RRF | SCORE | SEARCH | SET | SHORTESTPATH | SHOW
+    | SINGLE | SKIP_ | STARTS | TEXT | THEN | TO | TRANSACTION | TRANSACTIONS | TRUE | TYPED | UNION | UNIQUE
     | UNWIND | USER | USERS | USING | VECTOR | WEIGHT | WHEN | WHERE | WITH | WRRF | XOR | YIELD
     ;
 
@@ -456,6 +463,7 @@ FROM : 'FROM' ;
 FULLTEXT : 'FULLTEXT' ;
 FUNCTION : 'FUNCTION' ;
 FUNCTIONS : 'FUNCTIONS' ;
+GRANT : 'GRANT' ;
 HEADERS : 'HEADERS' ;
 IF : 'IF' ;
 IN : 'IN' ;
@@ -498,6 +506,9 @@ REMOVE : 'REMOVE' ;
 REQUIRE : 'REQUIRE' ;
 REQUIRED : 'REQUIRED' ;
 RETURN : 'RETURN' ;
+REVOKE : 'REVOKE' ;
+ROLE : 'ROLE' ;
+ROLES : 'ROLES' ;
 ROW : 'ROW' ;
 ROWS : 'ROWS' ;
 RRF : 'RRF' ;
@@ -511,6 +522,7 @@ SKIP_ : 'SKIP' ;
 STARTS : 'STARTS' ;
 TEXT : 'TEXT' ;
 THEN : 'THEN' ;
+TO : 'TO' ;
 TRANSACTION : 'TRANSACTION' ;
 TRANSACTIONS : 'TRANSACTIONS' ;
 TRUE : 'TRUE' ;

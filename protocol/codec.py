@@ -26,6 +26,12 @@ LOCAL_DATE_TIME = 9
 DURATION = 10
 
 _FEW_ROWS = 4
+# Decoding limits. Hostile bytes must not be able to recurse without bound: an ext payload is
+# unpacked by a nested call (C stack), and deep lists make every later recursive walk (the engine,
+# the packer) fail. A decoded value may nest at most MAX_DEPTH containers in all, ext values and
+# their payloads included; msgpack's own container and string lengths stay bounded by the frame.
+MAX_DEPTH = 256
+MAX_EXT_DEPTH = 8
 
 
 class Structure:
@@ -49,6 +55,37 @@ class CodecError(ProtocolViolation):
     """Bytes that are not a valid msgpack value, or a value that cannot be encoded."""
 
 
+class ValueTooDeep(CodecError):
+    """A value nested past the decoder's limit: refused, and the connection closed (hostile input)."""
+    fatal = True
+
+
+_CONTAINERS = (list, dict, tuple)
+
+
+def check_depth(value: Any, limit: int) -> None:
+    """Raise ValueTooDeep when ``value`` nests more than ``limit`` lists/maps (iterative walk)."""
+    if limit <= 0:
+        raise ValueTooDeep(f"value nested more than {MAX_DEPTH} levels deep")
+    stack = [(value, 1)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        item, depth = pop()
+        kind = type(item)
+        if kind is Structure:
+            item = item.fields
+        elif kind is dict:
+            item = item.values()
+        elif kind is not list and kind is not tuple:
+            continue
+        for child in item:
+            kind = type(child)
+            if kind is list or kind is dict or kind is tuple or kind is Structure:
+                if depth >= limit:
+                    raise ValueTooDeep(f"value nested more than {limit} levels deep")
+                push((child, depth + 1))
+
+
 Dehydrate = Callable[[Any], Any]          # object -> Structure (or a plain value); TypeError if unknown
 Hydrator = Callable[[list[Any]], Any]          # fields -> object
 
@@ -56,9 +93,13 @@ Hydrator = Callable[[list[Any]], Any]          # fields -> object
 class Codec:
     """Packs and unpacks values with the ext types above; one per connection (not thread-safe)."""
 
-    def __init__(self, dehydrate: Dehydrate | None = None, hydrators: Mapping[int, Hydrator] | None = None):
+    def __init__(self, dehydrate: Dehydrate | None = None, hydrators: Mapping[int, Hydrator] | None = None,
+                 *, max_depth: int = MAX_DEPTH, max_ext_depth: int = MAX_EXT_DEPTH):
         self._dehydrate = dehydrate
         self._hydrators = dict(hydrators or {})
+        self.max_depth = max_depth
+        self.max_ext_depth = max_ext_depth
+        self._ext_depth = 0                # ext payloads being unpacked right now (nested calls)
         self._packer = msgpack.Packer(default=self._default, use_bin_type=True, datetime=False)
 
     def _default(self, obj: Any) -> Any:
@@ -75,9 +116,24 @@ class Codec:
         return msgpack.ExtType(structure.code, payload)
 
     def _ext_hook(self, code: int, data: bytes) -> Any:
-        fields = msgpack.unpackb(data, ext_hook=self._ext_hook, raw=False, strict_map_key=False)
+        if self._ext_depth >= self.max_ext_depth:
+            raise ValueTooDeep(f"ext values nested more than {self.max_ext_depth} levels deep")
+        self._ext_depth += 1
+        try:
+            fields = msgpack.unpackb(data, ext_hook=self._ext_hook, raw=False, strict_map_key=False)
+        except CodecError:
+            raise
+        except msgpack.StackError:
+            raise ValueTooDeep("value nested too deep") from None
+        except Exception as exc:  # msgpack raises several unrelated classes for garbage input
+            raise CodecError(f"malformed ext type {code}: {type(exc).__name__}: {exc}") from None
+        finally:
+            self._ext_depth -= 1
         if not isinstance(fields, list):
             raise CodecError(f"ext type {code} does not hold an array of fields")
+        # A hydrated value is a leaf for the outer walk, so its own fields are checked here (an ext
+        # value counts as one level besides its fields).
+        check_depth(fields, self.max_depth - 1)
         hydrate = self._hydrators.get(code)
         if hydrate is None:
             return Structure(code, fields)
@@ -97,26 +153,44 @@ class Codec:
         """Several msgpack arrays (RECORD bodies) decoded in one pass, as tuples."""
         if len(bodies) <= _FEW_ROWS:          # an Unpacker costs ~3 us to set up: not worth it for a few
             try:
-                return [tuple(msgpack.unpackb(body, ext_hook=self._ext_hook, raw=False, strict_map_key=False))
+                rows = [tuple(msgpack.unpackb(body, ext_hook=self._ext_hook, raw=False, strict_map_key=False))
                         for body in bodies]
             except CodecError:
                 raise
             except Exception as exc:  # msgpack raises several unrelated classes for garbage input
                 raise CodecError(f"malformed record: {type(exc).__name__}: {exc}") from None
+            finally:
+                self._ext_depth = 0
+            for row in rows:
+                check_depth(row, self.max_depth)
+            return rows
         unpacker = msgpack.Unpacker(ext_hook=self._ext_hook, raw=False, strict_map_key=False,
                                     max_buffer_size=2 ** 31 - 1)
         try:
             unpacker.feed(b"".join(bodies))
-            return list(map(tuple, unpacker))
+            rows = list(map(tuple, unpacker))
         except CodecError:
             raise
+        except msgpack.StackError:
+            raise ValueTooDeep("record nested too deep") from None
         except Exception as exc:  # msgpack raises several unrelated classes for garbage input
             raise CodecError(f"malformed record: {type(exc).__name__}: {exc}") from None
+        finally:
+            self._ext_depth = 0
+        for row in rows:
+            check_depth(row, self.max_depth)
+        return rows
 
     def unpack(self, data: bytes) -> Any:
         try:
-            return msgpack.unpackb(data, ext_hook=self._ext_hook, raw=False, strict_map_key=False)
+            value = msgpack.unpackb(data, ext_hook=self._ext_hook, raw=False, strict_map_key=False)
         except CodecError:
             raise
+        except msgpack.StackError:
+            raise ValueTooDeep("message nested too deep") from None
         except Exception as exc:  # msgpack raises several unrelated classes for garbage input
             raise CodecError(f"malformed message: {type(exc).__name__}: {exc}") from None
+        finally:
+            self._ext_depth = 0
+        check_depth(value, self.max_depth)
+        return value

@@ -19,6 +19,7 @@ from .auth_tokens import TokenStore
 from .config import DEFAULT_BOLT_LISTEN, Config, split_address
 from .net.bolt_connection import BoltConnection
 from .net.connection import ClientConnection
+from .net.preauth import PreAuthGate
 from .startup import NO_USER, StartupError, describe
 
 _log = structlog.get_logger("relate.server")
@@ -40,6 +41,7 @@ class RelateServer:
         self.database = database          # normally opened by start(); tests may pass their own
         self.authenticator: Authenticator | None = None
         self._connections: set[ClientConnection] = set()
+        self.preauth = PreAuthGate(config.max_unauthenticated, config.login_timeout)
         self._tasks: set[asyncio.Task] = set()
         self._listeners: list[asyncio.AbstractServer] = []
         self._http = None                 # the HTTP listener (Query API, console, /health)
@@ -55,12 +57,20 @@ class RelateServer:
             from relate.server.index.sharded import cluster
             cluster.configure(config.ray_address)       # joined when a sharded index needs it
             try:
-                self.database = await asyncio.to_thread(Database.open, config.data,
-                                                        fulltext_engine=config.fulltext_engine,
-                                                        import_dir=config.import_dir)
+                self.database = await asyncio.to_thread(
+                    Database.open, config.data, fulltext_engine=config.fulltext_engine,
+                    import_dir=config.import_dir, max_statement_bytes=config.max_statement_bytes,
+                    max_string_chars=config.max_string_chars, max_list_items=config.max_list_items,
+                    recover_truncate=config.recover_truncate)
             except (RelateError, OSError) as exc:
                 raise StartupError(describe(exc, f"open the database at {config.data}")) from None
         users = user_store_for(self.database)
+        if not config.auth:
+            _log.warning("authentication is disabled (--no-auth): every client that can reach the port "
+                         "has full access")
+        if config.password_on_command_line:
+            _log.warning("--init-password is visible to every local user in the process list; "
+                         "prefer RELATE_PASSWORD or --init-password-file")
         if config.auth:
             if users is None:
                 raise SystemExit("relate-server: this engine keeps no users; run with --no-auth")
@@ -121,7 +131,7 @@ class RelateServer:
             return
         if not self.config.init_password:
             raise StartupError(NO_USER)      # a server nobody can log in to is of no use
-        users.create_user(INITIAL_USER, self.config.init_password)
+        users.create_user(INITIAL_USER, self.config.init_password, roles=["admin"])
         _log.info("created the initial user", user=INITIAL_USER)
 
     def _tls_context(self) -> ssl.SSLContext | None:
@@ -147,11 +157,16 @@ class RelateServer:
             writer.close()
             return
         connection = kind(reader, writer, self)
+        if not self.preauth.admit(connection):
+            _log.warning("connection refused", reason="too many unauthenticated", peer=connection.peer)
+            writer.close()
+            return
         self._connections.add(connection)
         try:
             await connection.serve()
         finally:
             self._connections.discard(connection)
+            self.preauth.release(connection)
 
     async def run(self) -> None:
         """Start, serve until SIGTERM/SIGINT, then shut down. A failed start raises StartupError

@@ -9,21 +9,27 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
-import threading
-import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from relate.protocol.errors import AuthenticationError, ClientError
+
+from .login_throttle import LoginThrottle, client_ip
+from .privileges import DEFAULT_ROLES, roles_of
 
 USER_PREFIX = "user:"
 _SCRYPT = {"n": 2 ** 14, "r": 8, "p": 1}          # ~16 MiB and some tens of ms per check
 _INVALID_ARGUMENTS = "Neo.ClientError.General.InvalidArguments"
 
 
+MIN_PASSWORD_LENGTH = 8
+
+
 def hash_password(password: str) -> dict[str, Any]:
     """A fresh salted scrypt record for ``password`` (what the catalog stores; never the password)."""
-    if not isinstance(password, str) or not password:
-        raise ClientError("a password must be a non-empty string", code=_INVALID_ARGUMENTS)
+    if not isinstance(password, str) or len(password) < MIN_PASSWORD_LENGTH:
+        raise ClientError(f"A password must be a string of at least {MIN_PASSWORD_LENGTH} characters.",
+                          code=_INVALID_ARGUMENTS)
     salt = os.urandom(16)
     digest = hashlib.scrypt(password.encode(), salt=salt, dklen=32, maxmem=64 * 1024 * 1024, **_SCRYPT)
     return {"algorithm": "scrypt", **_SCRYPT, "salt": salt.hex(), "hash": digest.hex()}
@@ -68,8 +74,13 @@ class UserStore:
     def get(self, name: str, tx=None) -> dict[str, Any] | None:
         return self._read(tx).get(USER_PREFIX + name)
 
+    def entry_now(self, name: str) -> dict[str, Any] | None:
+        """The user's latest committed entry, without opening a transaction (per-statement checks)."""
+        return self._store._schema.entries.get(USER_PREFIX + name)
+
     def create_user(self, name: str, password: str, *, change_required: bool = False,
-                    suspended: bool = False, if_not_exists: bool = False, tx=None) -> bool:
+                    suspended: bool = False, if_not_exists: bool = False, roles: list[str] | None = None,
+                    tx=None) -> bool:
         """Add a user; False when it exists and ``if_not_exists``, else an error. True when created."""
         def action(t):
             if USER_PREFIX + name in t.schema():
@@ -77,7 +88,8 @@ class UserStore:
                     return False
                 raise ClientError(f"User '{name}' already exists.", code=_INVALID_ARGUMENTS)
             t.put_schema(USER_PREFIX + name, {"kind": "user", "name": name, "password": hash_password(password),
-                                              "change_required": change_required, "suspended": suspended})
+                                              "change_required": change_required, "suspended": suspended,
+                                              "roles": list(DEFAULT_ROLES if roles is None else roles)})
             return True
         return self._write(tx, action)
 
@@ -101,6 +113,15 @@ class UserStore:
             return True
         return self._write(tx, action)
 
+    def set_roles(self, name: str, roles: list[str], tx=None) -> None:
+        """Replace a user's roles (see ``relate.server.privileges``)."""
+        def action(t):
+            entry = t.schema().get(USER_PREFIX + name)
+            if entry is None:
+                raise ClientError(f"User '{name}' does not exist.", code=_INVALID_ARGUMENTS)
+            t.put_schema(USER_PREFIX + name, {**entry, "roles": list(roles)})
+        self._write(tx, action)
+
     def drop_user(self, name: str, *, if_exists: bool = False, tx=None) -> bool:
         def action(t):
             if USER_PREFIX + name not in t.schema():
@@ -116,7 +137,7 @@ class UserStore:
         rows = []
         for key, entry in self._read(tx).items():
             if key.startswith(USER_PREFIX):
-                rows.append({"user": entry["name"], "roles": ["admin"],
+                rows.append({"user": entry["name"], "roles": roles_of(entry),
                              "passwordChangeRequired": bool(entry.get("change_required")),
                              "suspended": bool(entry.get("suspended"))})
         return sorted(rows, key=lambda row: row["user"])
@@ -137,20 +158,25 @@ _DUMMY_RECORD = {"algorithm": "scrypt", **_SCRYPT, "salt": "00" * 16, "hash": "0
 
 
 class Authenticator:
-    """Checks LOGON credentials. Failures are counted per client address and cost a growing delay
-    (0.25 s doubling to 5 s) before the reply, so guessing is slow while other sessions are unaffected."""
+    """Checks LOGON credentials. Failures are counted per client IP and per user (``LoginThrottle``):
+    each costs a growing delay (0.25 s doubling to 5 s) before the reply, and too many lock the user or
+    IP out for a while, so guessing is slow while other sessions are unaffected. Password hashing runs
+    on ``HASH_THREADS`` threads of its own: scrypt takes 16 MiB each, and hashing on every session's
+    thread left that memory in a malloc arena per thread (a login flood kept ~500 MB)."""
 
-    MAX_DELAY_S = 5.0
+    HASH_THREADS = 2
 
     def __init__(self, users: UserStore | None, *, enabled: bool = True, tokens=None):
         self.users = users
         self.enabled = enabled
         self.tokens = tokens            # a TokenStore (auth_tokens.py): scheme "bearer" logins
-        self._failures: dict[str, tuple[int, float]] = {}
-        self._lock = threading.Lock()
+        self.throttle = LoginThrottle()
+        self._hashing = ThreadPoolExecutor(self.HASH_THREADS, thread_name_prefix="relate-auth")
 
-    def authenticate(self, auth: dict[str, Any]) -> str:
-        """The user name for these credentials; AuthenticationError otherwise. Blocking (scrypt)."""
+    def authenticate(self, auth: dict[str, Any], peer: str = "", wanted=None) -> str:
+        """The user name for these credentials; AuthenticationError otherwise. Blocking (scrypt).
+        ``wanted()`` is asked again when a hashing thread picks the login up: a client that left
+        while queued costs no hash (a login flood must not starve the logins that follow it)."""
         scheme = auth.get("scheme", "none")
         if not self.enabled:
             return str(auth.get("principal") or "anonymous")
@@ -159,21 +185,25 @@ class Authenticator:
         if scheme != "basic":
             raise AuthenticationError(f"unsupported authentication scheme {scheme!r}; use 'basic'")
         user, password = auth.get("principal"), auth.get("credentials")
-        if not isinstance(user, str) or not isinstance(password, str) or not self.users.verify(user, password):
+        if not isinstance(user, str) or not isinstance(password, str):
+            raise AuthenticationError("The client is unauthorized due to authentication failure.")
+        locked = self.throttle.locked_for(client_ip(peer), user)
+        if locked > 0:
+            raise AuthenticationError(
+                f"Too many failed logins: try again in {locked:.0f} s.",
+                code="Neo.ClientError.Security.AuthenticationRateLimit")
+        if not self._hashing.submit(self._verify, user, password, wanted).result():
             raise AuthenticationError("The client is unauthorized due to authentication failure.")
         return user
 
-    def failure_delay(self, peer: str) -> float:
-        """Record a failed login from ``peer``; the seconds to wait before answering it."""
-        now = time.monotonic()
-        with self._lock:
-            count, last = self._failures.get(peer, (0, now))
-            if now - last > 60:
-                count = 0
-            count += 1
-            self._failures[peer] = (count, now)
-        return min(0.25 * 2 ** (count - 1), self.MAX_DELAY_S)
+    def _verify(self, user: str, password: str, wanted) -> bool:
+        if wanted is not None and not wanted():
+            return False
+        return self.users.verify(user, password)
 
-    def succeeded(self, peer: str) -> None:
-        with self._lock:
-            self._failures.pop(peer, None)
+    def failure_delay(self, peer: str, user: Any = None) -> float:
+        """Record a failed login from ``peer`` (ip:port) for ``user``; the seconds to wait before answering."""
+        return self.throttle.failed(client_ip(peer), user if isinstance(user, str) else None)
+
+    def succeeded(self, peer: str, user: str | None = None) -> None:
+        self.throttle.succeeded(client_ip(peer), user)

@@ -33,10 +33,20 @@ class Config:
     import_dir: str | None = None           # LOAD CSV reads files below it; None = file URLs refused
     auth: bool = True
     init_password: str | None = field(default=None, repr=False)   # creates user neo4j on first start
+    init_password_file: str | None = None   # ... read from this file's first line instead
+    password_on_command_line: bool = field(default=False, repr=False)   # --init-password was used
     tls_cert: str | None = None
     tls_key: str | None = None
     max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE
     max_connections: int = 1000
+    max_unauthenticated: int = 100          # connections not yet logged in, at once
+    login_timeout: float | None = 10.0      # seconds from accept to a successful LOGON
+    message_timeout: float | None = 30.0    # seconds a started message may take to arrive whole
+    slow_query_log: float = 1.0             # seconds: statements slower than this are logged (redacted)
+    recover_truncate: bool = False          # open a damaged WAL by dropping what follows the damage
+    max_statement_bytes: int = 4 * 2 ** 20  # longer statements are refused before parsing
+    max_string_chars: int = 64 * 2 ** 20    # largest string a statement may build
+    max_list_items: int = 16 * 2 ** 20      # largest list a statement may build (by concatenation)
     batch_size: int = 1000                  # rows per engine fetch inside one PULL
     shutdown_timeout: float = 10.0          # seconds SIGTERM waits for running requests
     ready_file: str | None = None           # written with the bound addresses once listening
@@ -93,11 +103,27 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("--no-auth", dest="auth", action="store_const", const=False,
                         help="accept every client without credentials")
     parser.add_argument("--init-password", help="password for user neo4j, created if no user exists "
-                                                "(or set RELATE_PASSWORD)")
+                                                "(visible to every local user in the process list: prefer "
+                                                "RELATE_PASSWORD or --init-password-file)")
+    parser.add_argument("--init-password-file", help="read the initial password from this file's first line")
     parser.add_argument("--tls-cert", help="PEM certificate chain: serve TLS")
     parser.add_argument("--tls-key", help="PEM private key for --tls-cert")
     parser.add_argument("--max-message-size", type=int, help="largest request in bytes")
     parser.add_argument("--max-connections", type=int)
+    parser.add_argument("--max-unauthenticated", type=int,
+                        help="connections that have not logged in yet, at once (default 100)")
+    parser.add_argument("--slow-query-log", type=float,
+                        help="log statements slower than this many seconds (default 1; passwords redacted)")
+    parser.add_argument("--recover-truncate", action="store_const", const=True,
+                        help="open a database whose WAL is damaged by dropping every commit from the "
+                             "damage on (logged); see `relate check DIR`")
+    parser.add_argument("--max-statement-bytes", type=int, help="longest statement accepted (default 4 MiB)")
+    parser.add_argument("--max-string-chars", type=int, help="largest string a statement may build")
+    parser.add_argument("--max-list-items", type=int, help="largest list a statement may build")
+    parser.add_argument("--login-timeout", type=float,
+                        help="seconds a new connection has to log in (default 10)")
+    parser.add_argument("--message-timeout", type=float,
+                        help="seconds a started request may take to arrive whole (default 30)")
     parser.add_argument("--batch-size", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--shutdown-timeout", type=float, help="seconds SIGTERM waits for running requests")
     parser.add_argument("--ready-file", help="write the bound addresses here once listening")
@@ -135,6 +161,14 @@ def load_config(argv: Sequence[str] | None = None, environ: Mapping[str, str] | 
     for name, value in vars(args).items():
         if value is not None and name in names:
             settings[name] = value
+    if args.init_password:
+        settings["password_on_command_line"] = True
+    if settings.get("init_password_file"):
+        try:
+            with open(settings["init_password_file"], encoding="utf-8") as file:
+                settings["init_password"] = file.readline().rstrip("\r\n")
+        except OSError as exc:
+            raise SystemExit(f"relate-server: cannot read --init-password-file: {exc}") from None
     try:
         config = Config(**settings)
     except TypeError as exc:

@@ -9,7 +9,13 @@ from .storage.verify import Problem, verify
 
 
 def check_database(directory: str) -> list[Problem]:
-    return verify(directory, opened=_engine_checks)
+    # WAL damage followed by valid commits and files missing per the checkpoint manifest
+    # (storage/check.py) come first: opening such a directory is refused.
+    from .storage.check import check_directory
+    healthy, lines = check_directory(directory)
+    ours = [] if healthy else [Problem("wal", line) for line in lines
+                               if line.startswith("MISSING") or (line.startswith("DAMAGED: ") and " at byte " in line)]
+    return verify(directory, opened=_engine_checks) + ours
 
 
 def _engine_checks(store, copy: str) -> list[Problem]:

@@ -18,13 +18,18 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Optional
 
-from relate.protocol.errors import DatabaseError, ParameterMissing, RelateError, TransactionError
+from relate.protocol.errors import (DatabaseError, ParameterMissing, QueryTimeout, RelateError, Terminated,
+                                    TransactionError, TransientError)
+from relate.protocol.secrets import redact
 from relate.protocol.summary import Summary
 
+from . import privileges
 from .explicit_tx import ExplicitTx
 from .query import ast
 from .query.context import ExecContext
 from .query.exec.results import EngineResult
+from .query.limits import (check_statement_size, ensure_recursion_headroom, guarded_parse, set_value_limits,
+                           too_complex)
 from .query.materialize import materialize_row
 from .query.parser import parse
 from .query.plan_cache import PlanCache
@@ -37,7 +42,7 @@ from .index import DEFAULT_FULLTEXT_ENGINE, IndexManager
 from .index import procedures as index_procedures
 from .storage import GraphStore
 
-_OPEN_OPTIONS = ("sync", "checkpoint_every", "read_only")
+_OPEN_OPTIONS = ("sync", "checkpoint_every", "recover_truncate", "read_only")
 
 
 @dataclass
@@ -47,10 +52,15 @@ class Prepared:
     plan: Optional[Plan] = None
     parameters: frozenset = frozenset()
     columns: list[str] = field(default_factory=list)
+    privilege: Optional[str] = None        # the least role that may run it (privileges.required_role)
 
     @property
     def is_command(self) -> bool:
         return self.plan is None
+
+
+DEFAULT_MAX_STATEMENT_BYTES = 4 * 2 ** 20     # longer statements are refused before parsing
+WRITER_WAIT_SLICE_S = 0.1                     # how often a wait for the writer looks for cancellation
 
 
 class Database:
@@ -58,11 +68,13 @@ class Database:
 
     def __init__(self, store: GraphStore, directory: Optional[str], *, plan_cache_size: int = 1000,
                  query_timeout: Optional[float] = None, fulltext_engine: str = DEFAULT_FULLTEXT_ENGINE,
-                 import_dir: Optional[str] = None):
+                 import_dir: Optional[str] = None,
+                 max_statement_bytes: Optional[int] = DEFAULT_MAX_STATEMENT_BYTES):
         self.store = store
         self.directory = directory
         self.import_dir = import_dir          # LOAD CSV reads files only below it (None: refused)
         self.query_timeout = query_timeout
+        self.max_statement_bytes = max_statement_bytes
         self.plan_cache = PlanCache(plan_cache_size)
         self.procedures = ProcedureRegistry()
         register_builtins(self.procedures)
@@ -89,10 +101,13 @@ class Database:
     @classmethod
     def open(cls, path: Optional[str] = None, **options) -> "Database":
         _quiet_embedded_logs()
+        ensure_recursion_headroom()
         if options.pop("tune_gc", True):
             _tune_gc()
         store_options = {k: options.pop(k) for k in _OPEN_OPTIONS if k in options}
-        unknown = set(options) - {"plan_cache_size", "query_timeout", "fulltext_engine", "import_dir"}
+        set_value_limits(options.pop("max_string_chars", None), options.pop("max_list_items", None))
+        unknown = set(options) - {"plan_cache_size", "query_timeout", "fulltext_engine", "import_dir",
+                                  "max_statement_bytes"}
         if unknown:
             raise TypeError(f"unknown option(s) for Database.open: {sorted(unknown)}")
         store = GraphStore.open(path, **store_options)
@@ -143,7 +158,10 @@ class Database:
         if prepared is not None:
             return prepared
         generation = self.plan_cache.generation
-        statement = parse(text)
+        try:
+            statement = parse(text)
+        except RecursionError:
+            raise too_complex("compile time") from None
         try:
             columns = analyze(statement, function_known=_function_known, procedures=self.procedures,
                               search_index=self._search_index_info)
@@ -154,6 +172,8 @@ class Database:
         except RelateError as exc:
             _add_excerpt(exc, text)
             raise
+        except RecursionError:
+            raise too_complex("compile time") from None
         if statement.mode != "PROFILE":
             self.plan_cache.put(text, prepared, generation)
         return prepared
@@ -181,7 +201,7 @@ class Database:
         for i, session in enumerate(list(self._sessions), start=1):
             if session.running_query is not None or session.in_transaction:
                 rows.append({"database": "neo4j", "transactionId": f"neo4j-transaction-{i}",
-                             "currentQuery": session.running_query or "",
+                             "currentQuery": redact(session.running_query or ""),
                              "status": "Running" if session.running_query else "Idle", "elapsedTime": None})
         return rows
 
@@ -195,6 +215,8 @@ class Session:
         self._ctx: Optional[ExecContext] = None
         self.running_query: Optional[str] = None
         self.closed = False
+        self._parse_cancelled = False
+        self.principal: Optional[str] = None   # the logged-in user (server); None = may run anything
         # Bound by whoever opened the session (embedded connect, the server at LOGON), never by a query.
         self.scope: dict = {}
         self.ai_budget: Optional[dict] = None
@@ -237,9 +259,36 @@ class Session:
 
     def cancel(self) -> None:
         """Stop the running statement (from another thread): it raises Terminated."""
+        self._parse_cancelled = True          # a statement still being parsed stops too
         ctx = self._ctx
         if ctx is not None:
             ctx.cancel()
+
+    def _begin_write(self, deadline: Optional[float]):
+        """The writer lock, waited for in slices so that a cancellation (the client left, RESET) or the
+        deadline ends the wait: a statement queued behind a long transaction must not outlive its client."""
+        store = self.db.store
+        while True:
+            try:
+                return store.begin_write(timeout=WRITER_WAIT_SLICE_S)
+            except TransientError as exc:
+                if exc.code != "Neo.TransientError.Transaction.LockAcquisitionTimeout":
+                    raise                           # the database closed, not a busy writer
+                if self._parse_cancelled:
+                    raise Terminated("the statement was terminated while it waited for the writer",
+                                     phase="runtime") from None
+                if deadline is not None and time.monotonic() > deadline:
+                    raise QueryTimeout("the statement ran past its timeout while it waited for the writer",
+                                       phase="runtime") from None
+
+    def _parse_check(self, deadline: Optional[float]):
+        def check() -> None:
+            if self._parse_cancelled:
+                raise Terminated("the statement was terminated while it was parsed", phase="compile time")
+            if deadline is not None and time.monotonic() > deadline:
+                raise QueryTimeout("the statement ran past its timeout while it was parsed",
+                                   phase="compile time")
+        return check
 
     def _check_open(self) -> None:
         if self.closed:
@@ -254,7 +303,13 @@ class Session:
         explicit = self._explicit
         if explicit is not None:
             explicit.require_usable()
-        prepared = db.prepare(query, explicit.tx if explicit is not None else None)
+        check_statement_size(query, db.max_statement_bytes)
+        self._parse_cancelled = False
+        limit = timeout if timeout is not None else db.query_timeout
+        with guarded_parse(self._parse_check(time.monotonic() + limit if limit else None)):
+            prepared = db.prepare(query, explicit.tx if explicit is not None else None)
+        if self.principal is not None:
+            privileges.check(self.principal, db.users.entry_now(self.principal), prepared)
         missing = [p for p in prepared.parameters if p not in params]
         if missing and prepared.statement.mode != "EXPLAIN":
             raise ParameterMissing(f"Expected parameter(s): {', '.join(sorted(missing))}",
@@ -263,7 +318,11 @@ class Session:
         deadline = time.monotonic() + timeout if timeout else None
         statement = prepared.statement
         if prepared.is_command:
-            return self._run_command(prepared, params, started)
+            token = privileges.current_user.set(self.principal)
+            try:
+                return self._run_command(prepared, params, started)
+            finally:
+                privileges.current_user.reset(token)
         plan = prepared.plan
         if statement.mode == "EXPLAIN":
             summary = Summary(query_type="rw" if plan.updating else "r")
@@ -306,11 +365,12 @@ class Session:
         """Writes (and anything inside an explicit transaction): run to the end, check, then stream."""
         explicit = self._explicit
         store = self.db.store
+        begin_write = lambda: self._begin_write(deadline)     # noqa: E731
         if explicit is not None:
-            tx = explicit.writer() if plan.updating else explicit.reader()
+            tx = explicit.writer(begin_write) if plan.updating else explicit.reader()
             savepoint = tx.savepoint() if explicit.writing else None
         else:
-            tx = store.begin_write() if plan.updating else store.begin_read()
+            tx = begin_write() if plan.updating else store.begin_read()
             savepoint = None
         ctx = ExecContext(tx, params, self.db, deadline=deadline)
         ctx.scope, ctx.budget = self.scope, self.ai_budget
@@ -318,7 +378,10 @@ class Session:
             ctx.commit_batch = lambda: self._commit_batch(ctx)
         self._ctx, self.running_query = ctx, query
         try:
-            rows = [materialize_row(row, tx) for row in plan.root.rows(ctx, {})]
+            try:
+                rows = [materialize_row(row, tx) for row in plan.root.rows(ctx, {})]
+            except RecursionError:
+                raise too_complex("runtime") from None
             self._finish_statement(ctx)
             if explicit is not None:
                 pass

@@ -40,13 +40,14 @@ class ExplicitTx:
         self.has_read = True
         return self.tx
 
-    def writer(self):
-        """The WriteTx: taken at the first write, unless that would write on top of stale reads."""
+    def writer(self, begin_write=None):
+        """The WriteTx: taken at the first write, unless that would write on top of stale reads.
+        ``begin_write`` (default the store's) takes the writer lock; the engine passes a cancellable one."""
         self.require_usable()
         if self.writing:
             return self.tx
         snapshot = self.tx
-        writer = self._store.begin_write()
+        writer = (begin_write or self._store.begin_write)()
         if self.has_read and writer.ts != snapshot.ts:
             writer.rollback()
             snapshot.close()

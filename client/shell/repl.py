@@ -8,7 +8,6 @@ import threading
 from typing import Callable
 
 from prompt_toolkit import PromptSession
-from prompt_toolkit.history import FileHistory, InMemoryHistory
 from prompt_toolkit.input.typeahead import get_typeahead, store_typeahead
 from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.keys import Keys
@@ -22,6 +21,7 @@ from relate.errors import Terminated
 from .completion import CypherCompleter, SchemaNames
 from .error_text import format_error
 from .output import make_writer
+from .private_history import PrivateFileHistory, PrivateInMemoryHistory
 from .runner import QuitShell, ShellRunner
 from .statements import StatementSplitter, split_statements
 
@@ -67,9 +67,9 @@ def _history(path: str | None):
     try:
         with open(path, "a", encoding="utf-8"):
             pass
-        return FileHistory(path)
+        return PrivateFileHistory(path)
     except OSError:
-        return InMemoryHistory()        # a read-only home must not stop the shell
+        return PrivateInMemoryHistory()  # a read-only home must not stop the shell
 
 
 class InteractiveShell:

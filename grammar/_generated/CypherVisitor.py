@@ -715,6 +715,11 @@ class CypherVisitor(ParseTreeVisitor):
         return self.visitChildren(ctx)
 
 
+    # Visit a parse tree produced by CypherParser#AlterCurrentPassword.
+    def visitAlterCurrentPassword(self, ctx:CypherParser.AlterCurrentPasswordContext):
+        return self.visitChildren(ctx)
+
+
     # Visit a parse tree produced by CypherParser#password.
     def visitPassword(self, ctx:CypherParser.PasswordContext):
         return self.visitChildren(ctx)
@@ -727,6 +732,16 @@ class CypherVisitor(ParseTreeVisitor):
 
     # Visit a parse tree produced by CypherParser#dropUser.
     def visitDropUser(self, ctx:CypherParser.DropUserContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#grantRole.
+    def visitGrantRole(self, ctx:CypherParser.GrantRoleContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#revokeRole.
+    def visitRevokeRole(self, ctx:CypherParser.RevokeRoleContext):
         return self.visitChildren(ctx)
 
 

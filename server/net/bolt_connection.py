@@ -39,6 +39,8 @@ class DatabaseNotFound(ProtocolViolation):
 
 
 class BoltConnection(ClientConnection):
+    SKIP_OVERSIZED = False        # Bolt closes the connection after an oversized message, as Neo4j does
+
     def __init__(self, reader, writer, server):
         super().__init__(reader, writer, server)
         self.id = "bolt-" + self.id

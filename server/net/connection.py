@@ -14,7 +14,8 @@ from relate.protocol.hydration import value_codec
 from relate.protocol import FrameDecoder, ProtocolViolation
 from relate.protocol import handshake as hs
 from relate.protocol import messages as m
-from relate.protocol.states import State
+from relate.protocol.framing import MessageSkipped
+from relate.protocol.states import AUTHENTICATED_STATES, State
 
 from ..session import SessionCore
 from .output import WireOutput
@@ -25,6 +26,11 @@ QUEUE_SIZE = 256          # pipelined requests held before the reader stops read
 _ids = itertools.count(1)
 _log = structlog.get_logger("relate.net")
 _DISCONNECTS = (ConnectionError, asyncio.IncompleteReadError, ssl.SSLError, OSError)
+
+
+class IncompleteMessage(ProtocolViolation):
+    """A request stalled mid-message: the stream cannot be resynchronized."""
+    fatal = True
 
 
 class RequestQueue:
@@ -56,11 +62,20 @@ class RequestQueue:
     def peek(self):
         return self._items[0] if self._items else None
 
+    def close(self) -> None:
+        """No more requests: the processor gets None (at once, whatever the queue's limit)."""
+        self._items.append(None)
+        self._readable.set()
+
     def empty(self) -> bool:
         return not self._items
 
 
 class ClientConnection:
+    # An oversized request is answered FAILURE and dropped as it arrives, keeping the stream in step
+    # (the driver then sees the server's error); a protocol that must close instead sets False.
+    SKIP_OVERSIZED = True
+
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, server):
         self._reader = reader
         self._writer = writer
@@ -88,6 +103,10 @@ class ClientConnection:
         finally:
             await self._close()
 
+    def expire(self) -> None:
+        """The login deadline passed: drop the connection (the reader sees EOF)."""
+        self._writer.transport.abort()
+
     def stop(self) -> None:
         """Cut the connection (server shutdown): the running query is cancelled, the tx rolled back."""
         if self.core is not None:
@@ -111,9 +130,11 @@ class ClientConnection:
         self.core = core = SessionCore(self._server.database, self._server.authenticator, connection_id=self.id,
                                        peer=self.peer, query_timeout=config.query_timeout,
                                        batch_size=config.batch_size)
+        core.slow_query_s = getattr(config, "slow_query_log", core.slow_query_s)
         codec = self._codec()
         out = self._output(codec)
         queue = RequestQueue()
+        preauth = getattr(self._server, "preauth", None)
         self._reader_task = asyncio.create_task(self._read_requests(queue, codec, core))
         while True:
             item = await queue.get()
@@ -126,6 +147,9 @@ class ClientConnection:
                     break
             else:
                 await self._handle(item, out, queue)
+                if preauth is not None and core.state in AUTHENTICATED_STATES:
+                    preauth.release(self)
+                    preauth = None
             if core.state is State.DEFUNCT:
                 await out.flush()
                 break
@@ -146,10 +170,20 @@ class ClientConnection:
         await self.core.handle(request, out, queue.peek())
 
     async def _read_requests(self, queue: RequestQueue, codec, core: SessionCore) -> None:
-        decoder = FrameDecoder(self._server.config.max_message_size)
+        decoder = FrameDecoder(self._server.config.max_message_size, skip_oversized=self.SKIP_OVERSIZED)
+        message_timeout = getattr(self._server.config, "message_timeout", None)
         try:
             while True:
-                data = await self._reader.read(READ_SIZE)
+                if decoder.pending and message_timeout:
+                    # A chunk header announcing bytes that never come must not hold the connection.
+                    try:
+                        data = await asyncio.wait_for(self._reader.read(READ_SIZE), message_timeout)
+                    except asyncio.TimeoutError:
+                        await queue.put(IncompleteMessage(
+                            f"a request was not received whole within {message_timeout:g} s"))
+                        return
+                else:
+                    data = await self._reader.read(READ_SIZE)
                 if not data:
                     break
                 try:
@@ -158,18 +192,27 @@ class ClientConnection:
                     await queue.put(exc)
                     return
                 for payload in payloads:
+                    if isinstance(payload, MessageSkipped):    # oversized: answered FAILURE
+                        await queue.put(payload)
+                        continue
                     try:
                         message = self._decode(codec, payload)
                     except ProtocolViolation as exc:
                         await queue.put(exc)
+                        if exc.fatal:             # hostile bytes (too deep): stop reading this peer
+                            return
                         continue
                     if message.signature == m.RESET:
                         core.interrupt()
                     await queue.put(message)
         except _DISCONNECTS:
             pass
+        except asyncio.CancelledError:      # server shutdown: the processor must not wait on
+            core.abort()                    # an empty queue until the shutdown deadline
+            queue.close()
+            raise
         core.abort()            # EOF or error: stop the running query; queued requests get IGNORED
-        await queue.put(None)
+        queue.close()
 
     async def _close(self) -> None:
         if self._reader_task is not None:

@@ -54,6 +54,11 @@ class WireOutput:
             await self.flush()          # waits for the socket to drain: backpressure on the query
 
     async def flush(self) -> None:
+        if self._writer.is_closing():
+            # The peer left (or the login deadline cut it): uvloop raises RuntimeError on a write
+            # to a closed transport; this is a disconnect, not a server error.
+            self._buffer.clear()
+            raise ConnectionResetError("the connection is closed")
         if self._buffer:
             self._writer.write(bytes(self._buffer))
             self._buffer.clear()

@@ -620,6 +620,14 @@ class DropUser:
 
 
 @dataclass(slots=True)
+class AlterCurrentPassword:
+    """ALTER CURRENT USER SET PASSWORD FROM old TO new."""
+    old: Expr
+    new: Expr
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
 class CreateRelevanceJoin:
     """CREATE RELEVANCE JOIN name FOR (a:A|B)-[:TYPE]->(t:T) ON a.prop [OPTIONS {...}]."""
     name: str
@@ -629,6 +637,15 @@ class CreateRelevanceJoin:
     anchor_property: str
     options: Optional[Expr] = None
     if_not_exists: bool = False
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class GrantRole:
+    """GRANT ROLE r1, r2 TO user (``revoke``: REVOKE ROLE ... FROM user)."""
+    roles: list[str]
+    user: str
+    revoke: bool = False
     pos: Pos = _pos()
 
 
@@ -656,8 +673,8 @@ class DropLabel:
 
 
 Command = Union[CreateIndex, DropIndex, CreateConstraint, DropConstraint, ShowCommand,
-                CreateUser, AlterUser, DropUser, CreateRelevanceJoin, DropRelevanceJoin, CreateLabel,
-                DropLabel]
+                CreateUser, AlterUser, DropUser, AlterCurrentPassword, GrantRole, CreateRelevanceJoin,
+                DropRelevanceJoin, CreateLabel, DropLabel]
 
 
 @dataclass(slots=True)

@@ -17,6 +17,7 @@ from relate.protocol.errors import (AuthenticationError, DatabaseError, Protocol
                            Terminated)
 from relate.protocol import ProtocolViolation
 from relate.protocol import messages as m
+from relate.protocol.secrets import redact
 from relate.protocol.states import IGNORING_STATES, State, server_transition
 
 from .worker import WATCHDOG, SessionWorker
@@ -122,6 +123,7 @@ class SessionCore:
         self._timed_out = False
         self._closed = False
         self.user: str | None = None
+        self.slow_query_s = SLOW_QUERY_S
         self.busy = False                      # inside handle(): used by the drain on shutdown
         self._log = _log.bind(conn=connection_id, peer=peer)
         self._handlers = {m.HELLO: self._hello, m.LOGON: self._logon, m.RUN: self._run, m.PULL: self._pull,
@@ -188,12 +190,19 @@ class SessionCore:
         await out.success({})
 
     def interrupt(self) -> None:
-        """A RESET was received (it is queued behind earlier requests): stop what runs now."""
+        """A RESET was received (it is queued behind earlier requests): stop what runs now.
+        Before login nothing runs, and a RESET there is checked against the state table like any
+        request (it must neither reach READY nor turn a pipelined HELLO/LOGON into IGNORED)."""
+        if self._engine is None:
+            return
         self._pending_resets += 1
         self._cancel_running()
 
     def abort(self) -> None:
         """The connection dropped: stop what runs now."""
+        if self._engine is None:          # before login: nothing runs, nothing queued may proceed
+            self._state = State.DEFUNCT
+            return
         self._pending_resets += 1
         self._cancel_running()
 
@@ -302,17 +311,20 @@ class SessionCore:
 
     async def _logon(self, message: m.Logon, out: ReplySink) -> None:
         try:
-            self.user = await self._worker.call(self._auth.authenticate, message.auth)
+            self.user = await self._worker.call(self._auth.authenticate, message.auth, self.peer,
+                                                lambda: self._state is not State.DEFUNCT and not self._closed)
         except AuthenticationError:
-            delay = self._auth.failure_delay(self.peer)
+            delay = self._auth.failure_delay(self.peer, message.auth.get("principal"))
             self._log.warning("login failed", user=message.auth.get("principal"), delay_s=delay)
             await asyncio.sleep(delay)
             raise
-        self._auth.succeeded(self.peer)
+        self._auth.succeeded(self.peer, self.user)
         from relate.server.relevance.scope import bind
         scope = await self._worker.call(bind, self._auth, self.user, message.auth.get("context"))
         self._engine = await self._worker.call(self._db.session)
         self._engine.scope = scope
+        if self._auth.enabled:
+            self._engine.principal = self.user     # statements are checked against the user's roles
         self._log = self._log.bind(user=self.user)
         await out.success({})
 
@@ -454,8 +466,8 @@ class SessionCore:
 
     def _log_if_slow(self, open_result: _OpenResult) -> None:
         elapsed = time.perf_counter() - open_result.started
-        if elapsed >= SLOW_QUERY_S:
-            self._log.info("slow query", seconds=round(elapsed, 3), query=open_result.query[:200])
+        if elapsed >= self.slow_query_s:
+            self._log.info("slow query", seconds=round(elapsed, 3), query=redact(open_result.query)[:200])
 
     async def _begin(self, message: m.Begin, out: ReplySink) -> None:
         await self._call(self._engine.begin)

@@ -14,36 +14,52 @@ from .snapshot import NODE_RECORD, SNAPSHOT_NAME, TEMP_NAME, read_snapshot
 from .indexes import PropertyIndex
 from .vacuum import fill_index
 from .versions import NodeVersion, RelVersion
-from .wal import fsync_directory, list_segments, read_segment
+from . import integrity
+from .wal import HEADER_SIZE, fsync_directory, list_segments, read_segment
 
 log = structlog.get_logger(__name__)
 
 
-def recover(store, directory: str, read_only: bool = False) -> int:
+def recover(store, directory: str, recover_truncate: bool = False, read_only: bool = False) -> int:
     """Rebuild ``store`` from ``directory``; returns the seq number for the next WAL segment.
-    ``read_only``: change nothing on disk (a torn tail is only skipped)."""
+    Damage before valid records, or files the checkpoint manifest expects but cannot find, raise
+    StorageDamaged unless ``recover_truncate`` (then what is dropped is logged). ``read_only``:
+    change nothing on disk (a torn tail is only skipped)."""
     # Loading creates millions of long-lived objects and no garbage cycles: the cyclic GC would
     # rescan the growing heap again and again for nothing (it roughly doubles load time).
     gc_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _recover(store, directory, read_only)
+        return _recover(store, directory, recover_truncate, read_only)
     finally:
         if gc_enabled:
             gc.enable()
 
 
-def _recover(store, directory: str, read_only: bool) -> int:
+def _recover(store, directory: str, recover_truncate: bool = False, read_only: bool = False) -> int:
     temp = os.path.join(directory, TEMP_NAME)
     if os.path.exists(temp) and not read_only:
         os.unlink(temp)            # an interrupted checkpoint; the previous snapshot still stands
     snapshot_path = os.path.join(directory, SNAPSHOT_NAME)
+    manifest = integrity.read_manifest(directory)
+    missing = integrity.missing_files(directory, manifest, os.path.exists(snapshot_path))
+    if missing:
+        if not recover_truncate:
+            raise integrity.StorageDamaged(
+                f"the database at {directory} is incomplete: missing {'; '.join(missing)}. Nothing was changed; "
+                "`relate check` describes it, and opening with --recover-truncate (recover_truncate=True) "
+                "opens what is left")
+        log.warning("storage.recover_truncate", directory=directory, missing=missing)
     snapshot_ts = 0
     if os.path.exists(snapshot_path):
         snapshot_ts = load_snapshot(store, snapshot_path)
         store._snapshot_ts = snapshot_ts
+        if manifest is not None and snapshot_ts < manifest["snapshot_ts"] and not recover_truncate:
+            raise integrity.StorageDamaged(
+                f"snapshot.msgpack in {directory} is at ts {snapshot_ts}, older than the checkpoint at ts "
+                f"{manifest['snapshot_ts']} that the manifest records")
     segments = list_segments(directory)
-    last_ts = replay_wal(store, directory, segments, snapshot_ts, read_only)
+    last_ts = replay_wal(store, directory, segments, snapshot_ts, recover_truncate, read_only)
     store._assigned_ts = store._visible_ts = last_ts
     return segments[-1][0] + 1 if segments else 1
 
@@ -98,17 +114,28 @@ def load_snapshot(store, path: str) -> int:
     return ts
 
 
-def replay_wal(store, directory: str, segments: list, after_ts: int, read_only: bool = False) -> int:
+def replay_wal(store, directory: str, segments: list, after_ts: int, recover_truncate: bool = False,
+               read_only: bool = False) -> int:
     """Apply the records newer than ``after_ts`` in one internal transaction; returns the last ts.
 
-    A torn or corrupt record ends the log: its segment is truncated there and later segments go.
+    A torn tail (a bad record with nothing valid after it, in this segment or a later one) ends the
+    log: its segment is truncated there and later segments go. A bad record followed by valid ones
+    raises StorageDamaged before anything is changed, unless ``recover_truncate``.
     """
     last_ts = after_ts
     tx = None
     for position, (seq, path) in enumerate(segments):
         payloads, good_end, damaged = read_segment(path)
+        offset = 0
         for payload in payloads:
-            commit_ts, changes = codec.decode(payload)
+            try:
+                commit_ts, changes = integrity.decode_record(payload, path, offset, codec.decode)
+            except integrity.StorageDamaged:
+                if not recover_truncate:
+                    raise
+                good_end, damaged = offset, True     # drop from this record on
+                break
+            offset += HEADER_SIZE + len(payload)
             if commit_ts <= last_ts:
                 continue
             if tx is None:
@@ -118,6 +145,8 @@ def replay_wal(store, directory: str, segments: list, after_ts: int, read_only: 
             tx._changes.clear()       # replay is never undone: keep memory flat
             tx._undo.clear()
             last_ts = commit_ts
+        if damaged:
+            _check_damage(path, good_end, [p for _, p in segments[position + 1:]], recover_truncate)
         if damaged:
             log.warning("wal.torn_tail", segment=path, kept_bytes=good_end,
                         dropped_segments=len(segments) - position - 1)
@@ -134,6 +163,25 @@ def replay_wal(store, directory: str, segments: list, after_ts: int, read_only: 
     if tx is not None:
         store._finish_replay(tx, last_ts)
     return last_ts
+
+
+def _check_damage(path: str, offset: int, later_segments: list[str], recover_truncate: bool) -> None:
+    """A bad record at ``offset``: a torn tail passes; valid commits after it are refused (or, with
+    ``recover_truncate``, logged as dropped)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    later = integrity.valid_records_after(data, offset, codec.decode)
+    later += integrity.later_segment_commits(later_segments, codec.decode)
+    if not later:
+        return
+    damage = integrity.Damage(path, offset, later)
+    if not recover_truncate:
+        raise integrity.StorageDamaged(
+            f"the WAL is damaged in the middle: {damage.describe()}. Nothing was changed; `relate check` "
+            "describes it, and opening with --recover-truncate (recover_truncate=True) drops every commit "
+            "from the damage on")
+    log.warning("storage.recover_truncate", segment=path, offset=offset, dropped_commits=len(later),
+                dropped_ts=f"{min(later)}..{max(later)}")
 
 
 def apply_change(tx, change) -> None:

@@ -24,12 +24,30 @@ _CHUNK = 1 << 20
 NODE_RECORD, REL_RECORD = 0, 1
 
 
+def _private(path: str, flags: int) -> int:
+    return os.open(path, flags, 0o600)
+
+
 def write_snapshot(directory: str, store, ts: int, header: dict) -> None:
-    """Write the graph as seen at ``ts`` (a registered snapshot keeps those versions alive)."""
+    """Write the graph as seen at ``ts`` (a registered snapshot keeps those versions alive).
+    A failed write (a full disk) leaves no temp file and raises DatabaseError; the previous
+    snapshot and the WAL still hold everything."""
+    try:
+        _write_snapshot(directory, store, ts, header)
+    except OSError as exc:
+        try:
+            os.unlink(os.path.join(directory, TEMP_NAME))
+        except OSError:
+            pass
+        raise DatabaseError(f"cannot write the checkpoint in {directory}: {exc.strerror or exc}",
+                            code="Neo.DatabaseError.General.StorageWriteFailed") from None
+
+
+def _write_snapshot(directory: str, store, ts: int, header: dict) -> None:
     temp = os.path.join(directory, TEMP_NAME)
     packer = codec.new_packer()
     crc = size = 0
-    with open(temp, "wb", buffering=0) as f:
+    with open(temp, "wb", buffering=0, opener=_private) as f:
         def emit(data: bytes) -> None:
             nonlocal crc, size
             crc = zlib.crc32(data, crc)

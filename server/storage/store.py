@@ -14,11 +14,11 @@ import structlog
 from relate.protocol.errors import (ArgumentError, DatabaseError, ReadOnlyDatabaseError, ServiceUnavailable,
                                    TransientError)
 
-from . import codec, recovery, snapshot, vacuum
+from . import codec, integrity, recovery, snapshot, vacuum
 from .group_commit import GroupCommit
 from .read_tx import ReadTx
 from .versions import PENDING, CountsVersion, SchemaVersion
-from .wal import WalWriter
+from .wal import WalWriter, list_segments
 from .write_tx import WriteTx
 
 log = structlog.get_logger(__name__)
@@ -87,8 +87,10 @@ class GraphStore:
 
     @classmethod
     def open(cls, path: str | None, *, sync: bool = True, checkpoint_every: int = 10_000,
-             checkpoint_bytes: int = 256 << 20, read_only: bool = False) -> "GraphStore":
+             checkpoint_bytes: int = 256 << 20, recover_truncate: bool = False,
+             read_only: bool = False) -> "GraphStore":
         """Open (creating if missing) the database in directory ``path``; None = in memory only.
+        Damaged or missing files raise StorageDamaged unless ``recover_truncate`` (see integrity).
         ``read_only``: the directory must exist; it is never written (a shared lock, no WAL writer,
         a torn WAL tail is ignored, not truncated) and ``begin_write`` raises ReadOnlyDatabaseError."""
         store = cls(path, sync, checkpoint_every, checkpoint_bytes)
@@ -97,17 +99,19 @@ class GraphStore:
             return store
         try:
             if not read_only:
-                os.makedirs(path, exist_ok=True)
+                os.makedirs(path, mode=0o700, exist_ok=True)     # hashes and data: the owner's only
             store._lock_directory(path)
         except PermissionError as exc:
             raise DatabaseError(f"cannot open the database at {path}: permission denied on "
                                 f"{exc.filename}" + ("" if read_only else " (read_only=True opens a "
                                                      "database you may only read)")) from None
         try:
-            next_seq = recovery.recover(store, path, read_only=read_only)
+            next_seq = recovery.recover(store, path, recover_truncate, read_only=read_only)
             store._structure_ts = store._visible_ts     # all that was recovered counts as new
             if not read_only:
                 store._wal = WalWriter(path, next_seq)
+                first_seq = min(seq for seq, _ in list_segments(path))
+                integrity.write_manifest(path, store._snapshot_ts, first_seq)
         except BaseException:
             store._unlock_directory()
             raise
@@ -126,7 +130,7 @@ class GraphStore:
                 return
             fd, mode = os.open(lock_path, os.O_RDONLY), fcntl.LOCK_SH
         else:
-            fd, mode = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644), fcntl.LOCK_EX
+            fd, mode = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600), fcntl.LOCK_EX
         try:
             fcntl.flock(fd, mode | fcntl.LOCK_NB)
         except OSError:
@@ -356,6 +360,7 @@ class GraphStore:
         try:
             snapshot.write_snapshot(self.directory, self, ts, header)
             self._snapshot_ts = ts
+            integrity.write_manifest(self.directory, ts, old_seq + 1)
             self._wal.remove_segments_through(old_seq)
         finally:
             reader.close()

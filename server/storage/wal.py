@@ -82,7 +82,7 @@ class WalWriter:
 
     def _open(self, seq: int) -> int:
         path = os.path.join(self.directory, segment_name(seq))
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         fsync_directory(self.directory)
         return fd
 

@@ -224,11 +224,11 @@ def test_data_and_users_survive_a_restart(tmp_path):
     first = ServerProcess(tmp_path)
     with relate.connect(first.url, auth=AUTH) as conn:
         conn.execute("CREATE (:Durable {v: 42})").consume()
-        conn.execute("CREATE USER bob SET PASSWORD 'bob-pw' CHANGE NOT REQUIRED").consume()
+        conn.execute("CREATE USER bob SET PASSWORD 'bob-pw-42' CHANGE NOT REQUIRED").consume()
     assert first.stop() == 0
     second = ServerProcess(tmp_path, "--init-password", "ignored-now")
     try:
-        with relate.connect(second.url, auth=("bob", "bob-pw")) as conn:
+        with relate.connect(second.url, auth=("bob", "bob-pw-42")) as conn:
             assert conn.execute("MATCH (n:Durable) RETURN n.v AS v").fetchone().v == 42
         relate.connect(second.url, auth=AUTH).close()        # the original password still works
     finally:

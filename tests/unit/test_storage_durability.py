@@ -8,6 +8,7 @@ import pytest
 from relate.errors import DatabaseError
 from relate.server.storage import GraphStore, codec
 from relate.server.storage.wal import list_segments
+from relate.server.storage.integrity import StorageDamaged
 from relate.values import Duration, Vector
 
 
@@ -90,7 +91,12 @@ def test_corrupt_checksum_stops_replay(tmp_path):
         sizes.append(offset)
     data[offset + 10] ^= 0xFF
     open(wal, "wb").write(bytes(data))
-    store = GraphStore.open(str(tmp_path))
+    # Damage followed by a valid record is refused (it would silently lose the fourth commit) ...
+    with pytest.raises(StorageDamaged, match=f"at byte {offset}.*1 valid commit"):
+        GraphStore.open(str(tmp_path))
+    assert open(wal, "rb").read() == bytes(data)
+    # ... until the caller asks to drop what follows the damage.
+    store = GraphStore.open(str(tmp_path), recover_truncate=True)
     with store.begin_read() as rd:
         assert sorted(rd.node_prop(n, "i") for n in rd.all_nodes()) == [0, 1]
     store.close()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import deque
 
 from relate.errors import ProtocolError, ServiceUnavailable, error_from_code
-from relate.protocol import FrameDecoder, ProtocolViolation, frame
+from relate.protocol import FrameDecoder, ProtocolViolation, ValueTooDeep, frame
 from relate.protocol import handshake as hs
 from relate.protocol import messages as m
 from relate.protocol.hydration import value_codec
@@ -139,7 +139,10 @@ class AsyncWire:
             if bodies:
                 self._add_records(bodies)
                 bodies = []
-            reply = m.decode_reply(unpack(payload))
+            try:
+                reply = m.decode_reply(unpack(payload))
+            except ValueTooDeep as exc:       # hostile bytes: this stream cannot be trusted any more
+                self._broken(exc.message)
             response = pending.popleft()
             response.done = True
             if reply.signature == m.SUCCESS:
@@ -156,7 +159,10 @@ class AsyncWire:
         records = self._pending[0].records if self._pending else None
         if records is None:
             self._broken("the server sent records nobody asked for")
-        records.extend(self._codec.unpack_rows(bodies))
+        try:
+            records.extend(self._codec.unpack_rows(bodies))
+        except ValueTooDeep as exc:
+            self._broken(exc.message)
 
     def _broken(self, reason) -> None:
         self.defunct = True

@@ -6,11 +6,10 @@ compile time (errors while folding are left to runtime, where Cypher reports the
 """
 from __future__ import annotations
 
-import re
 from typing import Any, Callable
 
-from relate.protocol.errors import (ArgumentError, CypherSemanticError, CypherSyntaxError, CypherTypeError,
-                           ParameterMissing)
+from relate.protocol.errors import (CypherSemanticError, CypherSyntaxError, CypherTypeError,
+                                    ParameterMissing)
 from relate.protocol.values import VECTOR_TYPES, Duration, Vector
 from relate.server.query import ast
 from relate.server.query.context import checked
@@ -18,6 +17,7 @@ from relate.server.query.exec import functions
 from relate.server.query.exec.values import ops as values_ops
 from relate.server.query.exec.functions.aggregates import is_aggregate
 from relate.server.query.exec.values.ops import equals, temporal_rank, type_name
+from relate.server.query.exec.regex_match import compile_regex, full_match
 from relate.server.query.refs import NodeRef, RelRef
 
 __all__ = ["compile_expression", "get_property", "in_list", "label_predicate", "Compiled"]
@@ -187,18 +187,8 @@ def in_list(value: Any, items: Any) -> bool | None:
     return None if unknown else False
 
 
-def _java_regex(pattern: str) -> str:
-    """Java regex syntax that Python spells differently: named groups and \\Q...\\E quoting."""
-    pattern = re.sub(r"\\Q(.*?)(\\E|$)", lambda m: re.escape(m.group(1)), pattern, flags=re.S)
-    return pattern.replace("(?<", "(?P<").replace("(?P<=", "(?<=").replace("(?P<!", "(?<!")
-
-
 def _compile_regex(pattern: str):
-    try:
-        return re.compile(_java_regex(pattern))
-    except re.error as exc:
-        raise ArgumentError(f"Invalid Regex: {exc}", detail="InvalidArgumentValue",
-                            phase="runtime") from None
+    return compile_regex(pattern)
 
 
 def label_predicate(labels: ast.LabelExpr) -> Callable[[frozenset], bool]:
@@ -595,7 +585,7 @@ class _Compiler:
 
             def regex_constant(row, ctx):
                 a = left(row, ctx)
-                return pattern.fullmatch(a) is not None if type(a) is str else None
+                return full_match(pattern, a, ctx) if type(a) is str else None
             return regex_constant
         cache: dict[str, Any] = {}
 
@@ -608,7 +598,7 @@ class _Compiler:
                 if len(cache) > 256:
                     cache.clear()
                 pattern = cache[b] = _compile_regex(b)
-            return pattern.fullmatch(a) is not None
+            return full_match(pattern, a, ctx)
         return regex
 
     def _UnaryOp(self, e: ast.UnaryOp) -> Compiled:

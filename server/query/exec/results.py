@@ -6,6 +6,7 @@ from typing import Callable, Iterator, Optional
 
 from relate.protocol.summary import Summary
 
+from ..limits import too_complex
 from ..materialize import materialize_row
 
 
@@ -46,6 +47,10 @@ class EngineResult:
                     out.append(materialize_row(row, tx))
                     if len(out) >= n:
                         break
+        except RecursionError:
+            error = too_complex("runtime")
+            self._finish(error=error)
+            raise error from None
         except BaseException as exc:
             self._finish(error=exc)
             raise

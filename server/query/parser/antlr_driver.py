@@ -11,6 +11,7 @@ from antlr4.error.Errors import ParseCancellationException
 from relate.grammar._generated.CypherLexer import CypherLexer
 from relate.grammar._generated.CypherParser import CypherParser
 
+from ..limits import PARSE_POLL_TOKENS, check_nesting, poll_parse
 from .fast_lexer import PrefilledTokenStream, tokenize
 from .syntax_errors import ExpectationTrackingStrategy, LexerErrorListener, ParserErrorListener
 
@@ -20,12 +21,21 @@ from .syntax_errors import ExpectationTrackingStrategy, LexerErrorListener, Pars
 _ANTLR_LOCK = threading.RLock()
 
 
+class _GuardedTokenStream(CommonTokenStream):
+    """ANTLR's token stream, polling the parse guard (deadline, cancellation) as tokens are consumed."""
+
+    def consume(self):
+        super().consume()
+        if not self.index % PARSE_POLL_TOKENS:
+            poll_parse()
+
+
 def lex(text: str) -> CommonTokenStream:
     """A filled token stream for ``text``; raises CypherSyntaxError on characters no token starts with."""
     lexer = CypherLexer(InputStream(text))
     lexer.removeErrorListeners()
     lexer.addErrorListener(LexerErrorListener(text))
-    tokens = CommonTokenStream(lexer)
+    tokens = _GuardedTokenStream(lexer)
     with _ANTLR_LOCK:
         tokens.fill()
     return tokens
@@ -34,6 +44,8 @@ def lex(text: str) -> CommonTokenStream:
 def parse_tree(text: str) -> CypherParser.StatementEOFContext:
     """The ``statementEOF`` parse tree of one statement."""
     fast_tokens = tokenize(text)
+    # Bracket nesting is bounded before the (recursive) parser sees the text.
+    check_nesting(lex(text).tokens if fast_tokens is None else fast_tokens, text)
     with _ANTLR_LOCK:
         return _parse_tree(text, fast_tokens)
 

@@ -34,6 +34,9 @@ class CommandBuilder(ClauseBuilder):
             properties = self._property_keys(props_ctx.propertyList())
         else:                                   # LOOKUP index: ON EACH labels(n) / type(r)
             properties = []
+        if kind != "LOOKUP" and not target.symbolicName():
+            raise self.error(target, "An index needs a label or relationship type, as in FOR (n:Label)",
+                             "InvalidIndexTarget")
         with_list = ctx.propertyList()
         options = ctx.mapLiteral()
         name = None if ctx.name is None else self.name(ctx.name)
@@ -137,6 +140,13 @@ class CommandBuilder(ClauseBuilder):
     def _drop_user(self, ctx):
         return ast.DropUser(self.name(ctx.symbolicName()), ctx.ifExists() is not None, pos=self.pos(ctx))
 
+    def _alter_current_password(self, ctx):
+        return ast.AlterCurrentPassword(self._password(ctx.old), self._password(ctx.new), pos=self.pos(ctx))
+
+    def _grant_role(self, ctx):
+        *roles, user = [self.name(name) for name in ctx.symbolicName()]
+        return ast.GrantRole(roles, user, type(ctx) is P.RevokeRoleContext, pos=self.pos(ctx))
+
     # -- relevance joins and label declarations -------------------------------------------------
     def _create_relevance_join(self, ctx):
         options = ctx.mapLiteral()
@@ -171,6 +181,9 @@ CommandBuilder._command_handlers = {
     P.AlterPasswordContext: CommandBuilder._alter_user,
     P.AlterChangeRequiredContext: CommandBuilder._alter_user,
     P.DropUserContext: CommandBuilder._drop_user,
+    P.AlterCurrentPasswordContext: CommandBuilder._alter_current_password,
+    P.GrantRoleContext: CommandBuilder._grant_role,
+    P.RevokeRoleContext: CommandBuilder._grant_role,
     P.CreateRelevanceJoinContext: CommandBuilder._create_relevance_join,
     P.DropRelevanceJoinContext: CommandBuilder._drop_relevance_join,
     P.CreateLabelContext: CommandBuilder._create_label,

@@ -13,6 +13,7 @@ from antlr4.error.Errors import IllegalStateException
 from antlr4.Token import CommonToken, Token
 
 from relate.grammar._generated.CypherLexer import CypherLexer as L
+from relate.server.query.limits import PARSE_POLL_TOKENS, poll_parse
 
 KEYWORDS = {name: L.symbolicNames.index(name) for name in L.symbolicNames[L.ALL:L.YIELD + 1]}
 KEYWORDS["SKIP"] = KEYWORDS.pop("SKIP_")
@@ -139,3 +140,5 @@ class PrefilledTokenStream(CommonTokenStream):
         if self.index >= self._eof_index:
             raise IllegalStateException("cannot consume EOF")
         self.index += 1
+        if not self.index % PARSE_POLL_TOKENS:
+            poll_parse()

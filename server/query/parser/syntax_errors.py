@@ -26,10 +26,21 @@ _EXPRESSION_START = frozenset({
     CypherParser.IDENTIFIER})
 
 
+EXCERPT_HALF_WIDTH = 80      # characters of a long line shown each side of the error
+MAX_HEAD = 500               # longest error headline (an offending token may be huge)
+
+
 def excerpt_for(text: str, line: int, column: int) -> str:
     """The source line ``line`` and a caret line pointing at ``column`` (both 1-based)."""
     lines = text.split("\n")            # ANTLR counts lines by "\n" alone
     source = lines[line - 1].rstrip("\r") if 0 < line <= len(lines) else ""
+    if len(source) > 2 * EXCERPT_HALF_WIDTH:
+        # A hostile one-line statement must not make the reply as large as itself (twice over).
+        start = max(0, column - 1 - EXCERPT_HALF_WIDTH)
+        window = source[start:column - 1 + EXCERPT_HALF_WIDTH]
+        prefix = "..." if start else ""
+        suffix = "..." if start + len(window) < len(source) else ""
+        source, column = prefix + window + suffix, column - start + len(prefix)
     # Copy tabs into the caret line so the caret stays under the column in any tab width.
     pad = "".join("\t" if ch == "\t" else " " for ch in source[:column - 1])
     pad += " " * max(0, column - 1 - len(source))
@@ -51,6 +62,8 @@ def make_syntax_error(text: str, line: int, column: int, head: str,
                       detail: str = "UnexpectedSyntax") -> CypherSyntaxError:
     """A CypherSyntaxError whose message is ``head (line L, column C (offset: O))`` plus the excerpt."""
     excerpt = excerpt_for(text, line, column)
+    if len(head) > MAX_HEAD:
+        head = head[:MAX_HEAD - 3] + "..."
     message = f"{head} (line {line}, column {column} (offset: {offset_of(text, line, column)}))\n{excerpt}"
     error = CypherSyntaxError(message, detail=detail, line=line, column=column, excerpt=excerpt,
                               phase="compile time")

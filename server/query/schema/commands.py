@@ -19,7 +19,7 @@ from relate.server.index.providers import kinds as search_kinds
 
 from .. import ast
 from ..catalog_docs import function_description, procedure_description
-from . import types
+from . import roles, types
 from .catalog import Catalog, Constraint, RangeIndex, generated_name
 from .enforce import validate_existing
 
@@ -256,8 +256,10 @@ def _show(db, tx, cmd: ast.ShowCommand, params, catalog: Catalog) -> CommandResu
         rows, default, extra = show_procedures(db), PROCEDURE_COLUMNS, PROCEDURE_EXTRA
     elif kind == "FUNCTIONS":
         rows, default, extra = show_functions(), FUNCTION_COLUMNS, FUNCTION_EXTRA
-    elif kind == "USERS":
+    elif kind in ("USERS", "CURRENT USER"):
         rows, default, extra = db.users.list_users(tx=tx), USER_COLUMNS, []
+        if kind == "CURRENT USER":
+            rows = [row for row in rows if row["user"] == roles.current_user_name()]
     elif kind == "TRANSACTIONS":
         rows, default, extra = db.show_transactions(), TRANSACTION_COLUMNS, []
     elif kind in ("RELEVANCE JOINS", "LABELS"):
@@ -378,6 +380,7 @@ _HANDLERS = {
     ast.CreateConstraint: _create_constraint, ast.DropConstraint: _drop_constraint,
     ast.CreateIndex: _create_index, ast.DropIndex: _drop_index, ast.ShowCommand: _show,
     ast.CreateUser: _create_user, ast.AlterUser: _alter_user, ast.DropUser: _drop_user,
+    ast.GrantRole: roles.grant_role, ast.AlterCurrentPassword: roles.alter_current_password,
 }
 
 from relate.server.relevance.ddl import HANDLERS as _RELEVANCE_HANDLERS  # noqa: E402

@@ -21,6 +21,16 @@ _REJECTED_KINDS = {"type": (NODE, PATH), "labels": (PATH,), "length": (NODE, REL
 UPDATING = (ast.Create, ast.Merge, ast.Set, ast.Remove, ast.Delete, ast.Foreach)
 
 
+def _check_aggregate_arity(call: ast.FunctionCall) -> None:
+    """Wrong argument counts to an aggregate are compile-time errors (before anything runs)."""
+    from ..exec.functions.aggregates import AGGREGATE_ARITY    # the expression engineer's registry
+    low, high = AGGREGATE_ARITY.get(call.name.lower(), (0, None))
+    if len(call.args) < low:
+        raise error(f"Insufficient parameters for function '{call.name}'", "InvalidNumberOfArguments", call)
+    if high is not None and len(call.args) > high:
+        raise error(f"Too many parameters for function '{call.name}'", "InvalidNumberOfArguments", call)
+
+
 def error(message: str, detail: str, node=None) -> CypherSyntaxError:
     pos = getattr(node, "pos", None)
     line, column = pos if pos else (None, None)
@@ -415,6 +425,7 @@ class Analyzer:
             if not allow_aggregates or _inside_local:
                 raise error("Invalid use of aggregating function in this context", "InvalidAggregation", expr)
             if isinstance(expr, ast.FunctionCall):
+                _check_aggregate_arity(expr)
                 for arg in expr.args:
                     self._expr(arg, scope, allow_aggregates=True, hidden_ok=hidden_ok)
             return

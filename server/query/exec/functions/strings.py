@@ -6,6 +6,7 @@ import unicodedata
 
 from relate.protocol.errors import ArgumentError
 from relate.server.query.exec.functions.registry import function, type_error
+from relate.server.query import limits
 
 
 def _str(fn_name, v):
@@ -67,7 +68,11 @@ _trim_fn("rtrim", str.rstrip, "A string without trailing whitespace (or the give
 def replace(ctx, original, search, replacement):
     if original is None or search is None or replacement is None:
         return None
-    return _str("replace", original).replace(_str("replace", search), _str("replace", replacement))
+    text, search, replacement = _str("replace", original), _str("replace", search), _str("replace", replacement)
+    if len(replacement) > len(search):      # growing: bound the result before building it
+        occurrences = text.count(search) if search else len(text) + 1
+        limits.check_string(len(text) + occurrences * (len(replacement) - len(search)))
+    return text.replace(search, replacement)
 
 
 @function("split", 2, description="A string split at a delimiter (or any of a list of delimiters).")

@@ -12,6 +12,7 @@ from typing import Any
 from relate.protocol.errors import CypherArithmeticError, CypherTypeError
 from relate.protocol.values import Duration, Vector
 from relate.server.query.refs import NodeRef, PathRef, RelRef
+from relate.server.query import limits
 
 __all__ = [
     "equals", "compare", "less", "less_equal", "greater", "greater_equal",
@@ -369,13 +370,16 @@ def add(a: Any, b: Any) -> Any:
     if a is None or b is None:
         return None
     if ta is list:
+        limits.check_list(len(a) + (len(b) if tb is list else 1))
         return a + b if tb is list else a + [b]
     if tb is list:
+        limits.check_list(len(b) + 1)
         return [a] + b
     if ta is str or tb is str:
         sa, sb = cypher_str(a), cypher_str(b)
         if sa is None or sb is None:
             raise _operand_error("+", a, b)
+        limits.check_string(len(sa) + len(sb))
         return sa + sb
     if _temporal(a) and _temporal(b):
         return _temporal_ops().temporal_add(a, b)

@@ -8,6 +8,7 @@ Operators and accessors used by the expression compiler are re-exported from her
 from __future__ import annotations
 
 import datetime as _dt
+import math
 from typing import Any, Callable
 
 from relate.protocol.errors import ArgumentError, CypherTypeError
@@ -157,6 +158,9 @@ def duration_from_map(value: dict) -> Duration:
         if isinstance(amount, bool) or not isinstance(amount, (int, float)):
             raise CypherTypeError(f"duration(): field {key} must be a number, got {amount!r}",
                                   detail="InvalidArgumentType")
+        if isinstance(amount, float) and not math.isfinite(amount):
+            raise ArgumentError(f"duration(): field {key} must be a finite number, got {amount!r}",
+                                detail="InvalidArgumentValue")
         parts[unit] = amount
     return duration_from_components(**parts)
 

@@ -1,0 +1,82 @@
+"""Roles and what each may run, checked per statement for sessions opened by a logged-in user.
+
+``reader`` reads (queries, SHOW, read procedures); ``editor`` also writes data; ``admin`` also runs
+schema DDL (indexes, constraints), user and role administration and catalog-changing procedures.
+A user whose password must change (``CHANGE REQUIRED``) may only change its own password.
+Embedded sessions and ``--no-auth`` servers have no principal and may run everything.
+"""
+from __future__ import annotations
+
+import contextvars
+
+from relate.protocol.errors import ClientError
+
+from .query import ast
+from .query.planner import logical
+
+ROLES = ("reader", "editor", "admin")          # each role may do what the ones before it may
+DEFAULT_ROLES = ["reader"]                     # CREATE USER without GRANT ROLE
+LEGACY_ROLES = ["admin"]                       # users stored before roles existed were all admin
+_RANK = {role: rank for rank, role in enumerate(ROLES)}
+# Procedures that change the catalog, other users' scope, or write outside the database directory.
+_ADMIN_PROCEDURES = frozenset({"db.index.vector.setsearchoptions", "db.backup", "dbms.security.setusercontexts"})
+_OPEN_SHOWS = frozenset({"INDEXES", "CONSTRAINTS", "PROCEDURES", "FUNCTIONS", "CURRENT USER"})
+FORBIDDEN = "Neo.ClientError.Security.Forbidden"
+CREDENTIALS_EXPIRED = "Neo.ClientError.Security.CredentialsExpired"
+
+# The user running the current statement (read by commands such as ALTER CURRENT USER).
+current_user: contextvars.ContextVar[str | None] = contextvars.ContextVar("relate_current_user", default=None)
+
+
+def roles_of(entry: dict | None) -> list[str]:
+    if entry is None:
+        return []
+    roles = entry.get("roles")
+    return list(LEGACY_ROLES if roles is None else roles)
+
+
+def required_role(prepared) -> str:
+    """The least role that may run ``prepared`` (cached on it)."""
+    role = getattr(prepared, "privilege", None)
+    if role is None:
+        role = prepared.privilege = _required(prepared)
+    return role
+
+
+def _required(prepared) -> str:
+    if prepared.is_command:
+        command = prepared.statement.body
+        if isinstance(command, ast.AlterCurrentPassword):
+            return "reader"
+        if isinstance(command, ast.ShowCommand):
+            return "reader" if command.kind in _OPEN_SHOWS else "admin"
+        return "admin"
+    plan = prepared.plan
+    for op in logical.walk(plan.logical):
+        if isinstance(op, logical.ProcedureCall) and op.name.lower() in _ADMIN_PROCEDURES:
+            return "admin"
+    return "editor" if plan.updating else "reader"
+
+
+def check(principal: str, entry: dict | None, prepared) -> None:
+    """Raise Forbidden (or CredentialsExpired) unless ``principal`` may run ``prepared``."""
+    if entry is None:
+        raise ClientError(f"User '{principal}' no longer exists.", code=FORBIDDEN)
+    if entry.get("change_required") and not _changes_own_password(principal, prepared):
+        raise ClientError("The credentials you provided were valid, but must be changed before you can use "
+                          "this instance: ALTER CURRENT USER SET PASSWORD FROM '...' TO '...'",
+                          code=CREDENTIALS_EXPIRED)
+    needed = required_role(prepared)
+    held = max((_RANK.get(role, -1) for role in roles_of(entry)), default=-1)
+    if held < _RANK[needed]:
+        raise ClientError(f"Permission denied: user '{principal}' needs the {needed} role to run this statement.",
+                          code=FORBIDDEN)
+
+
+def _changes_own_password(principal: str, prepared) -> bool:
+    if not prepared.is_command:
+        return False
+    command = prepared.statement.body
+    if isinstance(command, ast.AlterCurrentPassword):
+        return True
+    return isinstance(command, ast.AlterUser) and command.name == principal and command.password is not None

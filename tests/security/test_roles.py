@@ -1,0 +1,60 @@
+"""Roles over the wire: reader / editor / admin enforced per statement, GRANT / REVOKE ROLE, and a
+CHANGE REQUIRED user that may only change its own password."""
+import pytest
+
+import relate
+from relate.errors import ClientError
+from tests.security.conftest import AUTH
+
+FORBIDDEN = "Neo.ClientError.Security.Forbidden"
+
+
+def expect(conn, query, code):
+    with pytest.raises(ClientError) as caught:
+        conn.execute(query).consume()
+    assert caught.value.code == code, caught.value
+
+
+def test_roles_limit_each_user(server):
+    with relate.connect(server.url, auth=AUTH) as admin:
+        admin.execute("CREATE USER rita IF NOT EXISTS SET PASSWORD 'rita-pass-1' CHANGE NOT REQUIRED").consume()
+        admin.execute("CREATE USER eddy IF NOT EXISTS SET PASSWORD 'eddy-pass-1' CHANGE NOT REQUIRED").consume()
+        admin.execute("GRANT ROLE editor TO eddy").consume()
+        admin.execute("CREATE (:Doc {n: 1})").consume()
+        roles = {row["user"]: row["roles"] for row in admin.execute("SHOW USERS")}
+        assert roles == {"neo4j": ["admin"], "rita": ["reader"], "eddy": ["reader", "editor"]}
+    with relate.connect(server.url, auth=("rita", "rita-pass-1")) as reader:
+        assert reader.execute("MATCH (d:Doc) RETURN count(d)").fetchall() == [(1,)]
+        expect(reader, "CREATE (:Doc {n: 2})", FORBIDDEN)
+        expect(reader, "MATCH (d:Doc) SET d.n = 5", FORBIDDEN)
+        expect(reader, "CREATE INDEX doc_n FOR (d:Doc) ON (d.n)", FORBIDDEN)
+        expect(reader, "ALTER USER neo4j SET PASSWORD 'stolen-pass-1'", FORBIDDEN)
+        expect(reader, "SHOW USERS", FORBIDDEN)
+        assert [row["user"] for row in reader.execute("SHOW CURRENT USER")] == ["rita"]
+    with relate.connect(server.url, auth=("eddy", "eddy-pass-1")) as editor:
+        editor.execute("CREATE (:Doc {n: 2})").consume()
+        expect(editor, "CREATE INDEX doc_n FOR (d:Doc) ON (d.n)", FORBIDDEN)
+        expect(editor, "CREATE USER mallory SET PASSWORD 'mallory-pw-1'", FORBIDDEN)
+        expect(editor, "GRANT ROLE admin TO eddy", FORBIDDEN)
+        # A backup writes a directory wherever the server may write: an administrator's call.
+        expect(editor, "CALL db.backup('/tmp/relate-backup-by-editor')", FORBIDDEN)
+        expect(editor, "CALL dbms.security.setUserContexts('eddy', ['any'])", FORBIDDEN)
+    with relate.connect(server.url, auth=AUTH) as admin:
+        admin.execute("REVOKE ROLE editor FROM eddy").consume()
+        expect(admin, "GRANT ROLE superuser TO eddy", "Neo.ClientError.General.InvalidArguments")
+    with relate.connect(server.url, auth=("eddy", "eddy-pass-1")) as eddy:
+        expect(eddy, "CREATE (:Doc {n: 3})", FORBIDDEN)        # checked per statement, at once
+
+
+def test_change_required_user_can_only_change_its_own_password(server):
+    with relate.connect(server.url, auth=AUTH) as admin:
+        admin.execute("CREATE USER newbie IF NOT EXISTS SET PASSWORD 'first-pass-1'").consume()
+        admin.execute("GRANT ROLE admin TO newbie").consume()
+    expired = "Neo.ClientError.Security.CredentialsExpired"
+    with relate.connect(server.url, auth=("newbie", "first-pass-1")) as newbie:
+        expect(newbie, "MATCH (n) RETURN count(n)", expired)
+        expect(newbie, "ALTER USER neo4j SET PASSWORD 'taken-over-1'", expired)
+        newbie.execute("ALTER CURRENT USER SET PASSWORD FROM 'first-pass-1' TO 'second-pass-2'").consume()
+        assert newbie.execute("RETURN 1").fetchall() == [(1,)]
+    relate.connect(server.url, auth=AUTH).close()          # neo4j's password is unchanged
+    relate.connect(server.url, auth=("newbie", "second-pass-2")).close()
