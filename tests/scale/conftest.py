@@ -11,6 +11,7 @@ def ray_cluster():
     import ray
 
     from relate.server.index.sharded import cluster as relate_cluster
+    relate_cluster.keep_ray_on_loopback()     # also when another test imported Ray first
     cluster = LocalCluster()
     cluster.start_head()
     cluster.add_worker()

@@ -1,4 +1,4 @@
-"""Sharded search indexes on a real loopback Ray cluster (head + worker): exact merges, failures.
+"""Sharded search indexes on a real loopback Ray cluster (head + worker, 127.0.0.1 only): exact merges, failures.
 
 Each sharded index is compared with a local index over the same store: same ids, same scores.
 """
@@ -299,3 +299,24 @@ def test_bulk_embedding_through_ray_tasks_feeds_a_sharded_index(ray_cluster):
     assert im.vector_search("emb", local[17], 1)[0][0] == ids[17]
     im.close(save=False)
     store.close()
+
+
+def test_every_ray_socket_is_on_loopback(ray_cluster):
+    """The workplace allows network traffic on 127.0.0.0/8 only: with shard actors live on both nodes,
+    no socket of the cluster's processes (GCS, raylets, agents, shard workers) or of this driver is
+    bound to or connected to another address."""
+    import os
+
+    import ray
+    store = GraphStore.open(None)
+    im = IndexManager(store, None)
+    im.create_vector_index("lo", "node", "Note", "e", (),
+                           {"indexConfig": {"vector.dimensions": DIMS, "shards": 2, "replicas": 2}})
+    _write(store, _notes(40, seed=5))
+    assert im.vector_search("lo", [1.0] * DIMS, 3)
+    alive = [n for n in ray.nodes() if n["Alive"]]
+    assert len(alive) == 2 and {n["NodeManagerAddress"] for n in alive} == {"127.0.0.1"}
+    seen, bad = ray_cluster.loopback_violations({os.getpid()})
+    im.close(save=False)
+    store.close()
+    assert seen > 10 and bad == []

@@ -5,10 +5,12 @@ Ray is imported only when a sharded index exists, so servers without one never p
 from __future__ import annotations
 
 import os
+import sys
 import threading
 
 NAMESPACE = "relate"
 LOCAL_OBJECT_STORE_BYTES = 128 << 20     # a local Ray's object store: batches and results only
+LOOPBACK = "127.0.0.1"
 _lock = threading.Lock()
 _address: str | None = None
 
@@ -19,13 +21,39 @@ def configure(address: str | None) -> None:
     _address = address
 
 
+def is_loopback_address(address: str) -> bool:
+    """Whether a Ray address ("host:port") names this machine's loopback (127.0.0.0/8, localhost)."""
+    host = address.rsplit(":", 1)[0].strip("[]")
+    return host == "localhost" or host.startswith("127.") or host == "::1"
+
+
+def keep_ray_on_loopback() -> None:
+    """Make Ray keep 127.0.0.1 as this process's node address.
+
+    Ray replaces a node address of 127.0.0.1 (or localhost) with the host's interface address
+    (services.resolve_ip_for_localhost), so a local Ray would bind and dial that address. With
+    RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0 it keeps the loopback address; Ray reads the variable once, at
+    import, into ray_constants.ENABLE_RAY_CLUSTER, so an already imported Ray is told directly.
+    """
+    os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+    constants = sys.modules.get("ray._private.ray_constants")
+    if constants is not None:
+        constants.ENABLE_RAY_CLUSTER = False
+
+
 def ray_module():
-    """Ray, connected (joining the configured cluster, or starting a small local one)."""
-    import ray
+    """Ray, connected (joining the configured cluster, or starting a small local one on loopback)."""
     with _lock:
+        address = _address or os.environ.get("RELATE_RAY_ADDRESS") or None
+        local = not address or is_loopback_address(address)
+        if local:
+            keep_ray_on_loopback()
+        import ray
         if not ray.is_initialized():
-            address = _address or os.environ.get("RELATE_RAY_ADDRESS") or None
             common = dict(namespace=NAMESPACE, log_to_driver=False, configure_logging=False)
+            if local:
+                # every socket on 127.0.0.1: the driver's own services and (local Ray) the node's
+                common["_node_ip_address"] = LOOPBACK
             if address:
                 ray.init(address=address, **common)
             else:
