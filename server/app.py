@@ -54,6 +54,8 @@ class RelateServer:
         config = self.config
         if self.database is None:
             from relate.server.engine import Database   # the engine loads only in the server process
+            from relate.server.index.sharded import cluster
+            cluster.configure(config.ray_address)       # joined when a sharded index needs it
             try:
                 self.database = await asyncio.to_thread(
                     Database.open, config.data, fulltext_engine=config.fulltext_engine,

@@ -29,6 +29,7 @@ class Config:
     log_level: str = "info"
     query_timeout: float | None = None      # seconds; None = no limit
     fulltext_engine: str = "tantivy"        # default engine of new full-text indexes: tantivy | whoosh
+    ray_address: str | None = None          # Ray cluster for sharded search indexes; None = a local Ray
     import_dir: str | None = None           # LOAD CSV reads files below it; None = file URLs refused
     auth: bool = True
     init_password: str | None = field(default=None, repr=False)   # creates user neo4j on first start
@@ -96,6 +97,8 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("--query-timeout", type=float, help="seconds before a query is terminated")
     parser.add_argument("--fulltext-engine", choices=["tantivy", "whoosh"],
                         help="engine of full-text indexes created without fulltext.engine (default tantivy)")
+    parser.add_argument("--ray-address", help="Ray cluster (host:port) that runs sharded search indexes "
+                                             "(default: a local Ray, started when one is needed)")
     parser.add_argument("--import-dir", help="directory LOAD CSV may read files from (default: none)")
     parser.add_argument("--no-auth", dest="auth", action="store_const", const=False,
                         help="accept every client without credentials")

@@ -133,24 +133,25 @@ class FullTextIndex:
     # ---- search ---------------------------------------------------------------------------
     def search(self, query: str, skip: int = 0, limit: int | None = None,
                timeout_s: float | None = None, *, mode: str = LUCENE, keys=None,
-               accept=None) -> list[tuple[int, float]]:
+               accept=None, corpus=None) -> list[tuple[int, float]]:
         """The exact Lucene BM25 top (skip + limit) for ``query``, best first (ties by entity id).
 
         ``mode``: 'lucene' syntax or 'plain' words. ``keys``: only these entity ids (scored directly, so a
         small candidate set costs its size only). ``accept(key)``: a pre-filter; the top k is taken among
-        the accepted documents."""
+        the accepted documents. ``corpus``: this index's documents seen through other statistics (a
+        shard scoring with global ones, `sharded.global_stats.GlobalView`)."""
         for name, value in (("skip", skip), ("limit", limit)):
             if value is not None and (type(value) is not int or value < 0):
                 raise ArgumentError(f"A full-text search's {name} must be a non-negative integer, got {value!r}")
         tree = parse_query(query, mode)
         deadline = time.monotonic() + (timeout_s or DEFAULT_TIMEOUT_S)
-        corpus = self.corpus
+        corpus = self.corpus if corpus is None else corpus
         plan = build_plan(tree, self.properties, self.analyzer, corpus)
         want = skip + (len(corpus) if limit is None else limit)
         if isinstance(plan, PNone) or want == 0 or not len(corpus):
             return []
         if keys is not None:
-            return self._search_keys(plan, keys, accept, skip, want)
+            return self._search_keys(plan, keys, accept, skip, want, corpus)
         overlay = self.overlay
         fresh = []                        # changed since the engine commit: scored directly
         for key, analyzed in overlay.items():
@@ -177,8 +178,8 @@ class FullTextIndex:
             fetch *= 4
         return scored[skip:want]
 
-    def _search_keys(self, plan, keys, accept, skip: int, want: int) -> list[tuple[int, float]]:
-        corpus, scored = self.corpus, []
+    def _search_keys(self, plan, keys, accept, skip: int, want: int, corpus) -> list[tuple[int, float]]:
+        scored = []
         for key in set(keys):
             doc = corpus.docs.get(key)
             if doc is None or (accept is not None and not accept(key)):

@@ -198,6 +198,7 @@ class ManagedIndex:
                 seen = self._seen_ts
             if batch and self._online.is_set():
                 self._apply(self._resolve(batch))
+                self._committed(seen)
             elif batch:
                 with self._cond:          # still populating: keep them for after the population
                     self._pending[:0] = batch
@@ -236,6 +237,12 @@ class ManagedIndex:
             finally:
                 tx.close()
         return ops
+
+    def _committed(self, ts: int) -> None:
+        """Tell an index placed elsewhere (sharded) that what was applied brings it to commit ``ts``."""
+        committed = getattr(self.impl, "committed", None)
+        if committed is not None:
+            committed(ts)
 
     @staticmethod
     def _patch(state: _State, change: tuple) -> None:
@@ -284,6 +291,7 @@ class ManagedIndex:
                     self._apply({key: self._read_state(tx, key) for key in chunk})
                     self.progress = 100.0 * min(start + len(chunk), total) / total
                 snapshot_ts = tx.ts
+                self._committed(snapshot_ts)
             finally:
                 tx.close()
             self._covered_ts = max(self._covered_ts, snapshot_ts)

@@ -21,6 +21,8 @@ from relate.protocol.errors import ArgumentError, EquivalentSchemaRuleAlreadyExi
 from .fallback import ExactFallback
 from .definitions import CATALOG_KIND, FULLTEXT, NODE, RELATIONSHIP, VECTOR, IndexDefinition
 from .managed import ManagedIndex
+from .sharded.live import placed
+from .sharded.options import split_placement
 from .providers import get_provider
 
 log = structlog.get_logger(__name__)
@@ -51,9 +53,9 @@ class IndexManager:
 
     def __init__(self, store, directory: str | None, *, default_fulltext_engine: str = DEFAULT_FULLTEXT_ENGINE,
                  build_threads: int | None = None, populating_wait_s: float = POPULATING_WAIT_S,
-                 placement=local_placement):
+                 placement=None):
         self.store = store
-        self.placement = placement
+        self.placement = placement or placed    # local, or sharded when indexConfig says so
         self.directory = directory
         self.default_fulltext_engine = default_fulltext_engine
         self.build_threads = build_threads or max(1, min(16, os.cpu_count() or 1))
@@ -92,9 +94,11 @@ class IndexManager:
     def create_index(self, kind: str, name: str, entity: str, tokens, properties, filter_props=(),
                      options: dict | None = None, if_not_exists: bool = False, tx=None) -> bool:
         """CREATE <kind> INDEX, validated by the kind's provider; False when IF NOT EXISTS found it."""
+        options, where = split_placement(kind, options)    # shards / replicas: any placeable kind
         definition = get_provider(kind).definition(
             name, _entity(entity), list(tokens), list(properties), list(filter_props), options,
             {"fulltext_engine": self.default_fulltext_engine})
+        definition.config.update(where)
         return self._create(definition, if_not_exists, tx)
 
     def _create(self, definition: IndexDefinition, if_not_exists: bool, tx) -> bool:
@@ -193,6 +197,8 @@ class IndexManager:
                 "skippedDocuments": index.skipped_count(),
                 "failureMessage": index.failure or "",
             })
+            if hasattr(index, "shard_health"):
+                row["shards"] = index.shard_health()    # a sharded index: each replica's state and position
             rows.append(row)
         return rows
 

@@ -27,7 +27,8 @@ from .enforce import validate_existing
 INDEX_COLUMNS = ["name", "type", "entityType", "labelsOrTypes", "properties", "state"]
 INDEX_EXTRA = ["id", "populationPercent", "indexProvider", "owningConstraint", "lastRead", "readCount",
                "trackedSince", "options", "failureMessage", "createStatement",
-               "filterProperties", "size", "skippedDocuments"]      # the last three: search indexes
+               "filterProperties", "size", "skippedDocuments",      # these three: search indexes
+               "shards"]                                            # sharded search indexes (docs/scale-out.md)
 CONSTRAINT_COLUMNS = ["id", "name", "type", "entityType", "labelsOrTypes", "properties", "ownedIndex", "propertyType"]
 CONSTRAINT_EXTRA = ["options", "createStatement"]
 PROCEDURE_COLUMNS = ["name", "description", "mode", "worksOnSystem"]
