@@ -72,6 +72,11 @@ def _plan_lines(plan: dict[str, Any], depth: int) -> list[str]:
     return lines
 
 
+def _as_plan(plan: dict[str, Any] | None) -> "Plan | None":
+    """A plan dict as the printable Plan (None stays None)."""
+    return None if plan is None or type(plan) is Plan else Plan(plan)
+
+
 @dataclass
 class Summary:
     """What a finished statement reports besides its rows."""
@@ -84,11 +89,6 @@ class Summary:
     bookmark: str | None = None
     # AI spend: relevance searches, model calls and outside API calls (docs/relevance.md)
     costs: dict[str, int] = field(default_factory=lambda: dict(ZERO_COSTS))
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name == "plan" and value is not None and type(value) is not Plan:
-            value = Plan(value)                 # printable in both modes, whoever set it
-        object.__setattr__(self, name, value)
 
     def to_metadata(self) -> dict[str, Any]:
         meta: dict[str, Any] = {"type": self.query_type, "t_last": self.t_last_ms}
@@ -108,6 +108,6 @@ class Summary:
     @classmethod
     def from_metadata(cls, meta: dict[str, Any], t_first_ms: float = 0.0) -> "Summary":
         return cls(counters=Counters(meta.get("stats", {})), notifications=list(meta.get("notifications", [])),
-                   query_type=meta.get("type", "r"), plan=meta.get("plan"), t_first_ms=t_first_ms,
+                   query_type=meta.get("type", "r"), plan=_as_plan(meta.get("plan")), t_first_ms=t_first_ms,
                    t_last_ms=meta.get("t_last", 0.0), bookmark=meta.get("bookmark"),
                    costs={**ZERO_COSTS, **meta.get("costs", {})})

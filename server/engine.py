@@ -21,7 +21,7 @@ from typing import Optional
 from relate.protocol.errors import (DatabaseError, ParameterMissing, QueryTimeout, RelateError, Terminated,
                                     TransactionError, TransientError)
 from relate.protocol.secrets import redact
-from relate.protocol.summary import Summary
+from relate.protocol.summary import Plan as PrintablePlan, Summary
 
 from . import privileges
 from .explicit_tx import ExplicitTx
@@ -157,6 +157,10 @@ class Database:
         prepared = self.plan_cache.get(text)
         if prepared is not None:
             return prepared
+        return self.prepare_uncached(text, tx)
+
+    def prepare_uncached(self, text: str, tx=None) -> Prepared:
+        """``prepare`` after a plan-cache miss: parse, analyze, plan and cache ``text``."""
         generation = self.plan_cache.generation
         try:
             statement = parse(text)
@@ -303,11 +307,13 @@ class Session:
         explicit = self._explicit
         if explicit is not None:
             explicit.require_usable()
-        check_statement_size(query, db.max_statement_bytes)
-        self._parse_cancelled = False
-        limit = timeout if timeout is not None else db.query_timeout
-        with guarded_parse(self._parse_check(time.monotonic() + limit if limit else None)):
-            prepared = db.prepare(query, explicit.tx if explicit is not None else None)
+        prepared = db.plan_cache.get(query)
+        if prepared is None:            # only a statement that must be parsed pays for the guards
+            check_statement_size(query, db.max_statement_bytes)
+            self._parse_cancelled = False
+            limit = timeout if timeout is not None else db.query_timeout
+            with guarded_parse(self._parse_check(time.monotonic() + limit if limit else None)):
+                prepared = db.prepare_uncached(query, explicit.tx if explicit is not None else None)
         if self.principal is not None:
             privileges.check(self.principal, db.users.entry_now(self.principal), prepared)
         missing = [p for p in prepared.parameters if p not in params]
@@ -328,7 +334,7 @@ class Session:
             summary = Summary(query_type="rw" if plan.updating else "r")
             estimates = explicit.tx if explicit is not None else db.store.begin_read()
             try:
-                summary.plan = describe_plan(plan.root, estimates)
+                summary.plan = PrintablePlan(describe_plan(plan.root, estimates))
                 from .relevance.pricing import price_plan
                 price_plan(plan.root, summary.plan, estimates, self, params)
             finally:
@@ -406,7 +412,7 @@ class Session:
         if profile:
             estimates = self.db.store.begin_read()     # estimates from the counts the statement left
             try:
-                summary.plan = describe_plan(plan.root, estimates, profiled=True)
+                summary.plan = PrintablePlan(describe_plan(plan.root, estimates, profiled=True))
             finally:
                 estimates.close()
         return EngineResult(plan.columns, iter(rows), summary=summary, started=started, materialized=True)
