@@ -97,7 +97,8 @@ def _array(array: np.ndarray, name: str, depth: int) -> Any:
     return to_value(array.tolist(), name, depth)         # tolist() gives Python scalars
 
 
-def _temporal(value) -> Any:
+def _temporal(value: _dt.date | _dt.time | _dt.timedelta) -> Any:
+    cls: Any
     if isinstance(value, _dt.datetime):
         cls = temporal.DateTime if value.tzinfo is not None else temporal.LocalDateTime
     elif isinstance(value, _dt.date):

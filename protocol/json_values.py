@@ -9,7 +9,7 @@ from __future__ import annotations
 import base64
 import binascii
 import math
-from typing import Any
+from typing import Any, Callable
 
 from .errors import ClientError
 from .temporal import Date, DateTime, LocalDateTime, LocalTime, Time
@@ -44,7 +44,7 @@ def _temporal_type(value: Any) -> str | None:
     return None
 
 
-def to_typed(value: Any) -> dict:
+def to_typed(value: Any) -> dict[str, Any]:
     """``value`` as typed JSON (a dict ready for ``json.dumps``)."""
     if value is None:
         return {"$type": "Null", "_value": None}
@@ -87,12 +87,12 @@ def _number_text(x: Any) -> str:
     return _float_text(x) if isinstance(x, float) else str(x)
 
 
-def _typed_map(properties: dict) -> dict:
+def _typed_map(properties: dict[str, Any]) -> dict[str, Any]:
     return {k: to_typed(v) for k, v in properties.items()}
 
 
-def _path_items(path: Path) -> list:
-    items: list = [path.nodes[0]] if path.nodes else []
+def _path_items(path: Path) -> list[Any]:
+    items: list[Any] = [path.nodes[0]] if path.nodes else []
     for rel, node in zip(path.relationships, path.nodes[1:]):
         items += [rel, node]
     return items
@@ -176,7 +176,7 @@ def _element_id(body: Any, kind: str) -> int:
     return int(text[2:])
 
 
-def _props(body: Any, depth: int) -> dict:
+def _props(body: Any, depth: int) -> dict[str, Any]:
     if not isinstance(body, dict):
         raise _bad("_properties must be a map")
     return {k: from_typed(v, depth + 1) for k, v in body.items()}
@@ -225,8 +225,8 @@ def _base64(body: Any) -> bytes:
         raise _bad("invalid Base64 value") from None
 
 
-def _temporal(parse):
-    def decode(body: Any):
+def _temporal(parse: Callable[[str], Any]) -> Callable[[Any], Any]:
+    def decode(body: Any) -> Any:
         return parse(_text(body, parse.__name__.removeprefix("parse_")))
     return decode
 
@@ -273,7 +273,7 @@ def from_typed(value: Any, depth: int = 0) -> Any:
     return decode(body)
 
 
-def typed_parameters(params: Any) -> dict:
+def typed_parameters(params: Any) -> dict[str, Any]:
     """The ``parameters`` map of a typed request: each value typed (a bare map of typed values)."""
     if not isinstance(params, dict):
         raise _bad("parameters must be a JSON object")

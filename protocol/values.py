@@ -7,9 +7,14 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, KeysView, Mapping, Sequence
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from fractions import Fraction
+
+    _Amount = int | float | Fraction
 
 __all__ = ["Node", "Relationship", "Path", "Vector", "Duration", "Row", "row_class"]
 
@@ -19,6 +24,8 @@ class _Entity:
     equal when they are the same entity (same kind and id)."""
 
     __slots__ = ("id", "properties")
+    id: int
+    properties: dict[str, Any]
     _KIND = ""                  # "n" or "r": the element id's prefix and part of the hash
 
     @property
@@ -31,7 +38,7 @@ class _Entity:
     def get(self, key: str, default: Any = None) -> Any:
         return self.properties.get(key, default)
 
-    def keys(self):
+    def keys(self) -> KeysView[str]:
         return self.properties.keys()
 
     def __eq__(self, other: object) -> bool:
@@ -143,16 +150,17 @@ class Vector:
         """The coordinates as a read-only numpy array (no copy)."""
         return self._array
 
-    def tolist(self) -> list:
-        return self._array.tolist()
+    def tolist(self) -> list[Any]:
+        values: list[Any] = self._array.tolist()
+        return values
 
     def __len__(self) -> int:
         return self.dimension
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         return iter(self._array.tolist())
 
-    def __getitem__(self, index):
+    def __getitem__(self, index: Any) -> Any:
         return self._array.tolist()[index]
 
     def __eq__(self, other: object) -> bool:
@@ -188,12 +196,13 @@ class Duration:
         self.nanoseconds = nanoseconds
 
     @classmethod
-    def approximate(cls, months=0, days=0, seconds=0, nanoseconds=0) -> "Duration":
+    def approximate(cls, months: _Amount = 0, days: _Amount = 0, seconds: _Amount = 0,
+                    nanoseconds: _Amount = 0) -> "Duration":
         """A duration from possibly fractional amounts: each unit's fraction flows into the next
         smaller one (months -> days -> seconds -> nanoseconds), truncating toward zero."""
         from fractions import Fraction
 
-        def exact(value):
+        def exact(value: _Amount) -> Fraction:
             # Floats are taken as written (0.3 means 3/10), not as their binary expansion.
             return Fraction(repr(value)) if isinstance(value, float) else Fraction(value)
 
@@ -232,22 +241,22 @@ class Duration:
     def __neg__(self) -> "Duration":
         return Duration(-self.months, -self.days, -self.seconds, -self.nanoseconds)
 
-    def __add__(self, other):
+    def __add__(self, other: object) -> Duration:
         if not isinstance(other, Duration):
             return NotImplemented
         return Duration(self.months + other.months, self.days + other.days,
                         self.seconds + other.seconds, self.nanoseconds + other.nanoseconds)
 
-    def __sub__(self, other):
+    def __sub__(self, other: object) -> Duration:
         if not isinstance(other, Duration):
             return NotImplemented
         return self + (-other)
 
-    def to_state(self) -> tuple:
+    def to_state(self) -> tuple[int, int, int, int]:
         return (self.months, self.days, self.seconds, self.nanoseconds)
 
     @classmethod
-    def from_state(cls, state) -> "Duration":
+    def from_state(cls, state: Iterable[int]) -> "Duration":
         return cls(*state)
 
     def __eq__(self, other: object) -> bool:
@@ -297,14 +306,14 @@ class Duration:
         return q if (a >= 0) == (b > 0) else -q
 
 
-class Row(tuple):
+class Row(tuple):  # type: ignore[type-arg]
     """A result row: a tuple that also indexes by column name (``row["id"]``, ``row.id``)."""
 
     __slots__ = ()
     _keys: tuple[str, ...] = ()
     _index: dict[str, int] = {}
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: Any) -> Any:
         if isinstance(key, str):
             try:
                 return tuple.__getitem__(self, self._index[key])
@@ -312,7 +321,7 @@ class Row(tuple):
                 raise KeyError(f"no column named {key!r}; columns are {list(self._keys)}") from None
         return tuple.__getitem__(self, key)
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         try:
             return tuple.__getitem__(self, self._index[name])
         except KeyError:

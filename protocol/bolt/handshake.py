@@ -8,6 +8,7 @@ the client then sends its pick ``[0, 0, minor, major]`` and a varint of the capa
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import NamedTuple
 
 MAGIC = b"\x60\x60\xB0\x17"
@@ -38,7 +39,7 @@ class Slot(NamedTuple):
     minor: int
     range: int
 
-    def versions(self):
+    def versions(self) -> list[BoltVersion]:
         return [BoltVersion(self.major, minor) for minor in range(self.minor, max(self.minor - self.range, 0) - 1, -1)]
 
 
@@ -57,7 +58,7 @@ def wants_manifest(slots: list[bytes]) -> bool:
     return MANIFEST_V1 in slots
 
 
-def choose_version(slots: list[bytes], supported=SUPPORTED) -> BoltVersion | None:
+def choose_version(slots: list[bytes], supported: Iterable[BoltVersion] = SUPPORTED) -> BoltVersion | None:
     """Legacy negotiation: the first slot (in the client's order) naming a version we speak, at the
     highest version of its range that we speak."""
     ours = set(supported)
@@ -99,7 +100,7 @@ def decode_varint(data: bytes, pos: int = 0) -> tuple[int, int] | None:
     return None
 
 
-def _offer_slots(supported) -> list[Slot]:
+def _offer_slots(supported: Iterable[BoltVersion]) -> list[Slot]:
     """Our versions as few slots as possible (runs of consecutive minors of one major)."""
     slots: list[Slot] = []
     for version in sorted(supported, reverse=True):
@@ -111,14 +112,14 @@ def _offer_slots(supported) -> list[Slot]:
     return slots
 
 
-def manifest_offer(supported=SUPPORTED, capabilities: int = 0) -> bytes:
+def manifest_offer(supported: Iterable[BoltVersion] = SUPPORTED, capabilities: int = 0) -> bytes:
     """The server's manifest-v1 answer: marker, count, slots, capabilities."""
     slots = _offer_slots(supported)
     return (MANIFEST_V1 + encode_varint(len(slots))
             + b"".join(bytes((0, s.range, s.minor, s.major)) for s in slots) + encode_varint(capabilities))
 
 
-def parse_manifest_choice(data: bytes, supported=SUPPORTED) -> tuple[BoltVersion, int, int] | None:
+def parse_manifest_choice(data: bytes, supported: Iterable[BoltVersion] = SUPPORTED) -> tuple[BoltVersion, int, int] | None:
     """The client's pick after a manifest offer: (version, capabilities, bytes used), None when
     incomplete. A version we did not offer raises BoltHandshakeError."""
     if len(data) < 5:

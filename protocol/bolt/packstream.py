@@ -29,7 +29,7 @@ class Structure:
 
     __slots__ = ("tag", "fields")
 
-    def __init__(self, tag: int | bytes, fields: list | tuple):
+    def __init__(self, tag: int | bytes, fields: list[Any] | tuple[Any, ...]):
         self.tag = tag[0] if isinstance(tag, (bytes, bytearray)) else tag
         self.fields = list(fields)
 
@@ -60,7 +60,7 @@ def _int(value: int, out: bytearray) -> None:
         raise PackStreamError(f"integer {value} does not fit in 64 bits")
 
 
-def _header(size: int, tiny: int, markers: tuple[int, int, int], out: bytearray, what: str) -> None:
+def _header(size: int, tiny: int | None, markers: tuple[int, int, int], out: bytearray, what: str) -> None:
     if size < 16 and tiny is not None:
         out.append(tiny + size)
     elif size <= 0xFF:
@@ -87,7 +87,7 @@ class Packer:
     def pack_into(self, value: Any, out: bytearray) -> None:
         self._pack(value, out, 0)
 
-    def pack_row(self, row, out: bytearray) -> None:
+    def pack_row(self, row: list[Any] | tuple[Any, ...], out: bytearray) -> None:
         """A result row (a tuple or list) as a PackStream list, appended to ``out``."""
         _header(len(row), 0x90, (0xD4, 0xD5, 0xD6), out, "list")
         pack = self._pack
@@ -190,7 +190,7 @@ class Unpacker:
         if len(view) < 2:
             raise PackStreamError("truncated message")
         size, tag, pos = view[0] - 0xB0, view[1], 2
-        fields = []
+        fields: list[Any] = []
         for _ in range(size):
             field, pos = self._value(view, pos, 1)
             fields.append(field)
@@ -205,7 +205,7 @@ class Unpacker:
     def _size(self, view: memoryview, pos: int, width: int) -> tuple[int, int]:
         self._need(view, pos, width)
         fmt = (_U8, _U16, None, _U32)[width - 1]
-        size = fmt.unpack_from(view, pos)[0]
+        size: int = fmt.unpack_from(view, pos)[0]  # type: ignore[union-attr]  # width is 1, 2 or 4
         if width == 4 and size > 0x7FFFFFFF:
             raise PackStreamError("size too large")
         return size, pos + width
@@ -268,21 +268,21 @@ class Unpacker:
         if items > len(view) - pos:          # every item takes at least one byte
             raise PackStreamError("container larger than the message holding it")
 
-    def _list(self, view, pos, size, depth):
+    def _list(self, view: memoryview, pos: int, size: int, depth: int) -> tuple[list[Any], int]:
         self._enter(view, pos, size, depth)
         end = pos + 9 * size
         if size > 8 and view[pos] == 0xC1 and end <= len(view) and view[pos:end:9] == _FLOAT_MARKERS[:size]:
             # A list of floats (an embedding): one struct call instead of one per element.
             return list(struct.unpack_from(">" + "xd" * size, view, pos)), end
-        items = []
+        items: list[Any] = []
         for _ in range(size):
             item, pos = self._value(view, pos, depth + 1)
             items.append(item)
         return items, pos
 
-    def _map(self, view, pos, size, depth):
+    def _map(self, view: memoryview, pos: int, size: int, depth: int) -> tuple[dict[str, Any], int]:
         self._enter(view, pos, 2 * size, depth)
-        result = {}
+        result: dict[str, Any] = {}
         for _ in range(size):
             key, pos = self._value(view, pos, depth + 1)
             if type(key) is not str:
@@ -290,11 +290,11 @@ class Unpacker:
             result[key], pos = self._value(view, pos, depth + 1)
         return result, pos
 
-    def _structure(self, view, pos, size, depth):
+    def _structure(self, view: memoryview, pos: int, size: int, depth: int) -> tuple[Any, int]:
         self._enter(view, pos, size + 1, depth)
         tag = view[pos]
         pos += 1
-        fields = []
+        fields: list[Any] = []
         for _ in range(size):
             field, pos = self._value(view, pos, depth + 1)
             fields.append(field)

@@ -9,6 +9,7 @@ Years are limited to 1..9999 (Python's range), narrower than Neo4j's.
 from __future__ import annotations
 
 import datetime as _dt
+from typing import TYPE_CHECKING, Any, Callable, Self, SupportsIndex, cast
 
 from ..errors import ArgumentError
 from .zones import (UTC, format_offset, is_named_zone, named_zone, offset_seconds_of,
@@ -70,6 +71,19 @@ class _NanosecondValue:
 
     __slots__ = ()
 
+    if TYPE_CHECKING:   # what the subclasses (time or datetime, and the Cypher hooks) provide
+        _nanosecond: int
+        hour: int
+        minute: int
+        second: int
+
+        def _coerce(self, other: object) -> Any: ...
+        def _eq_key(self) -> Any: ...
+        def _order_key(self) -> Any: ...
+        def to_state(self) -> tuple[Any, ...]: ...
+        @classmethod
+        def from_state(cls, state: Any) -> Any: ...
+
     @property
     def nanosecond(self) -> int:
         return self._nanosecond
@@ -78,50 +92,50 @@ class _NanosecondValue:
     def nanos_of_day(self) -> int:
         return ((self.hour * 60 + self.minute) * 60 + self.second) * NANOS_PER_SECOND + self._nanosecond
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"{type(self).__name__} values are immutable")
 
     def _set_nanosecond(self, nanosecond: int) -> None:
         object.__setattr__(self, "_nanosecond", nanosecond)
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         return (type(self).from_state, (self.to_state(),))
 
-    def __reduce_ex__(self, protocol):
+    def __reduce_ex__(self, protocol: SupportsIndex) -> tuple[Any, ...]:
         return self.__reduce__()
 
-    def __copy__(self):
+    def __copy__(self) -> Self:
         return self
 
-    def __deepcopy__(self, memo):
+    def __deepcopy__(self, memo: Any) -> Self:
         return self
 
     # Cypher equality and ordering; subclasses define _coerce, _eq_key and _order_key.
-    def __eq__(self, other):
+    def __eq__(self, other: Any) -> bool:
         other = self._coerce(other)
         return NotImplemented if other is None else self._eq_key() == other._eq_key()
 
-    def __ne__(self, other):
+    def __ne__(self, other: Any) -> bool:
         result = self.__eq__(other)
         return result if result is NotImplemented else not result
 
-    def __lt__(self, other):
+    def __lt__(self, other: Any) -> bool:
         other = self._coerce(other)
         return NotImplemented if other is None else self._order_key() < other._order_key()
 
-    def __le__(self, other):
+    def __le__(self, other: Any) -> bool:
         other = self._coerce(other)
         return NotImplemented if other is None else self._order_key() <= other._order_key()
 
-    def __gt__(self, other):
+    def __gt__(self, other: Any) -> bool:
         other = self._coerce(other)
         return NotImplemented if other is None else self._order_key() > other._order_key()
 
-    def __ge__(self, other):
+    def __ge__(self, other: Any) -> bool:
         other = self._coerce(other)
         return NotImplemented if other is None else self._order_key() >= other._order_key()
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         # Equal to the plain Python value's hash when there are no sub-microsecond digits.
         base = super().__hash__()
         extra = self._nanosecond % 1000
@@ -139,7 +153,7 @@ class Date(_dt.date):
 
     __slots__ = ()
 
-    def __new__(cls, year: int, month: int = 1, day: int = 1):
+    def __new__(cls, year: int, month: int = 1, day: int = 1) -> Self:
         try:
             return super().__new__(cls, year, month, day)
         except (ValueError, OverflowError, TypeError) as exc:
@@ -220,17 +234,17 @@ class Date(_dt.date):
     def to_python(self) -> _dt.date:
         return _dt.date(self.year, self.month, self.day)
 
-    def to_state(self) -> tuple:
+    def to_state(self) -> tuple[Any, ...]:
         return (self.year, self.month, self.day)
 
     @classmethod
-    def from_state(cls, state) -> "Date":
+    def from_state(cls, state: Any) -> "Date":
         return cls(*state)
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.year, self.month, self.day))
 
-    def __reduce_ex__(self, protocol):
+    def __reduce_ex__(self, protocol: SupportsIndex) -> tuple[Any, ...]:
         return self.__reduce__()
 
     def __str__(self) -> str:
@@ -242,12 +256,12 @@ class Date(_dt.date):
     def __format__(self, spec: str) -> str:
         return str(self) if not spec else super().__format__(spec)
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         if isinstance(other, _dt.datetime) or not isinstance(other, _dt.date):
             return NotImplemented
         return self.toordinal() == other.toordinal()
 
-    def __ne__(self, other):
+    def __ne__(self, other: object) -> bool:
         result = self.__eq__(other)
         return result if result is NotImplemented else not result
 
@@ -260,7 +274,7 @@ class LocalTime(_NanosecondValue, _dt.time):
     __slots__ = ("_nanosecond",)
 
     def __new__(cls, hour: int = 0, minute: int = 0, second: int = 0, microsecond: int = 0,
-                tzinfo: None = None, *, fold: int = 0, nanosecond: int | None = None):
+                tzinfo: None = None, *, fold: int = 0, nanosecond: int | None = None) -> Self:
         if tzinfo is not None:
             raise _invalid("A LocalTime has no time zone; use Time for a time with an offset")
         nanos = _resolve_nanos(microsecond, nanosecond)
@@ -288,8 +302,8 @@ class LocalTime(_NanosecondValue, _dt.time):
         from .parse import parse_local_time
         return parse_local_time(text)
 
-    def replace(self, hour=None, minute=None, second=None, microsecond=None, tzinfo=True, *,
-                fold=None, nanosecond=None) -> "LocalTime":
+    def replace(self, hour: Any = None, minute: Any = None, second: Any = None,
+                microsecond: Any = None, tzinfo: Any = True, *, fold: Any = None, nanosecond: Any = None) -> "LocalTime":
         if nanosecond is None:
             nanosecond = self._nanosecond if microsecond is None else microsecond * 1000
         return type(self)(self.hour if hour is None else hour, self.minute if minute is None else minute,
@@ -299,21 +313,21 @@ class LocalTime(_NanosecondValue, _dt.time):
     def to_python(self) -> _dt.time:
         return _dt.time(self.hour, self.minute, self.second, self.microsecond)
 
-    def to_state(self) -> tuple:
+    def to_state(self) -> tuple[Any, ...]:
         return (self.nanos_of_day,)
 
     @classmethod
-    def from_state(cls, state) -> "LocalTime":
+    def from_state(cls, state: Any) -> "LocalTime":
         return cls.of_nanos_of_day(state[0])
 
-    def _coerce(self, other):
+    def _coerce(self, other: object) -> Any:
         if isinstance(other, LocalTime):
             return other
         if isinstance(other, _dt.time) and not isinstance(other, Time) and other.tzinfo is None:
             return LocalTime.from_python(other)
         return None
 
-    def _eq_key(self):
+    def _eq_key(self) -> Any:
         return self.nanos_of_day
 
     _order_key = _eq_key
@@ -328,7 +342,7 @@ class Time(_NanosecondValue, _dt.time):
     __slots__ = ("_nanosecond",)
 
     def __new__(cls, hour: int = 0, minute: int = 0, second: int = 0, microsecond: int = 0,
-                tzinfo: _dt.tzinfo | None = None, *, fold: int = 0, nanosecond: int | None = None):
+                tzinfo: _dt.tzinfo | None = None, *, fold: int = 0, nanosecond: int | None = None) -> Self:
         tzinfo = UTC if tzinfo is None else tzinfo
         if is_named_zone(tzinfo):
             raise _invalid("A Time carries a fixed UTC offset, not a named time zone")
@@ -349,7 +363,7 @@ class Time(_NanosecondValue, _dt.time):
     def from_python(cls, value: _dt.time) -> "Time":
         if type(value) is cls:
             return value
-        offset = int(value.utcoffset().total_seconds()) if value.tzinfo is not None else 0
+        offset = int(cast(_dt.timedelta, value.utcoffset()).total_seconds()) if value.tzinfo is not None else 0
         return cls(value.hour, value.minute, value.second, tzinfo=offset_zone(offset),
                    nanosecond=getattr(value, "nanosecond", value.microsecond * 1000))
 
@@ -360,7 +374,7 @@ class Time(_NanosecondValue, _dt.time):
 
     @property
     def offset_seconds(self) -> int:
-        return int(self.utcoffset().total_seconds())
+        return int(cast(_dt.timedelta, self.utcoffset()).total_seconds())
 
     @property
     def zone_id(self) -> str:
@@ -370,8 +384,8 @@ class Time(_NanosecondValue, _dt.time):
     def local_time(self) -> LocalTime:
         return LocalTime.of_nanos_of_day(self.nanos_of_day)
 
-    def replace(self, hour=None, minute=None, second=None, microsecond=None, tzinfo=True, *,
-                fold=None, nanosecond=None) -> "Time":
+    def replace(self, hour: Any = None, minute: Any = None, second: Any = None,
+                microsecond: Any = None, tzinfo: Any = True, *, fold: Any = None, nanosecond: Any = None) -> "Time":
         if nanosecond is None:
             nanosecond = self._nanosecond if microsecond is None else microsecond * 1000
         return type(self)(self.hour if hour is None else hour, self.minute if minute is None else minute,
@@ -382,24 +396,24 @@ class Time(_NanosecondValue, _dt.time):
     def to_python(self) -> _dt.time:
         return _dt.time(self.hour, self.minute, self.second, self.microsecond, self.tzinfo)
 
-    def to_state(self) -> tuple:
+    def to_state(self) -> tuple[Any, ...]:
         return (self.nanos_of_day, self.offset_seconds)
 
     @classmethod
-    def from_state(cls, state) -> "Time":
+    def from_state(cls, state: Any) -> "Time":
         return cls.of_nanos_of_day(state[0], state[1])
 
-    def _coerce(self, other):
+    def _coerce(self, other: object) -> Any:
         if isinstance(other, Time):
             return other
         if isinstance(other, _dt.time) and not isinstance(other, LocalTime) and other.tzinfo is not None:
             return Time.from_python(other)
         return None
 
-    def _eq_key(self):
+    def _eq_key(self) -> Any:
         return (self.nanos_of_day, self.offset_seconds)
 
-    def _order_key(self):
+    def _order_key(self) -> Any:
         return (self.nanos_of_day - self.offset_seconds * NANOS_PER_SECOND, self.nanos_of_day)
 
     def __str__(self) -> str:
@@ -413,7 +427,7 @@ class LocalDateTime(_NanosecondValue, _dt.datetime):
 
     def __new__(cls, year: int, month: int = 1, day: int = 1, hour: int = 0, minute: int = 0,
                 second: int = 0, microsecond: int = 0, tzinfo: None = None, *, fold: int = 0,
-                nanosecond: int | None = None):
+                nanosecond: int | None = None) -> Self:
         if tzinfo is not None:
             raise _invalid("A LocalDateTime has no time zone; use DateTime")
         nanos = _resolve_nanos(microsecond, nanosecond)
@@ -466,11 +480,12 @@ class LocalDateTime(_NanosecondValue, _dt.datetime):
         """Nanoseconds since 1970-01-01T00:00 on the same wall clock."""
         return self.date_part.epoch_day * NANOS_PER_DAY + self.nanos_of_day
 
-    def replace(self, year=None, month=None, day=None, hour=None, minute=None, second=None,
-                microsecond=None, tzinfo=True, *, fold=None, nanosecond=None) -> "LocalDateTime":
+    def replace(self, year: Any = None, month: Any = None, day: Any = None,
+                hour: Any = None, minute: Any = None, second: Any = None, microsecond: Any = None,
+                tzinfo: Any = True, *, fold: Any = None, nanosecond: Any = None) -> "LocalDateTime":
         if nanosecond is None:
             nanosecond = self._nanosecond if microsecond is None else microsecond * 1000
-        pick = lambda new, old: old if new is None else new  # noqa: E731
+        pick: Callable[[Any, Any], Any] = lambda new, old: old if new is None else new  # noqa: E731
         return type(self)(pick(year, self.year), pick(month, self.month), pick(day, self.day),
                           pick(hour, self.hour), pick(minute, self.minute), pick(second, self.second),
                           nanosecond=nanosecond, fold=pick(fold, self.fold))
@@ -479,21 +494,21 @@ class LocalDateTime(_NanosecondValue, _dt.datetime):
         return _dt.datetime(self.year, self.month, self.day, self.hour, self.minute, self.second,
                             self.microsecond)
 
-    def to_state(self) -> tuple:
+    def to_state(self) -> tuple[Any, ...]:
         return (self.year, self.month, self.day, self.nanos_of_day)
 
     @classmethod
-    def from_state(cls, state) -> "LocalDateTime":
+    def from_state(cls, state: Any) -> "LocalDateTime":
         return cls.of(Date(state[0], state[1], state[2]), state[3])
 
-    def _coerce(self, other):
+    def _coerce(self, other: object) -> Any:
         if isinstance(other, LocalDateTime):
             return other
         if isinstance(other, _dt.datetime) and not isinstance(other, DateTime) and other.tzinfo is None:
             return LocalDateTime.from_python(other)
         return None
 
-    def _eq_key(self):
+    def _eq_key(self) -> Any:
         return (self.toordinal(), self.nanos_of_day)
 
     _order_key = _eq_key
@@ -512,9 +527,13 @@ class DateTime(_NanosecondValue, _dt.datetime):
 
     __slots__ = ("_nanosecond",)
 
+    if TYPE_CHECKING:   # a DateTime always has a zone
+        @property
+        def tzinfo(self) -> _dt.tzinfo: ...
+
     def __new__(cls, year: int, month: int = 1, day: int = 1, hour: int = 0, minute: int = 0,
                 second: int = 0, microsecond: int = 0, tzinfo: _dt.tzinfo | None = None, *,
-                fold: int = 0, nanosecond: int | None = None):
+                fold: int = 0, nanosecond: int | None = None) -> Self:
         nanos = _resolve_nanos(microsecond, nanosecond)
         try:
             self = _dt.datetime.__new__(cls, year, month, day, hour, minute, second, nanos // 1000,
@@ -573,7 +592,7 @@ class DateTime(_NanosecondValue, _dt.datetime):
             return value
         tz = value.tzinfo or UTC
         if not is_named_zone(tz):
-            tz = offset_zone(int(value.utcoffset().total_seconds()))
+            tz = offset_zone(int(cast(_dt.timedelta, value.utcoffset()).total_seconds()))
         return cls(value.year, value.month, value.day, value.hour, value.minute, value.second,
                    tzinfo=tz, fold=value.fold,
                    nanosecond=getattr(value, "nanosecond", value.microsecond * 1000))
@@ -585,7 +604,7 @@ class DateTime(_NanosecondValue, _dt.datetime):
 
     @property
     def offset_seconds(self) -> int:
-        return int(self.utcoffset().total_seconds())
+        return int(cast(_dt.timedelta, self.utcoffset()).total_seconds())
 
     @property
     def zone_id(self) -> str:
@@ -627,11 +646,12 @@ class DateTime(_NanosecondValue, _dt.datetime):
         """The same instant seen in ``tz``."""
         return DateTime.of_instant(self.epoch_seconds, self._nanosecond, tz)
 
-    def replace(self, year=None, month=None, day=None, hour=None, minute=None, second=None,
-                microsecond=None, tzinfo=True, *, fold=None, nanosecond=None) -> "DateTime":
+    def replace(self, year: Any = None, month: Any = None, day: Any = None,
+                hour: Any = None, minute: Any = None, second: Any = None, microsecond: Any = None,
+                tzinfo: Any = True, *, fold: Any = None, nanosecond: Any = None) -> "DateTime":
         if nanosecond is None:
             nanosecond = self._nanosecond if microsecond is None else microsecond * 1000
-        pick = lambda new, old: old if new is None else new  # noqa: E731
+        pick: Callable[[Any, Any], Any] = lambda new, old: old if new is None else new  # noqa: E731
         return type(self)(pick(year, self.year), pick(month, self.month), pick(day, self.day),
                           pick(hour, self.hour), pick(minute, self.minute), pick(second, self.second),
                           tzinfo=self.tzinfo if tzinfo is True else tzinfo, nanosecond=nanosecond,
@@ -641,28 +661,28 @@ class DateTime(_NanosecondValue, _dt.datetime):
         return _dt.datetime(self.year, self.month, self.day, self.hour, self.minute, self.second,
                             self.microsecond, self.tzinfo, fold=self.fold)
 
-    def to_state(self) -> tuple:
+    def to_state(self) -> tuple[Any, ...]:
         """``(epoch_seconds, nanosecond, zone)``: zone is an IANA name or an offset in seconds."""
         zone = zone_id(self.tzinfo) if self.has_named_zone else self.offset_seconds
         return (self.epoch_seconds, self._nanosecond, zone)
 
     @classmethod
-    def from_state(cls, state) -> "DateTime":
+    def from_state(cls, state: Any) -> "DateTime":
         epoch_seconds, nanosecond, zone = state
         tz = named_zone(zone) if isinstance(zone, str) else offset_zone(zone)
         return cls.of_instant(epoch_seconds, nanosecond, tz)
 
-    def _coerce(self, other):
+    def _coerce(self, other: object) -> Any:
         if isinstance(other, DateTime):
             return other
         if isinstance(other, _dt.datetime) and not isinstance(other, LocalDateTime) and other.tzinfo:
             return DateTime.from_python(other)
         return None
 
-    def _eq_key(self):
+    def _eq_key(self) -> Any:
         return (self.toordinal(), self.nanos_of_day, self.offset_seconds, self.zone_id)
 
-    def _order_key(self):
+    def _order_key(self) -> Any:
         return (self.epoch_nanos, self.toordinal(), self.nanos_of_day, self.zone_id)
 
     def __str__(self) -> str:

@@ -7,8 +7,10 @@ component) and the alternative ``P2012-02-02T14:37:21.545``.
 """
 from __future__ import annotations
 
+import datetime as _dt
 import re
 from fractions import Fraction
+from typing import cast
 
 from ..errors import ArgumentError
 from . import Date, DateTime, LocalDateTime, LocalTime, Time
@@ -59,7 +61,7 @@ def _split_datetime(text: str, kind: str) -> tuple[str, str | None]:
     return date_text, (time_text if sep else None)
 
 
-def _date_from_match(match: re.Match) -> Date:
+def _date_from_match(match: re.Match[str]) -> Date:
     year = int(match["year"])
     if year < 1 or year > 9999:
         raise ArgumentError(f"Year {year} is outside the supported range 1..9999",
@@ -82,7 +84,7 @@ def parse_date(text: str) -> Date:
     return _date_from_match(match)
 
 
-def _split_time(text: str, kind: str, original: str) -> tuple[int, re.Match]:
+def _split_time(text: str, kind: str, original: str) -> tuple[int, re.Match[str]]:
     """Nanoseconds of day of the leading time in ``text`` and the match of what follows it."""
     match = _TIME.match(text)
     if not match:
@@ -118,10 +120,10 @@ def parse_time(text: str, default_offset: int = 0) -> Time:
     if suffix["zone"]:
         raise _invalid("time", text)
     offset = parse_offset(suffix["offset"]) if suffix["offset"] else default_offset
-    return Time.of_nanos_of_day(nanos, offset)
+    return Time.of_nanos_of_day(nanos, cast(int, offset))
 
 
-def _parse_local_parts(text: str, kind: str) -> tuple[Date, int, re.Match | None]:
+def _parse_local_parts(text: str, kind: str) -> tuple[Date, int, re.Match[str] | None]:
     date_text, time_text = _split_datetime(text, kind)
     match = _DATE.fullmatch(date_text)
     if not match:
@@ -140,7 +142,7 @@ def parse_local_datetime(text: str) -> LocalDateTime:
     return LocalDateTime.of(date, nanos)
 
 
-def parse_datetime(text: str, default_zone=UTC) -> DateTime:
+def parse_datetime(text: str, default_zone: _dt.tzinfo = UTC) -> DateTime:
     """A zoned date time; without offset or zone it lies in ``default_zone``."""
     date, nanos, suffix = _parse_local_parts(text, "date time")
     local = LocalDateTime.of(date, nanos)
@@ -160,8 +162,13 @@ def _number(text: str | None) -> Fraction | int:
     return Fraction(text) if "." in text else int(text)
 
 
-def duration_from_components(years=0, months=0, weeks=0, days=0, hours=0, minutes=0, seconds=0,
-                             milliseconds=0, microseconds=0, nanoseconds=0) -> Duration:
+_Amount = int | float | Fraction
+
+
+def duration_from_components(years: _Amount = 0, months: _Amount = 0, weeks: _Amount = 0, days: _Amount = 0,
+                             hours: _Amount = 0, minutes: _Amount = 0, seconds: _Amount = 0,
+                             milliseconds: _Amount = 0, microseconds: _Amount = 0,
+                             nanoseconds: _Amount = 0) -> Duration:
     """A Duration from unit amounts (ints, floats or Fractions); fractions cascade to smaller units."""
     years, months, weeks, days, hours, minutes, seconds, milliseconds, microseconds, nanoseconds = (
         Fraction(repr(v)) if isinstance(v, float) else v
@@ -187,6 +194,6 @@ def parse_duration(text: str) -> Duration:
         match = _DURATION_ALT.fullmatch(stripped)
         if not match:
             raise _invalid("duration", text)
-        units = ("years", "months", "days", "hours", "minutes", "seconds")
+        units = ("years", "months", "days", "hours", "minutes", "seconds")  # type: ignore[assignment]
     duration = duration_from_components(**{unit: _number(match[unit]) for unit in units})
     return -duration if match["sign"] == "-" else duration

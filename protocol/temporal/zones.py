@@ -6,6 +6,7 @@ import functools
 import importlib.resources
 import re
 import zoneinfo
+from typing import cast
 
 from ..errors import ArgumentError
 
@@ -82,7 +83,7 @@ def zone_id(tz: _dt.tzinfo) -> str:
     """The zone's Cypher id: ``Europe/Stockholm`` for named zones, ``+01:00`` or ``Z`` for offsets."""
     if is_named_zone(tz):
         return str(getattr(tz, "key", None) or tz)
-    return format_offset(int(tz.utcoffset(None).total_seconds()))
+    return format_offset(int(cast(_dt.timedelta, tz.utcoffset(None)).total_seconds()))
 
 
 def format_offset(seconds: int) -> str:
@@ -99,4 +100,4 @@ def format_offset(seconds: int) -> str:
 def offset_seconds_of(tz: _dt.tzinfo, local: _dt.datetime | None = None) -> int:
     """The zone's UTC offset in seconds at the naive wall time ``local`` (its fold respected)."""
     delta = tz.utcoffset(local)
-    return int(delta.total_seconds())
+    return int(cast(_dt.timedelta, delta).total_seconds())
