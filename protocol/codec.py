@@ -132,8 +132,10 @@ class Codec:
         if not isinstance(fields, list):
             raise CodecError(f"ext type {code} does not hold an array of fields")
         # A hydrated value is a leaf for the outer walk, so its own fields are checked here (an ext
-        # value counts as one level besides its fields).
-        check_depth(fields, self.max_depth - 1)
+        # value counts as one level besides its fields). Each level takes at least one byte, so a
+        # payload no longer than the limit cannot pass it: only longer ones are walked.
+        if len(data) > self.max_depth - 1:
+            check_depth(fields, self.max_depth - 1)
         hydrate = self._hydrators.get(code)
         if hydrate is None:
             return Structure(code, fields)
@@ -161,8 +163,7 @@ class Codec:
                 raise CodecError(f"malformed record: {type(exc).__name__}: {exc}") from None
             finally:
                 self._ext_depth = 0
-            for row in rows:
-                check_depth(row, self.max_depth)
+            self._check_rows(bodies, rows)
             return rows
         unpacker = msgpack.Unpacker(ext_hook=self._ext_hook, raw=False, strict_map_key=False,
                                     max_buffer_size=2 ** 31 - 1)
@@ -177,9 +178,15 @@ class Codec:
             raise CodecError(f"malformed record: {type(exc).__name__}: {exc}") from None
         finally:
             self._ext_depth = 0
-        for row in rows:
-            check_depth(row, self.max_depth)
+        self._check_rows(bodies, rows)
         return rows
+
+    def _check_rows(self, bodies: list[bytes], rows: list[tuple[Any, ...]]) -> None:
+        # A value nesting d levels takes at least d bytes: bodies within the limit need no walk.
+        limit = self.max_depth
+        for body, row in zip(bodies, rows):
+            if len(body) > limit:
+                check_depth(row, limit)
 
     def unpack(self, data: bytes) -> Any:
         try:
@@ -192,5 +199,6 @@ class Codec:
             raise CodecError(f"malformed message: {type(exc).__name__}: {exc}") from None
         finally:
             self._ext_depth = 0
-        check_depth(value, self.max_depth)
+        if len(data) > self.max_depth:      # shorter data cannot nest past the limit (a byte a level)
+            check_depth(value, self.max_depth)
         return value
