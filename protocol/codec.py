@@ -55,6 +55,11 @@ class CodecError(ProtocolViolation):
     """Bytes that are not a valid msgpack value, or a value that cannot be encoded."""
 
 
+class UnknownStructure(CodecError):
+    """An ext value whose code this side does not know (a strict codec: the server reading requests)."""
+    code = "Neo.ClientError.Statement.TypeError"
+
+
 class ValueTooDeep(CodecError):
     """A value nested past the decoder's limit: refused, and the connection closed (hostile input)."""
     fatal = True
@@ -94,9 +99,12 @@ class Codec:
     """Packs and unpacks values with the ext types above; one per connection (not thread-safe)."""
 
     def __init__(self, dehydrate: Dehydrate | None = None, hydrators: Mapping[int, Hydrator] | None = None,
-                 *, max_depth: int = MAX_DEPTH, max_ext_depth: int = MAX_EXT_DEPTH):
+                 *, max_depth: int = MAX_DEPTH, max_ext_depth: int = MAX_EXT_DEPTH, strict: bool = False):
         self._dehydrate = dehydrate
         self._hydrators = dict(hydrators or {})
+        # strict (the server reading requests, like the Bolt decoder): map keys must be strings and
+        # an unknown ext code is refused, so nothing the engine cannot take reaches it as a parameter.
+        self._strict = strict
         self.max_depth = max_depth
         self.max_ext_depth = max_ext_depth
         self._ext_depth = 0                # ext payloads being unpacked right now (nested calls)
@@ -120,7 +128,7 @@ class Codec:
             raise ValueTooDeep(f"ext values nested more than {self.max_ext_depth} levels deep")
         self._ext_depth += 1
         try:
-            fields = msgpack.unpackb(data, ext_hook=self._ext_hook, raw=False, strict_map_key=False)
+            fields = msgpack.unpackb(data, ext_hook=self._ext_hook, raw=False, strict_map_key=self._strict)
         except CodecError:
             raise
         except msgpack.StackError:
@@ -138,6 +146,8 @@ class Codec:
             check_depth(fields, self.max_depth - 1)
         hydrate = self._hydrators.get(code)
         if hydrate is None:
+            if self._strict:
+                raise UnknownStructure(f"unknown ext type {code}")
             return Structure(code, fields)
         try:
             return hydrate(fields)
@@ -190,7 +200,7 @@ class Codec:
 
     def unpack(self, data: bytes) -> Any:
         try:
-            value = msgpack.unpackb(data, ext_hook=self._ext_hook, raw=False, strict_map_key=False)
+            value = msgpack.unpackb(data, ext_hook=self._ext_hook, raw=False, strict_map_key=self._strict)
         except CodecError:
             raise
         except msgpack.StackError:

@@ -46,7 +46,7 @@ class ServerConnection:
 
     def __init__(self, codec: Codec | None = None, *, max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
                  supported: Sequence[hs.Version] = (hs.VERSION,)):
-        self.codec = codec if codec is not None else value_codec()
+        self.codec = codec if codec is not None else value_codec(strict=True)
         self.version: hs.Version | None = None
         self._supported = tuple(supported)
         self._opening = bytearray()               # handshake bytes until all 20 have come

@@ -102,6 +102,6 @@ for _cls, _code in _TEMPORAL_CODES.items():
     HYDRATORS[_code] = (lambda cls: lambda fields: cls.from_state(tuple(fields)))(_cls)
 
 
-def value_codec() -> Codec:
-    """A codec that sends and receives Relate's values."""
-    return Codec(dehydrate=dehydrate, hydrators=HYDRATORS)
+def value_codec(*, strict: bool = False) -> Codec:
+    """A codec that sends and receives Relate's values (``strict``: see ``Codec``)."""
+    return Codec(dehydrate=dehydrate, hydrators=HYDRATORS, strict=strict)

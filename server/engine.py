@@ -220,6 +220,9 @@ class Session:
         self.running_query: Optional[str] = None
         self.closed = False
         self._parse_cancelled = False
+        # True when the caller clears cancellation itself (clear_cancel, before each request): a
+        # cancel() that comes before the statement has set up its context then still stops it.
+        self.external_cancel = False
         self.principal: Optional[str] = None   # the logged-in user (server); None = may run anything
         # Bound by whoever opened the session (embedded connect, the server at LOGON), never by a query.
         self.scope: dict = {}
@@ -268,6 +271,17 @@ class Session:
         if ctx is not None:
             ctx.cancel()
 
+    def clear_cancel(self) -> None:
+        """A new request starts: earlier cancellations no longer apply (call it from the thread that
+        calls cancel(), before handing the request to the session's thread)."""
+        self._parse_cancelled = False
+
+    def _watch(self, ctx: ExecContext) -> None:
+        """``ctx`` runs the statement from now on; a cancel() that came before it stops it too."""
+        self._ctx = ctx
+        if self._parse_cancelled:
+            ctx.cancel()
+
     def _begin_write(self, deadline: Optional[float]):
         """The writer lock, waited for in slices so that a cancellation (the client left, RESET) or the
         deadline ends the wait: a statement queued behind a long transaction must not outlive its client."""
@@ -307,10 +321,11 @@ class Session:
         explicit = self._explicit
         if explicit is not None:
             explicit.require_usable()
+        if not self.external_cancel:
+            self._parse_cancelled = False
         prepared = db.plan_cache.get(query)
         if prepared is None:            # only a statement that must be parsed pays for the guards
             check_statement_size(query, db.max_statement_bytes)
-            self._parse_cancelled = False
             limit = timeout if timeout is not None else db.query_timeout
             with guarded_parse(self._parse_check(time.monotonic() + limit if limit else None)):
                 prepared = db.prepare_uncached(query, explicit.tx if explicit is not None else None)
@@ -356,7 +371,7 @@ class Session:
         tx = self.db.store.begin_read()
         ctx = ExecContext(tx, params, self.db, deadline=deadline)
         ctx.scope, ctx.budget = self.scope, self.ai_budget
-        self._ctx = ctx
+        self._watch(ctx)
         summary = Summary(counters=ctx.counters, query_type="r", costs=ctx.costs,
                           notifications=ctx.notifications)
 
@@ -382,7 +397,8 @@ class Session:
         ctx.scope, ctx.budget = self.scope, self.ai_budget
         if plan.batched and plan.updating and explicit is None:
             ctx.commit_batch = lambda: self._commit_batch(ctx)
-        self._ctx, self.running_query = ctx, query
+        self._watch(ctx)
+        self.running_query = query
         try:
             try:
                 rows = [materialize_row(row, tx) for row in plan.root.rows(ctx, {})]

@@ -1,16 +1,18 @@
 """PackStream v1, Bolt's value encoding: markers for null/bool/int/float/bytes/string/list/map and
-Structures (a tag byte plus up to 15 fields). Decoding is bounded: nesting depth, container sizes
-(never more items than bytes left) and structure field counts are checked, and every violation is a
-``PackStreamError`` (a non-fatal protocol violation: the frame is skipped, the stream stays in sync).
+Structures (a tag byte plus up to 15 fields). Decoding is bounded by the same limits as the native
+msgpack codec: nesting depth (lists, maps and structures together; too deep is fatal, as natively:
+``PackStreamTooDeep`` closes the connection), container sizes (never more items than bytes left) and
+structure field counts; every other violation is a ``PackStreamError`` (non-fatal: the frame is
+skipped, the stream stays in sync). A map with a repeated key keeps its last value, as msgpack does.
 """
 from __future__ import annotations
 
 import struct
 from typing import Any, Callable
 
+from ..codec import MAX_DEPTH  # nesting of lists, maps and structures in one value (both protocols)
 from ..errors import ProtocolViolation
 
-MAX_DEPTH = 64                  # nesting of lists, maps and structures in one value
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 _F64 = struct.Struct(">d")
@@ -22,6 +24,11 @@ _FLOAT_MARKERS = b"\xC1" * 65536
 class PackStreamError(ProtocolViolation):
     """Bytes that are not one valid PackStream value, or a value PackStream cannot carry."""
     code = "Neo.ClientError.Request.InvalidFormat"
+
+
+class PackStreamTooDeep(PackStreamError):
+    """A value nested past the limit: refused, and the connection closed (hostile input)."""
+    fatal = True
 
 
 class Structure:
@@ -264,7 +271,7 @@ class Unpacker:
 
     def _enter(self, view: memoryview, pos: int, items: int, depth: int) -> None:
         if depth >= self._max_depth:
-            raise PackStreamError(f"value nested deeper than {self._max_depth} levels")
+            raise PackStreamTooDeep(f"value nested deeper than {self._max_depth} levels")
         if items > len(view) - pos:          # every item takes at least one byte
             raise PackStreamError("container larger than the message holding it")
 

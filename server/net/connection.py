@@ -176,28 +176,42 @@ class ClientConnection:
                     except asyncio.TimeoutError:
                         await queue.put(IncompleteMessage(
                             f"a request was not received whole within {message_timeout:g} s"))
-                        return
+                        break
                 else:
                     data = await self._reader.read(READ_SIZE)
                 if not data:
-                    break
-                for event in protocol.receive_data(data):
-                    if isinstance(event, ProtocolViolation):   # oversized or malformed: FAILURE
-                        await queue.put(event)
-                        if event.fatal:           # hostile bytes: stop reading this peer
-                            return
-                        continue
-                    if event.signature == m.RESET:
-                        core.interrupt()
-                    await queue.put(event)
+                    return
+                if await self._dispatch(protocol.receive_data(data), queue, core):
+                    break       # hostile bytes: stop decoding this peer
+            # The processor answers the violation and closes; until then a running statement must
+            # still end when the client leaves, so keep watching the socket (its bytes are dropped).
+            while await self._reader.read(READ_SIZE):
+                pass
         except _DISCONNECTS:
             pass
         except asyncio.CancelledError:      # server shutdown: the processor must not wait on
-            core.abort()                    # an empty queue until the shutdown deadline
+            raise                           # an empty queue until the shutdown deadline
+        except Exception:
+            _log.exception("connection failed", conn=self.id)
+        finally:
+            # EOF, an error or shutdown: stop the running query; queued requests get IGNORED, and the
+            # processor always learns that no more requests come (else it waits forever).
+            core.abort()
             queue.close()
-            raise
-        core.abort()            # EOF or error: stop the running query; queued requests get IGNORED
-        queue.close()
+
+    @staticmethod
+    async def _dispatch(events, queue: RequestQueue, core: SessionCore) -> bool:
+        """Queue decoded requests; True after a fatal violation (nothing more is read from this peer)."""
+        for event in events:
+            if isinstance(event, ProtocolViolation):   # oversized or malformed: FAILURE
+                await queue.put(event)
+                if event.fatal:
+                    return True
+                continue
+            if event.signature == m.RESET:
+                core.interrupt()
+            await queue.put(event)
+        return False
 
     async def _close(self) -> None:
         if self._reader_task is not None:

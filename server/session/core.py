@@ -246,6 +246,8 @@ class SessionCore:
                 raise QueryTimeout(f"The query exceeded the time limit of {self._limit_text(deadline)}")
             timer = asyncio.get_running_loop().call_later(remaining, self._on_deadline)
         self._running, self._timed_out = True, False
+        if self._engine is not None:
+            self._engine.clear_cancel()     # here, on the thread that cancels: no cancel falls between
         try:
             return await self._worker.call(fn, *args)
         except Terminated:
@@ -325,6 +327,7 @@ class SessionCore:
         from relate.server.relevance.scope import bind
         scope = await self._worker.call(bind, self._auth, self.user, message.auth.get("context"))
         self._engine = await self._worker.call(self._db.session)
+        self._engine.external_cancel = True    # _call clears cancellation before each request
         self._engine.scope = scope
         if self._auth.enabled:
             self._engine.principal = self.user     # statements are checked against the user's roles
@@ -389,6 +392,7 @@ class SessionCore:
                 return None
         engine = self._engine
         started, cpu = time.perf_counter(), time.thread_time()
+        engine.clear_cancel()
         entry = WATCHDOG.arm(engine.cancel, budget)
         try:
             result, prefetched = _run_prefetch(engine, query, params, want)

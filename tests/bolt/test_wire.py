@@ -128,7 +128,6 @@ def test_wrong_password_fails_and_closes(raw):
 
 
 @pytest.mark.parametrize("payload,code", [
-    (b"\xB1\x10" + b"\x91" * 5000 + b"\x90", "Neo.ClientError.Request.InvalidFormat"),     # nested too deep
     (b"\xB3\x10\x81\x41\xA1\x81\x78\xC7\xA0", "Neo.ClientError.Request.InvalidFormat"),    # unknown marker
     (b"\xB3\x10\x81\x41\xA1\x81\x78\xB2\x58\x01\x02\xA0", "Neo.ClientError.Statement.TypeError"),  # bad point
     (b"\xB0\x99", "Neo.ClientError.Request.Invalid"),                                      # unknown request
