@@ -1,21 +1,29 @@
-"""Cypher fuzzer: statements mutated from a seed corpus (the TCK's queries plus hostile shapes) and
-generated from a small grammar, with random parameters, run on a real in-memory engine. Every case
-must end in rows or a typed RelateError within its deadline; anything else (a raw Python exception,
-RecursionError, a hang) is a finding.
+"""Cypher fuzzer: statements from a grammar-driven generator (``cypher_gen``: clauses, expressions,
+every registered function, literals, nesting), some mutated (token edits, deep nesting, long chains)
+or taken from the TCK's queries, each run with random parameters on a real in-memory engine. A
+statement that fails at compile time is not run again (parameters cannot change that); one that
+compiles runs with up to ``--reuse`` parameter sets. Every case must end in rows or a typed
+RelateError within its deadline; a raw Python exception (untyped) or a case that does not end
+(a hang: a watchdog reports it, cancels it, and ends the worker if cancelling fails) is a finding.
 
-    python -m tests.fuzz.cypher_fuzz [--seconds S] [--cases N] [--seed K] [--deadline D]
+    python -m tests.fuzz.cypher_fuzz [--seconds S] [--cases N] [--workers W] [--seed K] [--deadline D]
 """
 from __future__ import annotations
 
 import argparse
+import multiprocessing as mp
 import os
+import queue as _queue
 import random
 import sys
+import threading
 import time
 import traceback
+from collections import Counter
 
 from relate.errors import QueryTimeout, RelateError
 from relate.server.engine import Database
+from tests.fuzz.cypher_gen import Generator, function_table, random_value
 
 SETUP = ["CREATE (:A {i: 1, s: 'x', l: [1, 2], f: 1.5})-[:R {w: 2}]->(:B {i: 2, s: 'y'})",
          "CREATE (:A {i: 3, s: 'z'})-[:R {w: 5}]->(:A {i: 4})",
@@ -48,26 +56,6 @@ FUNCTIONS = ["min", "max", "count", "sum", "avg", "collect", "stdev", "percentil
              "keys", "labels", "type", "nodes", "relationships", "toInteger", "toFloat", "toString", "date",
              "datetime", "localtime", "time", "duration", "duration.between", "date.truncate", "point",
              "vector.similarity.cosine", "coalesce", "exists", "id", "elementId", "properties", "randomUUID"]
-
-
-def random_value(rng: random.Random, depth: int = 0):
-    kind = rng.randrange(12 if depth < 3 else 8)
-    if kind == 0:
-        return None
-    if kind == 1:
-        return rng.choice([True, False])
-    if kind == 2:
-        return rng.choice([0, -1, 1, 2 ** 63 - 1, -2 ** 63, rng.randint(-1000, 1000)])
-    if kind == 3:
-        return rng.choice([0.0, -0.0, 1.5, float("inf"), float("-inf"), float("nan"), 1e308])
-    if kind in (4, 5, 6):
-        return rng.choice(["", "a", "aaaa!", "x" * rng.randint(0, 300), "\u0000", "ü\U0001F600", "(a+)+$",
-                           "kafka lag", "'", "\\", "*", "a" * 30 + "!"])
-    if kind == 7:
-        return bytes(rng.randrange(256) for _ in range(rng.randint(0, 8)))
-    if kind in (8, 9):
-        return [random_value(rng, depth + 1) for _ in range(rng.randint(0, 4))]
-    return {rng.choice(["a", "b", "i", "s", ""]): random_value(rng, depth + 1) for _ in range(rng.randint(0, 3))}
 
 
 def mutate(rng: random.Random, text: str) -> str:
@@ -118,65 +106,208 @@ def seeds(limit: int = 4000) -> list[str]:
 
 class Findings:
     def __init__(self):
-        self.cases = self.rows = self.typed = self.timeouts = 0
+        self.cases = self.rows = self.typed = self.timeouts = self.statements = self.hangs = 0
+        self.codes: Counter = Counter()
         self.untyped: list[tuple[str, str]] = []
 
+    def add(self, other: "Findings") -> None:
+        for name in ("cases", "rows", "typed", "timeouts", "statements", "hangs"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.codes.update(other.codes)
+        self.untyped += other.untyped
+
     def summary(self, seconds: float) -> str:
-        return (f"cypher fuzz: {self.cases} cases in {seconds:.1f} s ({self.cases / max(seconds, 1e-9):.0f}/s): "
-                f"{self.rows} with rows, {self.typed} typed errors ({self.timeouts} deadline), "
-                f"{len(self.untyped)} untyped")
+        return (f"cypher fuzz: {self.cases} cases ({self.statements} statements) in {seconds:.1f} s "
+                f"({self.cases / max(seconds, 1e-9):.0f}/s): {self.rows} with rows, {self.typed} typed errors "
+                f"({self.timeouts} deadline), {len(self.untyped)} untyped, {self.hangs} hangs")
 
 
-def run(seconds: float, cases: int | None, seed: int, deadline: float, out=sys.stdout) -> Findings:
-    rng = random.Random(seed)
-    corpus = seeds()
-    db = Database.open(None)
-    findings = Findings()
-    try:
-        session = db.session()
+class Fuzzer:
+    """One engine (in memory, a small graph and a full-text index) and the case loop."""
+
+    def __init__(self, seed: int, deadline: float, reuse: int = 8, out=sys.stdout):
+        self.rng = random.Random(seed)
+        self.deadline = deadline
+        self.reuse = reuse
+        self.out = out
+        self.corpus = seeds()
+        self.generator = Generator(random.Random(seed + 1), function_table())
+        self.db = Database.open(None)
+        self.session = self.db.session()
         for statement in SETUP:
-            session.run(statement, {}).consume()
+            self.session.run(statement, {}).consume()
+        self.findings = Findings()
+        self.current: tuple[float, str] | None = None     # (started, statement) of the running case
+
+    def statement(self) -> str:
+        rng = self.rng
+        r = rng.random()
+        if r < 0.8:
+            return self.generator.query()
+        if r < 0.93:
+            return mutate(rng, self.generator.query())
+        text = rng.choice(self.corpus)
+        return mutate(rng, text) if rng.random() < 0.7 else text
+
+    def one_statement(self) -> None:
+        """A statement with up to ``reuse`` parameter sets (one when it fails to compile)."""
+        text = self.statement()
+        self.findings.statements += 1
+        for _ in range(self.rng.randint(1, 2 * self.reuse - 1)):
+            if not self.case(text):
+                return
+
+    def case(self, text: str) -> bool:
+        """Run one case; True when it compiled (so other parameters may give other outcomes)."""
+        rng, findings, session = self.rng, self.findings, self.session
+        params = {"p": random_value(rng), "l": random_value(rng), "m": random_value(rng)}
+        findings.cases += 1
+        self.current = (time.monotonic(), text)
+        try:
+            result = session.run(text, params, timeout=self.deadline)
+            result.fetch(1000)
+            result.close()
+            findings.rows += 1
+            return True
+        except QueryTimeout:
+            findings.typed += 1
+            findings.timeouts += 1
+            findings.codes["QueryTimeout"] += 1
+            return True
+        except RelateError as exc:
+            findings.typed += 1
+            findings.codes[exc.code] += 1
+            return exc.phase != "compile time" and not exc.code.endswith(("SyntaxError", "SemanticError"))
+        except BaseException as exc:  # the finding this harness looks for
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            findings.untyped.append((text, "".join(traceback.format_exception_only(exc)).strip()))
+            print(f"UNTYPED {type(exc).__name__}: {exc!s:.200}\n  statement: {text[:300]!r}\n  params: "
+                  f"{params!r:.300}", file=self.out, flush=True)
+            return False
+        finally:
+            self.current = None
+            if session.in_transaction:
+                session.rollback()
+
+    def watchdog(self, hang_s: float) -> None:
+        """A daemon thread: a case past ``hang_s`` is a hang (reported, then cancelled; if it still
+        runs after another ``hang_s`` the worker ends with status 3 so the parent counts it)."""
+        def watch() -> None:
+            reported = None
+            while True:
+                time.sleep(min(1.0, hang_s / 4))
+                current = self.current
+                if current is None or time.monotonic() - current[0] < hang_s:
+                    continue
+                if reported is not current:
+                    reported = current
+                    self.findings.hangs += 1
+                    print(f"HANG (> {hang_s:g} s): {current[1][:300]!r}", file=self.out, flush=True)
+                    self.session.cancel()
+                elif time.monotonic() - current[0] > 2 * hang_s:
+                    print(f"HANG not cancellable, worker ends: {current[1][:300]!r}", file=self.out, flush=True)
+                    os._exit(3)
+        threading.Thread(target=watch, daemon=True, name="fuzz-watchdog").start()
+
+    def close(self) -> None:
+        self.db.close()
+
+
+def run(seconds: float, cases: int | None, seed: int, deadline: float, out=sys.stdout,
+        reuse: int = 8) -> Findings:
+    """One process: cases until ``seconds`` pass or ``cases`` ran (the sample in ``make test``)."""
+    fuzzer = Fuzzer(seed, deadline, reuse, out)
+    try:
         stop = time.monotonic() + seconds
-        while time.monotonic() < stop and (cases is None or findings.cases < cases):
-            text = rng.choice(corpus)
-            if rng.random() < 0.9:
-                text = mutate(rng, text)
-            params = {"p": random_value(rng), "l": random_value(rng), "m": random_value(rng)}
-            findings.cases += 1
-            try:
-                result = session.run(text, params, timeout=deadline)
-                result.fetch(1000)
-                result.close()
-                findings.rows += 1
-            except QueryTimeout:
-                findings.typed += 1
-                findings.timeouts += 1
-            except RelateError:
-                findings.typed += 1
-            except BaseException as exc:  # the finding this harness looks for
-                if isinstance(exc, KeyboardInterrupt):
-                    raise
-                findings.untyped.append((text, "".join(traceback.format_exception_only(exc)).strip()))
-                print(f"UNTYPED {type(exc).__name__}: {exc!s:.200}\n  statement: {text[:300]!r}", file=out)
-            finally:
-                if session.in_transaction:
-                    session.rollback()
+        while time.monotonic() < stop and (cases is None or fuzzer.findings.cases < cases):
+            fuzzer.one_statement()
     finally:
-        db.close()
-    return findings
+        fuzzer.close()
+    return fuzzer.findings
+
+
+def _worker(index: int, seed: int, deadline: float, reuse: int, stop_at: float, quota: int | None,
+            reports: "mp.Queue") -> None:
+    fuzzer = Fuzzer(seed * 1000 + index, deadline, reuse)
+    fuzzer.watchdog(max(10.0, 5 * deadline))
+    last = time.monotonic()
+    sent = Findings()
+    while time.time() < stop_at and (quota is None or fuzzer.findings.cases < quota):
+        fuzzer.one_statement()
+        if time.monotonic() - last > 2:
+            last = time.monotonic()
+            reports.put(("progress", index, _delta(fuzzer.findings, sent)))
+    reports.put(("done", index, _delta(fuzzer.findings, sent)))
+    fuzzer.close()
+
+
+def _delta(now: Findings, sent: Findings) -> Findings:
+    """What ``now`` has that was not sent yet (``sent`` is advanced to ``now``)."""
+    delta = Findings()
+    for name in ("cases", "rows", "typed", "timeouts", "statements", "hangs"):
+        setattr(delta, name, getattr(now, name) - getattr(sent, name))
+        setattr(sent, name, getattr(now, name))
+    delta.codes = now.codes - sent.codes
+    sent.codes = Counter(now.codes)
+    delta.untyped = now.untyped[len(sent.untyped):]
+    sent.untyped = list(now.untyped)
+    return delta
+
+
+def volume(seconds: float, cases: int | None, workers: int, seed: int, deadline: float, reuse: int,
+           out=sys.stdout, every: float = 30) -> Findings:
+    """``workers`` processes, each with its own in-memory engine, until ``cases`` ran in all (or
+    ``seconds`` passed); progress every ``every`` seconds."""
+    context = mp.get_context("fork")
+    reports = context.Queue()
+    stop_at = time.time() + seconds
+    quota = None if cases is None else -(-cases // workers)
+    processes = {i: context.Process(target=_worker, args=(i, seed, deadline, reuse, stop_at, quota, reports))
+                 for i in range(workers)}
+    for process in processes.values():
+        process.start()
+    total, done = Findings(), set()
+    started = last = time.monotonic()
+    while len(done) < len(processes):
+        try:
+            kind, index, delta = reports.get(timeout=1)
+            total.add(delta)
+            if kind == "done":
+                done.add(index)
+        except _queue.Empty:
+            pass
+        for index, process in processes.items():
+            if index not in done and not process.is_alive() and process.exitcode not in (0, None):
+                done.add(index)                    # a worker that died: a hang it could not cancel, or worse
+                total.hangs += process.exitcode == 3
+                if process.exitcode != 3:
+                    total.untyped.append(("<worker died>", f"exit code {process.exitcode}"))
+                print(f"worker {index} ended with exit code {process.exitcode}", file=out, flush=True)
+        if time.monotonic() - last >= every:
+            last = time.monotonic()
+            print("  " + total.summary(last - started), file=out, flush=True)
+    for process in processes.values():
+        process.join(5)
+    return total
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=120)
     parser.add_argument("--cases", type=int)
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--reuse", type=int, default=8, help="parameter sets per compiled statement (mean)")
     parser.add_argument("--seed", type=int, default=int.from_bytes(os.urandom(4), "little"))
     parser.add_argument("--deadline", type=float, default=2.0, help="per-case time limit (s)")
     args = parser.parse_args()
     started = time.monotonic()
-    findings = run(args.seconds, args.cases, args.seed, args.deadline)
-    print(findings.summary(time.monotonic() - started) + f" (seed {args.seed})")
-    return 1 if findings.untyped else 0
+    findings = volume(args.seconds, args.cases, args.workers, args.seed, args.deadline, args.reuse)
+    print(findings.summary(time.monotonic() - started) + f" (seed {args.seed}, {args.workers} workers)")
+    print("typed errors by code:", ", ".join(f"{code} {n}" for code, n in findings.codes.most_common()))
+    for text, error in findings.untyped[:20]:
+        print(f"UNTYPED {error}\n  statement: {text[:300]!r}")
+    return 1 if findings.untyped or findings.hangs else 0
 
 
 if __name__ == "__main__":

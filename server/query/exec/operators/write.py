@@ -90,9 +90,13 @@ def create_part(ctx, row: dict, part: PartSpec) -> None:
     try:
         for spec in part.nodes:
             if spec.var in row:
-                if row[spec.var] is None and part.rels:
+                bound = row[spec.var]
+                if bound is None and part.rels:
                     raise CypherSemanticError(f"Failed to create relationship: node `{spec.var.strip()}` is null",
                                               phase="runtime")
+                if bound is not None and type(bound) is not NodeRef:
+                    raise CypherTypeError(f"CREATE: `{spec.var.strip()}` must be a node, but it is "
+                                          f"{type_name(bound)}", detail="InvalidArgumentType", phase="runtime")
                 continue
             props = _clean_props(spec.props(row, ctx)) if spec.props is not None else {}
             nid = tx.create_node(spec.labels, props)
