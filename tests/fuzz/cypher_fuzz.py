@@ -1,12 +1,14 @@
 """Cypher fuzzer: statements from a grammar-driven generator (``cypher_gen``: clauses, expressions,
 every registered function, literals, nesting), some mutated (token edits, deep nesting, long chains)
-or taken from the TCK's queries, each run with random parameters on a real in-memory engine. A
-statement that fails at compile time is not run again (parameters cannot change that); one that
-compiles runs with up to ``--reuse`` parameter sets. Every case must end in rows or a typed
+or taken from the TCK's queries, each run with random parameters on a real in-memory engine. A case
+is one statement with one set of parameters: a fresh statement (``--fresh``, the share of cases), or
+one from a pool of statements that compiled earlier, run again with new parameters (parsing costs
+~100x more than running, so the pool is what makes a million cases take minutes; the summary gives
+both counts). The graph is rebuilt when writes have grown it. Every case must end in rows or a typed
 RelateError within its deadline; a raw Python exception (untyped) or a case that does not end
 (a hang: a watchdog reports it, cancels it, and ends the worker if cancelling fails) is a finding.
 
-    python -m tests.fuzz.cypher_fuzz [--seconds S] [--cases N] [--workers W] [--seed K] [--deadline D]
+    python -m tests.fuzz.cypher_fuzz [--seconds S] [--cases N] [--workers W] [--fresh F] [--seed K] [--deadline D]
 """
 from __future__ import annotations
 
@@ -125,19 +127,38 @@ class Findings:
 class Fuzzer:
     """One engine (in memory, a small graph and a full-text index) and the case loop."""
 
-    def __init__(self, seed: int, deadline: float, reuse: int = 8, out=sys.stdout):
+    POOL = 400                 # compiled statements kept (below the plan cache's 1,000)
+    CHECK_EVERY = 2000         # cases between looks at the graph's size
+    MAX_NODES = 3000           # ... beyond which the graph is rebuilt (cases stay fast)
+    SLOW_S = 0.05              # a pooled statement slower than this leaves the pool
+
+    def __init__(self, seed: int, deadline: float, fresh: float = 0.05, out=sys.stdout):
         self.rng = random.Random(seed)
         self.deadline = deadline
-        self.reuse = reuse
+        self.fresh = fresh
         self.out = out
         self.corpus = seeds()
         self.generator = Generator(random.Random(seed + 1), function_table())
+        self.pool: list[str] = []
+        self.findings = Findings()
+        self.current: tuple[float, str] | None = None     # (started, statement) of the running case
+        self.rebuilds = 0
+        self._open()
+
+    def _open(self) -> None:
         self.db = Database.open(None)
         self.session = self.db.session()
         for statement in SETUP:
             self.session.run(statement, {}).consume()
-        self.findings = Findings()
-        self.current: tuple[float, str] | None = None     # (started, statement) of the running case
+
+    def _check_size(self) -> None:
+        result = self.session.run("MATCH (n) RETURN count(n)", {})
+        (count,), = result.fetch(1)
+        result.close()
+        if count > self.MAX_NODES:
+            self.db.close()
+            self._open()
+            self.rebuilds += 1
 
     def statement(self) -> str:
         rng = self.rng
@@ -150,12 +171,27 @@ class Fuzzer:
         return mutate(rng, text) if rng.random() < 0.7 else text
 
     def one_statement(self) -> None:
-        """A statement with up to ``reuse`` parameter sets (one when it fails to compile)."""
-        text = self.statement()
-        self.findings.statements += 1
-        for _ in range(self.rng.randint(1, 2 * self.reuse - 1)):
-            if not self.case(text):
-                return
+        """One case: a fresh statement (kept in the pool when it compiles) or a pooled one."""
+        findings = self.findings
+        if findings.cases % self.CHECK_EVERY == 0 and findings.cases:
+            self._check_size()
+        if not self.pool or self.rng.random() < self.fresh:
+            text = self.statement()
+            findings.statements += 1
+            started = time.perf_counter()
+            # Slow statements (big products, deadlines) ran once; the pool keeps the quick ones.
+            if self.case(text) and time.perf_counter() - started < self.SLOW_S:
+                if len(self.pool) < self.POOL:
+                    self.pool.append(text)
+                else:
+                    self.pool[self.rng.randrange(self.POOL)] = text
+        else:
+            i = self.rng.randrange(len(self.pool))
+            started = time.perf_counter()
+            self.case(self.pool[i])
+            if time.perf_counter() - started > self.SLOW_S and i < len(self.pool):
+                self.pool[i] = self.pool[-1]
+                self.pool.pop()
 
     def case(self, text: str) -> bool:
         """Run one case; True when it compiled (so other parameters may give other outcomes)."""
@@ -215,9 +251,9 @@ class Fuzzer:
 
 
 def run(seconds: float, cases: int | None, seed: int, deadline: float, out=sys.stdout,
-        reuse: int = 8) -> Findings:
+        fresh: float = 0.25) -> Findings:
     """One process: cases until ``seconds`` pass or ``cases`` ran (the sample in ``make test``)."""
-    fuzzer = Fuzzer(seed, deadline, reuse, out)
+    fuzzer = Fuzzer(seed, deadline, fresh, out)
     try:
         stop = time.monotonic() + seconds
         while time.monotonic() < stop and (cases is None or fuzzer.findings.cases < cases):
@@ -227,9 +263,9 @@ def run(seconds: float, cases: int | None, seed: int, deadline: float, out=sys.s
     return fuzzer.findings
 
 
-def _worker(index: int, seed: int, deadline: float, reuse: int, stop_at: float, quota: int | None,
+def _worker(index: int, seed: int, deadline: float, fresh: float, stop_at: float, quota: int | None,
             reports: "mp.Queue") -> None:
-    fuzzer = Fuzzer(seed * 1000 + index, deadline, reuse)
+    fuzzer = Fuzzer(seed * 1000 + index, deadline, fresh)
     fuzzer.watchdog(max(10.0, 5 * deadline))
     last = time.monotonic()
     sent = Findings()
@@ -255,7 +291,7 @@ def _delta(now: Findings, sent: Findings) -> Findings:
     return delta
 
 
-def volume(seconds: float, cases: int | None, workers: int, seed: int, deadline: float, reuse: int,
+def volume(seconds: float, cases: int | None, workers: int, seed: int, deadline: float, fresh: float,
            out=sys.stdout, every: float = 30) -> Findings:
     """``workers`` processes, each with its own in-memory engine, until ``cases`` ran in all (or
     ``seconds`` passed); progress every ``every`` seconds."""
@@ -263,7 +299,7 @@ def volume(seconds: float, cases: int | None, workers: int, seed: int, deadline:
     reports = context.Queue()
     stop_at = time.time() + seconds
     quota = None if cases is None else -(-cases // workers)
-    processes = {i: context.Process(target=_worker, args=(i, seed, deadline, reuse, stop_at, quota, reports))
+    processes = {i: context.Process(target=_worker, args=(i, seed, deadline, fresh, stop_at, quota, reports))
                  for i in range(workers)}
     for process in processes.values():
         process.start()
@@ -297,12 +333,12 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=120)
     parser.add_argument("--cases", type=int)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--reuse", type=int, default=8, help="parameter sets per compiled statement (mean)")
+    parser.add_argument("--fresh", type=float, default=0.05, help="share of cases with a new statement")
     parser.add_argument("--seed", type=int, default=int.from_bytes(os.urandom(4), "little"))
     parser.add_argument("--deadline", type=float, default=2.0, help="per-case time limit (s)")
     args = parser.parse_args()
     started = time.monotonic()
-    findings = volume(args.seconds, args.cases, args.workers, args.seed, args.deadline, args.reuse)
+    findings = volume(args.seconds, args.cases, args.workers, args.seed, args.deadline, args.fresh)
     print(findings.summary(time.monotonic() - started) + f" (seed {args.seed}, {args.workers} workers)")
     print("typed errors by code:", ", ".join(f"{code} {n}" for code, n in findings.codes.most_common()))
     for text, error in findings.untyped[:20]:

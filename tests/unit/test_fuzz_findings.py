@@ -27,3 +27,28 @@ def test_create_with_a_bound_end_that_is_not_a_node_is_a_type_error(session, que
     assert caught.value.code == "Neo.ClientError.Statement.TypeError"
     session.rollback() if session.in_transaction else None
     assert session.run("MATCH (n:C) RETURN count(n)").fetch(1) == [(0,)]     # nothing was left behind
+
+
+EDGE_VALUES = [float("inf"), float("-inf"), float("nan"), 1e308, 2 ** 63 - 1, -2 ** 63, "", [], {}, None, -1]
+
+
+def test_every_function_answers_edge_values_with_a_value_or_a_typed_error(session):
+    """datetime.fromEpoch(inf) raised OverflowError (NaN: ValueError): every registered function, at
+    each of its arities, with every pair of edge values as arguments."""
+    from tests.fuzz.cypher_gen import function_table
+    untyped = []
+    for name, low, high, aggregating in function_table():
+        if aggregating:
+            continue
+        for count in sorted({low, min(high if high is not None else low + 1, 3)}):
+            query = f"RETURN {name}({', '.join(f'$a{i}' for i in range(count))}) AS x"
+            for first in EDGE_VALUES:
+                for second in EDGE_VALUES if count > 1 else [None]:
+                    params = {f"a{i}": (first if i == 0 else second) for i in range(count)}
+                    try:
+                        session.run(query, params, timeout=0.5).fetch(3)   # range(-2^63, 2^63): the deadline
+                    except RelateError:
+                        pass
+                    except Exception as exc:        # noqa: BLE001 - the finding
+                        untyped.append(f"{query} {params}: {type(exc).__name__}: {exc}")
+    assert not untyped, "\n".join(untyped[:20])

@@ -126,6 +126,8 @@ def _truncate_function(kind: str) -> Callable:
 def _integer(name: str, value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise CypherTypeError(f"{name} expects a number, got {value!r}", detail="InvalidArgumentType")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ArgumentError(f"{name} expects a finite number, got {value}", detail="InvalidArgumentValue")
     return int(value)
 
 
