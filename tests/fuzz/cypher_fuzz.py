@@ -127,12 +127,12 @@ class Findings:
 class Fuzzer:
     """One engine (in memory, a small graph and a full-text index) and the case loop."""
 
-    POOL = 400                 # compiled statements kept (below the plan cache's 1,000)
+    POOL = 600                 # compiled statements kept (below the plan cache's 1,000)
     CHECK_EVERY = 2000         # cases between looks at the graph's size
     MAX_NODES = 3000           # ... beyond which the graph is rebuilt (cases stay fast)
     SLOW_S = 0.05              # a pooled statement slower than this leaves the pool
 
-    def __init__(self, seed: int, deadline: float, fresh: float = 0.05, out=sys.stdout):
+    def __init__(self, seed: int, deadline: float, fresh: float = 0.02, out=sys.stdout):
         self.rng = random.Random(seed)
         self.deadline = deadline
         self.fresh = fresh
@@ -152,12 +152,15 @@ class Fuzzer:
             self.session.run(statement, {}).consume()
 
     def _check_size(self) -> None:
+        """Writes grow the graph: past MAX_NODES, what the cases created goes (a delete, not a new
+        database, so the plan cache and the pool stay warm) and the setup graph comes back."""
         result = self.session.run("MATCH (n) RETURN count(n)", {})
         (count,), = result.fetch(1)
         result.close()
         if count > self.MAX_NODES:
-            self.db.close()
-            self._open()
+            self.session.run("MATCH (n) DETACH DELETE n", {}).consume()
+            for statement in SETUP[:-1]:
+                self.session.run(statement, {}).consume()
             self.rebuilds += 1
 
     def statement(self) -> str:
@@ -333,7 +336,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=120)
     parser.add_argument("--cases", type=int)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--fresh", type=float, default=0.05, help="share of cases with a new statement")
+    parser.add_argument("--fresh", type=float, default=0.02, help="share of cases with a new statement")
     parser.add_argument("--seed", type=int, default=int.from_bytes(os.urandom(4), "little"))
     parser.add_argument("--deadline", type=float, default=2.0, help="per-case time limit (s)")
     args = parser.parse_args()
