@@ -13,6 +13,8 @@ from relate.protocol.bolt import messages as bm
 from relate.protocol.bolt.handshake import BoltVersion
 from relate.protocol.bolt.packstream import Packer, PackStreamError
 
+from .output import flush_buffer
+
 NEO4J_AGENT = "Neo4j/5.26.0"        # libraries enable their Neo4j 5 paths from the agent/version
 DATABASE = "neo4j"
 FLUSH_AT = 64 * 1024
@@ -147,7 +149,4 @@ class BoltOutput:
             await self.flush()
 
     async def flush(self) -> None:
-        if self._buffer:
-            self._writer.write(bytes(self._buffer))
-            self._buffer.clear()
-        await self._writer.drain()
+        await flush_buffer(self._writer, self._buffer)

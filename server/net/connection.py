@@ -94,8 +94,11 @@ class ClientConnection:
             pass
         except asyncio.CancelledError:
             raise
-        except Exception:
-            _log.exception("connection failed", conn=self.id)
+        except Exception as exc:
+            # uvloop raises RuntimeError for a write (a handshake reply, say) to a transport the peer
+            # already closed: a disconnect like the others, not a server error.
+            if not (isinstance(exc, RuntimeError) and self._writer.is_closing()):
+                _log.exception("connection failed", conn=self.id)
         finally:
             await self._close()
 

@@ -38,12 +38,17 @@ class WireOutput:
         if len(buffer) >= FLUSH_AT:
             await self.flush()          # waits for the socket to drain: backpressure on the query
     async def flush(self) -> None:
-        if self._writer.is_closing():
-            # The peer left (or the login deadline cut it): uvloop raises RuntimeError on a write
-            # to a closed transport; this is a disconnect, not a server error.
-            self._buffer.clear()
-            raise ConnectionResetError("the connection is closed")
-        if self._buffer:
-            self._writer.write(bytes(self._buffer))
-            self._buffer.clear()
-        await self._writer.drain()
+        await flush_buffer(self._writer, self._buffer)
+
+
+async def flush_buffer(writer: asyncio.StreamWriter, buffer: bytearray) -> None:
+    """Write ``buffer`` (then empty it) and wait for the socket to drain; ConnectionResetError when
+    the peer left (or the login deadline cut it): uvloop raises RuntimeError on a write to a closed
+    transport, and that is a disconnect, not a server error (both listeners' outputs use this)."""
+    if writer.is_closing():
+        buffer.clear()
+        raise ConnectionResetError("the connection is closed")
+    if buffer:
+        writer.write(bytes(buffer))
+        buffer.clear()
+    await writer.drain()
