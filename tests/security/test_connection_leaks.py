@@ -92,3 +92,27 @@ def test_many_hostile_clients_leave_no_connection_open(server):
     for client in clients:
         client.close()
     assert settles_to(server, baseline, 10), f"{open_connections(server) - baseline} connection(s) still open"
+
+
+def test_clients_that_reset_the_connection_right_after_their_requests_log_no_server_error(server):
+    """A reply written after the peer reset the connection is a disconnect (uvloop raised RuntimeError
+    from the Bolt listener's write, logged as 'connection failed')."""
+    import socket
+    import struct
+    baseline = open_connections(server)
+    logon = m.Logon({"scheme": "basic", "principal": AUTH[0], "credentials": AUTH[1]})
+    for _ in range(15):
+        for kind in ("native", "bolt"):
+            client = RawClient(server.port) if kind == "native" else RawBolt(server.bolt_address)
+            if kind == "native":
+                client.handshake()
+                client.send(m.Hello({"user_agent": "t"}), logon, m.Run("UNWIND range(1, 5000) AS x RETURN x", {}, {}),
+                            m.Pull(-1, -1))
+            else:
+                client.manifest_handshake()
+                client.send(m.Hello({"user_agent": "t"}), logon, m.Run("UNWIND range(1, 5000) AS x RETURN x", {}, {}),
+                            m.Pull(-1, -1))
+            client.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            client.sock.close()                      # RST while the server is answering
+    assert settles_to(server, baseline, 10)
+    assert "connection failed" not in server.log()
