@@ -52,3 +52,15 @@ def test_every_function_answers_edge_values_with_a_value_or_a_typed_error(sessio
                     except Exception as exc:        # noqa: BLE001 - the finding
                         untyped.append(f"{query} {params}: {type(exc).__name__}: {exc}")
     assert not untyped, "\n".join(untyped[:20])
+
+
+@pytest.mark.parametrize("query", [
+    "WITH $m AS c MATCH p = (c) RETURN p",                           # found: 'str' object has no attribute 'id'
+    "WITH $m AS c OPTIONAL MATCH p = (c) RETURN p",
+    "WITH $m AS c MATCH p = (c) DETACH DELETE p",
+])
+@pytest.mark.parametrize("value", ["x", 1, [1], {"a": 1}])
+def test_a_path_over_a_variable_bound_to_a_non_node_is_a_type_error(session, query, value):
+    with pytest.raises(RelateError) as caught:
+        session.run(query, {"m": value}).fetch(10)
+    assert caught.value.code == "Neo.ClientError.Statement.TypeError"

@@ -243,6 +243,11 @@ class NamedPath(Operator):
             yield out
 
 
+def _not_an_entity(name: str, value, what: str) -> CypherTypeError:
+    return CypherTypeError(f"`{name.strip()}` in a path must be {what}, but it is {type_name(value)}",
+                           detail="InvalidArgumentType", phase="runtime")
+
+
 def build_path(tx, row, elements):
     nodes, rels = [], []
     current = None
@@ -251,10 +256,14 @@ def build_path(tx, row, elements):
         if value is None:
             return None
         if kind == "node":
+            if type(value) is not NodeRef:       # a variable bound to something else before the MATCH
+                raise _not_an_entity(name, value, "a node")
             if not nodes:
                 nodes.append(value)
             current = value.id
         elif kind == "rel":
+            if type(value) is not RelRef:
+                raise _not_an_entity(name, value, "a relationship")
             rels.append(value)
             s, e = tx.rel_endpoints(value.id)
             current = e if s == current else s
