@@ -23,8 +23,9 @@ INDEXES = [
 WORDS = ["kafka", "tenant", "oauth", "tokens", "alert", "lag", "topic", "retention"]
 
 
-def writer(directory: str, seed: int) -> None:
-    """Create, update and delete notes forever, checkpointing now and then; print each statement's number."""
+def writer(directory: str, seed: int, ack=None, rebuild_every: int | None = None) -> None:
+    """Create, update and delete notes forever, checkpointing now and then; print each statement's number
+    (or pass it to ``ack``). ``rebuild_every``: drop an index and build it again every so many steps."""
     rng = random.Random(seed)
     db = Database.open(directory)
     session = db.session()
@@ -45,6 +46,13 @@ def writer(directory: str, seed: int) -> None:
                         {"i": step, "t": text, "e": vector, "g": step % 4}).consume()
         if step % 40 == 0:
             db.checkpoint()
+        if rebuild_every and step % rebuild_every == 0:
+            name = rng.choice(["note_e", "note_t", "note_w"])
+            session.run(f"DROP INDEX {name}").consume()
+            session.run(next(s for s in INDEXES if f" {name} " in s)).consume()
+        if ack is not None:
+            ack(step)
+            continue
         sys.stdout.write(f"ack {step}\n")
         sys.stdout.flush()
 
