@@ -1,5 +1,6 @@
 """Soak: N clients x T minutes of mixed reads, writes and searches against a real server on loopback.
-Prints throughput, p50/p99 latency, errors (must be 0) and the server's RSS over time (must level off).
+Prints throughput, p50/p99 latency, errors (must be 0) and the server's RSS over time (must level off);
+while it runs, a line every ``--sample`` seconds: RSS, operations and throughput in that window.
 
     python -m tests.fuzz.soak [--clients N] [--seconds S] [--sample S]
 """
@@ -43,12 +44,13 @@ def operation(conn, rng: random.Random, client: int) -> None:
                      {"q": rng.choice(WORDS)}).fetchall()
 
 
-def run(clients: int, seconds: float, sample: float, directory: Path, out=sys.stdout) -> dict:
+def run(clients: int, seconds: float, sample: float, directory: Path, out=sys.stdout, progress: bool = False) -> dict:
     server = ServerProcess(directory, "--max-connections", str(max(1000, clients * 2)))
     latencies: list[float] = []
     errors: list[str] = []
     rss: list[tuple[float, int]] = []
     lock = threading.Lock()
+    done = [0]                     # operations so far (for the progress lines)
     try:
         with relate.connect(server.url, auth=AUTH) as admin:
             for statement in SETUP:
@@ -71,6 +73,7 @@ def run(clients: int, seconds: float, sample: float, directory: Path, out=sys.st
                             with lock:
                                 errors.append(repr(exc))
                         mine.append(time.perf_counter() - t0)
+                        done[0] += 1
             except Exception as exc:
                 with lock:
                     errors.append(f"client {index}: {exc!r}")
@@ -80,8 +83,14 @@ def run(clients: int, seconds: float, sample: float, directory: Path, out=sys.st
         threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
         for thread in threads:
             thread.start()
+        before = 0
         while any(t.is_alive() for t in threads):
-            rss.append((round(time.monotonic() - started), server.rss_kib() // 1024))
+            now, count = time.monotonic() - started, done[0]
+            rss.append((round(now), server.rss_kib() // 1024))
+            if progress:
+                print(f"  t={now:4.0f} s  rss {rss[-1][1]} MiB  operations {count}  "
+                      f"({(count - before) / sample:.0f}/s in the last {sample:g} s)", file=out, flush=True)
+            before = count
             time.sleep(sample)
         for thread in threads:
             thread.join()
@@ -101,10 +110,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=64)
     parser.add_argument("--seconds", type=float, default=600)
-    parser.add_argument("--sample", type=float, default=10, help="seconds between RSS samples")
+    parser.add_argument("--sample", type=float, default=30, help="seconds between RSS samples")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as directory:
-        report = run(args.clients, args.seconds, args.sample, Path(directory))
+        report = run(args.clients, args.seconds, args.sample, Path(directory), progress=True)
     print("soak: " + ", ".join(f"{k} {v}" for k, v in report.items()))
     return 0 if report["errors"] == 0 and report["server_alive"] else 1
 
