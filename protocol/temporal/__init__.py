@@ -201,7 +201,10 @@ class Date(_dt.date):
     @classmethod
     def parse(cls, text: str) -> "Date":
         from .parse import parse_date
-        return parse_date(text)
+        value = parse_date(text)
+        if not isinstance(value, Date):      # a year beyond 1..9999 (a FarDate): not a Python date
+            raise _invalid(f"Year {value.year} is outside the supported range 1..9999")
+        return value
 
     @property
     def epoch_day(self) -> int:
@@ -465,7 +468,10 @@ class LocalDateTime(_NanosecondValue, _dt.datetime):
     @classmethod
     def parse(cls, text: str) -> "LocalDateTime":
         from .parse import parse_local_datetime
-        return parse_local_datetime(text)
+        value = parse_local_datetime(text)
+        if not isinstance(value, LocalDateTime):     # a year beyond 1..9999 (a FarLocalDateTime)
+            raise _invalid(f"Year {value.date.year} is outside the supported range 1..9999")
+        return value
 
     @property
     def date_part(self) -> Date:

@@ -14,6 +14,7 @@ from typing import cast
 
 from ..errors import ArgumentError
 from . import Date, DateTime, LocalDateTime, LocalTime, Time
+from .far import FarDate, FarLocalDateTime
 from .zones import UTC, named_zone, offset_zone, parse_offset
 from ..values import Duration
 
@@ -61,14 +62,16 @@ def _split_datetime(text: str, kind: str) -> tuple[str, str | None]:
     return date_text, (time_text if sep else None)
 
 
-def _date_from_match(match: re.Match[str]) -> Date:
+def _date_from_match(match: re.Match[str]) -> Date | FarDate:
     year = int(match["year"])
-    if year < 1 or year > 9999:
-        raise ArgumentError(f"Year {year} is outside the supported range 1..9999",
-                            detail="InvalidArgumentValue")
     month, day = match["month"] or match["month_b"], match["day"] or match["day_b"]
     week, dow = match["week"] or match["week_b"], match["dow"] or match["dow_b"]
     ordinal = match["ordinal"] or match["ordinal_b"]
+    if year < 1 or year > 9999:
+        if not week and not ordinal:     # a calendar date: Cypher's full range (far.py)
+            return FarDate(year, int(month or 1), int(day or 1))
+        raise ArgumentError(f"Year {year} is outside the supported range 1..9999",
+                            detail="InvalidArgumentValue")
     if week:
         return Date.of_week(year, int(week), int(dow or 1))
     if ordinal:
@@ -76,7 +79,7 @@ def _date_from_match(match: re.Match[str]) -> Date:
     return Date(year, int(month or 1), int(day or 1))
 
 
-def parse_date(text: str) -> Date:
+def parse_date(text: str) -> Date | FarDate:
     date_text, time_text = _split_datetime(text, "date")
     match = _DATE.fullmatch(date_text)
     if not match or time_text is not None:
@@ -123,7 +126,7 @@ def parse_time(text: str, default_offset: int = 0) -> Time:
     return Time.of_nanos_of_day(nanos, cast(int, offset))
 
 
-def _parse_local_parts(text: str, kind: str) -> tuple[Date, int, re.Match[str] | None]:
+def _parse_local_parts(text: str, kind: str) -> tuple[Date | FarDate, int, re.Match[str] | None]:
     date_text, time_text = _split_datetime(text, kind)
     match = _DATE.fullmatch(date_text)
     if not match:
@@ -135,16 +138,21 @@ def _parse_local_parts(text: str, kind: str) -> tuple[Date, int, re.Match[str] |
     return date, nanos, suffix
 
 
-def parse_local_datetime(text: str) -> LocalDateTime:
+def parse_local_datetime(text: str) -> LocalDateTime | FarLocalDateTime:
     date, nanos, suffix = _parse_local_parts(text, "local date time")
     if suffix is not None and (suffix["offset"] or suffix["zone"]):
         raise _invalid("local date time", text)
+    if isinstance(date, FarDate):
+        return FarLocalDateTime(date, nanos)
     return LocalDateTime.of(date, nanos)
 
 
 def parse_datetime(text: str, default_zone: _dt.tzinfo = UTC) -> DateTime:
     """A zoned date time; without offset or zone it lies in ``default_zone``."""
     date, nanos, suffix = _parse_local_parts(text, "date time")
+    if isinstance(date, FarDate):
+        raise ArgumentError(f"Year {date.year} is outside the supported range 1..9999 for zoned date times",
+                            detail="InvalidArgumentValue")
     local = LocalDateTime.of(date, nanos)
     offset = parse_offset(suffix["offset"]) if suffix is not None and suffix["offset"] else None
     zone = suffix["zone"] if suffix is not None else None

@@ -13,6 +13,7 @@ from typing import Any
 from relate.protocol.errors import ArgumentError, CypherArithmeticError, CypherTypeError
 from relate.protocol.temporal import (NANOS_PER_SECOND, Date, DateTime, LocalDateTime, LocalTime,
                              Time)
+from relate.protocol.temporal.far import FAR_TYPES, far_between
 from relate.protocol.temporal.zones import offset_zone
 from relate.protocol.values import Duration
 
@@ -241,6 +242,9 @@ def duration_between(unit: str | None, a: Any, b: Any) -> Duration | None:
     """``duration.between`` (unit None), ``inMonths``, ``inDays`` or ``inSeconds`` from ``a`` to ``b``."""
     if a is None or b is None:
         return None
+    if type(a) in FAR_TYPES or type(b) in FAR_TYPES:     # years beyond 1..9999 (protocol/temporal/far.py)
+        months, days, nanos = far_between(unit, a, b)
+        return Duration(months, days, 0, nanos)
     for value in (a, b):
         if not isinstance(value, _TEMPORALS):
             raise CypherTypeError(f"duration.between expects temporal values, got {value!r}",
