@@ -64,3 +64,14 @@ def test_a_path_over_a_variable_bound_to_a_non_node_is_a_type_error(session, que
     with pytest.raises(RelateError) as caught:
         session.run(query, {"m": value}).fetch(10)
     assert caught.value.code == "Neo.ClientError.Statement.TypeError"
+
+
+@pytest.mark.parametrize("query, expected", [
+    # found: KeyError from the grouping-key table (Python's 1 == true made them one key)
+    ("UNWIND [1, 2] AS x WITH true AS t, count(x) AS c WHERE reduce(a = t, y IN [1] | a) RETURN t, c",
+     [(True, 2)]),
+    ("UNWIND [1, 2] AS x WITH true AS t, count(x) AS c WHERE 1 = 1 RETURN t, c", [(True, 2)]),
+    ("UNWIND [1, 2] AS x WITH 1.0 AS t, count(x) AS c ORDER BY 1 RETURN t, c", [(1.0, 2)]),
+])
+def test_grouping_keys_tell_true_1_and_1_0_apart(session, query, expected):
+    assert session.run(query).fetch(10) == expected

@@ -159,16 +159,19 @@ def _key(expr: ast.Expr):
 
 
 class _Key:
-    __slots__ = ("expr",)
+    # Equal by repr (which leaves positions out, as eq does) and not by ==: Python's 1 == 1.0 == true
+    # made the literals `true` and `1` one grouping key (wrong, and a KeyError: their hashes differ).
+    __slots__ = ("expr", "_repr")
 
     def __init__(self, expr):
         self.expr = expr
+        self._repr = repr(expr)
 
     def __eq__(self, other):
-        return isinstance(other, _Key) and type(other.expr) is type(self.expr) and other.expr == self.expr
+        return isinstance(other, _Key) and type(other.expr) is type(self.expr) and other._repr == self._repr
 
     def __hash__(self):
-        return hash(repr(self.expr))
+        return hash(self._repr)
 
 
 def _expr_aliases(items):
