@@ -48,14 +48,17 @@ tck: install
 
 # Reliability harness (each bounded in time, printing its figures; `make test` runs a fast sample).
 # Override the sizes: make fuzz FUZZ_SECONDS=600, make crash CRASH_CYCLES=200, make soak SOAK_CLIENTS=64.
+# The acceptance volumes: make fuzz FUZZ_CASES=1000000 WIRE_SESSIONS=100000 (bench/results/reliability-*.md).
 FUZZ_SECONDS ?= 120
+FUZZ_CASES ?=
+WIRE_SESSIONS ?=
 CRASH_CYCLES ?= 200
 CRASH_SECONDS ?= 600
 SOAK_CLIENTS ?= 64
 SOAK_SECONDS ?= 600
 fuzz: install
-	$(PY) -m tests.fuzz.cypher_fuzz --seconds $(FUZZ_SECONDS)
-	$(PY) -m tests.fuzz.wire_fuzz --seconds $(FUZZ_SECONDS)
+	$(PY) -m tests.fuzz.cypher_fuzz --seconds $(FUZZ_SECONDS) $(if $(FUZZ_CASES),--cases $(FUZZ_CASES) --seconds 3600)
+	$(PY) -m tests.fuzz.wire_fuzz --seconds $(FUZZ_SECONDS) $(if $(WIRE_SESSIONS),--sessions $(WIRE_SESSIONS) --seconds 3600)
 
 crash: install
 	$(PY) -m tests.fuzz.crash_loop --cycles $(CRASH_CYCLES) --seconds $(CRASH_SECONDS)
