@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import msgpack
 import numpy as np
 
-from relate.protocol.errors import CypherTypeError
+from relate.protocol.errors import CypherTypeError as CypherTypeError   # re-exported: storage raises it as codec.CypherTypeError
 from relate.protocol.temporal import Date, DateTime, LocalDateTime, LocalTime, Time
 from relate.protocol.values import VECTOR_TYPES, Duration, Vector
 

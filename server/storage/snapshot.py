@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from typing import IO, Any, Iterator
 
     from .store import GraphStore
+    from .versions import NodeVersion, RelVersion
 
 SNAPSHOT_NAME = "snapshot.msgpack"
 TEMP_NAME = "snapshot.msgpack.tmp"
@@ -62,6 +63,7 @@ def _write_snapshot(directory: str, store: GraphStore, ts: int, header: dict[str
 
         emit(packer.pack(header))
         chunk = bytearray()
+        rec: NodeVersion | RelVersion | None
         for nid, rec in list(store._nodes.items()):
             if rec.ts > ts:
                 rec = visible(rec.prev, ts)

@@ -25,6 +25,9 @@ def undo_to(tx: WriteTx, mark: int) -> None:
     checks: list[tuple[Any, ...]] = []     # index entries that may have lost their last justification
     nodes, rels = store._nodes, store._rels
     node_delta, rel_delta = tx._node_delta, tx._rel_delta
+    # Entries are tuples of mixed kinds; ``rec`` is the node or relationship version an entry names,
+    # in the state that entry left it (the log is undone newest first), so its props are a dict.
+    rec: Any
     while len(undo) > mark:
         entry = undo.pop()
         kind = entry[0]
@@ -44,7 +47,8 @@ def undo_to(tx: WriteTx, mark: int) -> None:
             vacuum.collect_node_entries(store, checks, nid, rec.labels, rec.props, None)
         elif kind == NODE_PUSH or kind == REL_PUSH:
             table = nodes if kind == NODE_PUSH else rels
-            table[entry[1]] = table[entry[1]].prev     # drop this transaction's version
+            # (the pushed version's prev is the one it replaced: never None)
+            table[entry[1]] = table[entry[1]].prev  # type: ignore[assignment]  # drop this transaction's version
         elif kind == LABELS:
             _, nid, old_labels = entry
             rec = nodes[nid]

@@ -17,7 +17,12 @@ if TYPE_CHECKING:
         ts: int
         prev: Self | None
 
+    class EntityVersion(Versioned, Protocol):
+        """A node or relationship version: ``props`` None marks a deletion."""
+        props: Props | None
+
     V = TypeVar("V", bound=Versioned)
+    E = TypeVar("E", bound=EntityVersion)
 
 # Commit timestamp of versions a write transaction has made but not committed yet. It is larger
 # than any real commit ts, so snapshots never see them, while the single writer (which reads with
@@ -89,3 +94,13 @@ def prune(version: Versioned | None, horizon: int) -> None:
         version = version.prev
     if version is not None:
         version.prev = None
+
+
+if TYPE_CHECKING:
+    class LiveNode(NodeVersion):
+        """A node version that is not a tombstone (what the checked lookups return)."""
+        props: Props
+
+    class LiveRel(RelVersion):
+        """A relationship version that is not a tombstone."""
+        props: Props
