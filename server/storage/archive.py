@@ -73,7 +73,9 @@ def load_archive(archive_path: str, target: str, progress: Progress | None = Non
             if set(members) != set(_MEMBERS) or not all(m.isfile() for m in members.values()):
                 raise DatabaseError(f"{archive_path} is not a Relate dump (members: {sorted(members)[:5]})")
             # (extractfile is None only for a non-file member, refused above)
-            manifest: dict[str, Any] = json.loads(tar.extractfile(members[MANIFEST_NAME]).read(1 << 20))  # type: ignore[union-attr]
+            manifest = json.loads(tar.extractfile(members[MANIFEST_NAME]).read(1 << 20))  # type: ignore[union-attr]
+            if not isinstance(manifest, dict):       # hostile JSON (a list, a number): not ours
+                raise DatabaseError(f"{archive_path} is not a Relate dump ({MANIFEST_NAME} is not a map)")
             if manifest.get("kind") != "relate-backup" or manifest.get("archive_format") != ARCHIVE_FORMAT \
                     or manifest.get("format") != BACKUP_FORMAT:
                 raise DatabaseError(f"{archive_path}: unsupported dump version {manifest.get('archive_format')!r}")
