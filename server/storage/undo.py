@@ -8,7 +8,7 @@ from . import vacuum
 if TYPE_CHECKING:
     from typing import Any
 
-    from .versions import NodeVersion, RelVersion
+    from .versions import LiveNode, LiveRel
     from .write_tx import WriteTx
 
 # Undo entry kinds (first item of each undo tuple).
@@ -107,12 +107,11 @@ def undo_to(tx: WriteTx, mark: int) -> None:
         vacuum.run_checks(store, checks, -1)
 
 
-def _restore_prop(rec: NodeVersion | RelVersion, key: str, old: Any) -> Any:
+def _restore_prop(rec: LiveNode | LiveRel, key: str, old: Any) -> Any:
     """Put a node's or relationship's property back to ``old`` (None = absent); returns the value undone."""
-    # ``rec`` is the transaction's own live version (props a dict, not a tombstone's None).
-    new = rec.props.get(key)  # type: ignore[union-attr]
+    new = rec.props.get(key)
     if old is None:
-        rec.props.pop(key, None)  # type: ignore[union-attr]
+        rec.props.pop(key, None)
     else:
-        rec.props[key] = old  # type: ignore[index]
+        rec.props[key] = old
     return new
