@@ -128,6 +128,7 @@ class SessionCore:
         self.user: str | None = None
         self.slow_query_s = SLOW_QUERY_S
         self.busy = False                      # inside handle(): used by the drain on shutdown
+        self._left = asyncio.Event()           # set by abort(): the client is gone
         self._log = _log.bind(conn=connection_id, peer=peer)
         self._handlers = {m.HELLO: self._hello, m.LOGON: self._logon, m.RUN: self._run, m.PULL: self._pull,
                           m.DISCARD: self._discard, m.BEGIN: self._begin, m.COMMIT: self._commit,
@@ -203,6 +204,7 @@ class SessionCore:
 
     def abort(self) -> None:
         """The connection dropped: stop what runs now."""
+        self._left.set()
         if self._engine is None:          # before login: nothing runs, nothing queued may proceed
             self._state = State.DEFUNCT
             return
@@ -321,7 +323,12 @@ class SessionCore:
         except AuthenticationError:
             delay = self._auth.failure_delay(self.peer, message.auth.get("principal"))
             self._log.warning("login failed", user=message.auth.get("principal"), delay_s=delay)
-            await asyncio.sleep(delay)
+            # The delay ends early when the client leaves: a connection nobody reads must not hold a
+            # place among the unauthenticated ones (the failure is counted all the same).
+            try:
+                await asyncio.wait_for(self._left.wait(), delay)
+            except asyncio.TimeoutError:
+                pass
             raise
         self._auth.succeeded(self.peer, self.user)
         from relate.server.relevance.scope import bind

@@ -116,3 +116,25 @@ def test_clients_that_reset_the_connection_right_after_their_requests_log_no_ser
             client.sock.close()                      # RST while the server is answering
     assert settles_to(server, baseline, 10)
     assert "connection failed" not in server.log()
+
+
+def test_a_client_that_leaves_during_its_failed_login_delay_frees_its_place_at_once(server):
+    """Failed logins are answered after a growing delay (up to 5 s); a client that left meanwhile no
+    longer held its unauthenticated place for the rest of the delay (the wire fuzzer's control client
+    was refused once while such connections piled up)."""
+    import socket
+    from relate.protocol import handshake as hs
+    from relate.protocol.hydration import value_codec
+    codec = value_codec()
+    hostile = (hs.client_handshake() + frame(codec.pack([m.HELLO, {"user_agent": "t"}])) +
+               frame(codec.pack([m.LOGON, {"scheme": "basic", "principal": "ghost-user", "credentials": "nope"}])))
+    baseline = open_connections(server)
+    clients = []
+    for i in range(5):              # the same user name: each failure doubles the next one's delay
+        sock = socket.create_connection(("127.0.0.1", server.port), source_address=(f"127.0.5.{i + 1}", 0))
+        sock.sendall(hostile)
+        clients.append(sock)
+        time.sleep(0.3)             # hashed and failed: the delay runs (the last one's: 4 s)
+    for sock in clients:
+        sock.close()
+    assert settles_to(server, baseline, 1.0), f"{open_connections(server) - baseline} connection(s) still open"
