@@ -301,6 +301,10 @@ def run(seconds: float, sessions: int | None, workers: int, seed: int, directory
                   "client_errors": len(counts.errors), "control_failures": len(counts.control_failures)}
         for failure in counts.control_failures[:3]:
             print("control client failed:", failure, file=out)
+        if counts.control_failures:     # what the server said about its loopback (control) peers
+            said = [line[:300] for line in log.splitlines() if "connection refused" in line or (
+                '"peer": "127.0.0.1:' in line and ("deadline" in line or "failed" in line))]
+            print(f"server log about 127.0.0.1 peers ({len(said)} lines):", *said[:5], sep="\n  ", file=out)
         for error in counts.errors[:3]:
             print("client error:", error, file=out)
         bad = [line for line in log.splitlines()
