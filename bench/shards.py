@@ -186,7 +186,8 @@ def run_one(args) -> dict:
     truth = exact_top(vectors, vq)
     data_mib = rss_mib() - base
     result = {"placement": placement, "n": args.n, "dims": args.dims, "queries": args.queries,
-              "index": "hnsw" if args.hnsw else "exact", "cpus": os.cpu_count()}
+              "index": "hnsw" if args.hnsw else "exact", "cpus": os.cpu_count(),
+              "load_average_1m_at_start": os.getloadavg()[0]}
     if placement == "local":
         before = rss_mib()
         vec, text, seconds = build_local(args, vectors, texts)
@@ -230,7 +231,7 @@ def report(results: list[dict]) -> str:
     first = results[0]
     lines = [f"N = {first['n']:,} vectors of {first['dims']} floats ({first['index']} search), "
              f"{first['queries']} queries, {first['cpus']} CPUs", "",
-             "| placement | build s | vector p50 / p95 ms | full-text p50 / p95 ms | hybrid p50 / p95 ms | "
+             "| placement (1-min load average at its start) | build s | vector p50 / p95 ms | full-text p50 / p95 ms | hybrid p50 / p95 ms | "
              "vector q/s, 4 threads | recall@10 | BM25 = in-process | memory per process MiB |",
              "|---|---|---|---|---|---|---|---|---|"]
     for r in results:
@@ -244,6 +245,7 @@ def report(results: list[dict]) -> str:
             mem = (f"coordinator {m['coordinator_mib']:.0f} (data {m['generated_data_mib']:.0f}); vector shards "
                    f"{', '.join(f'{x:.0f}' for x in s['vector'])}; text shards {', '.join(f'{x:.0f}' for x in s['text'])}")
             name = f"{r['placement']} shard{'s' if r['placement'] != '1' else ''}"
+        name += f" (load {r['load_average_1m_at_start']:.1f})"
         lines.append(f"| {name} | {r['build_s']:.1f} | {r['vector_ms'][0]:.2f} / {r['vector_ms'][1]:.2f} | "
                      f"{r['text_ms'][0]:.2f} / {r['text_ms'][1]:.2f} | {r['hybrid_ms'][0]:.2f} / {r['hybrid_ms'][1]:.2f} | "
                      f"{r['vector_qps_4_threads']:.1f} | {r['recall_at_10']:.3f} | {same} | {mem} |")
