@@ -6,6 +6,7 @@ Runs only under the writer lock, so it never races a writer.
 """
 from __future__ import annotations
 
+from .adjacency import remove as adjacency_remove
 from .indexes import order_key
 from .versions import prune
 
@@ -15,20 +16,6 @@ REL = 1           # (REL, rid, type, start, end): prune, drop a dead relationshi
 LABEL = 2         # (LABEL, nid, label): label-scan entry
 NODE_ENTRY = 3    # (NODE_ENTRY, index, okey, nid): node property-index entry
 REL_ENTRY = 4     # (REL_ENTRY, index, okey, rid): relationship property-index entry
-
-
-def adjacency_remove(adjacency: dict, nid: int, type: str, rid: int) -> None:
-    by_type = adjacency.get(nid)
-    if by_type is None:
-        return
-    group = by_type.get(type)
-    if group is None:
-        return
-    group.pop(rid, None)
-    if not group:
-        del by_type[type]
-        if not by_type:
-            del adjacency[nid]
 
 
 def collect_node_entries(store, checks: list, nid: int, labels, props: dict, only_key) -> None:
