@@ -13,7 +13,7 @@ from .adjacency import link_rel
 from .snapshot import NODE_RECORD, SNAPSHOT_NAME, TEMP_NAME, read_snapshot
 from .indexes import PropertyIndex
 from .vacuum import fill_index
-from .versions import NodeVersion, RelVersion
+from .versions import EMPTY_PROPS, NodeVersion, RelVersion
 from . import integrity
 from .wal import HEADER_SIZE, fsync_directory, list_segments, read_segment
 
@@ -81,7 +81,7 @@ def load_snapshot(store, path: str) -> int:
         if record[0] == NODE_RECORD:
             _, nid, labels, props = record
             labels = labelset(labels)
-            nodes[nid] = NodeVersion(0, labels, props, None)
+            nodes[nid] = NodeVersion(0, labels, props or EMPTY_PROPS, None)
             for key in props:
                 if key not in key_names:
                     store._intern_key(key)
@@ -96,7 +96,7 @@ def load_snapshot(store, path: str) -> int:
         else:
             _, rid, type, start, end, props = record
             type = intern_type(type)
-            rels[rid] = RelVersion(0, type, start, end, props, None)
+            rels[rid] = RelVersion(0, type, start, end, props or EMPTY_PROPS, None)
             for key in props:
                 if key not in key_names:
                     store._intern_key(key)
