@@ -397,9 +397,9 @@ class ReadTx:
         if index is None:
             return self._seek_scan(entity, label, key, target)
         ids = index.entries.get(target)
-        if not ids:
+        if ids is None:
             return iter(())
-        ids = list(ids)
+        ids = [ids] if ids.__class__ is int else list(ids)     # one id (a unique value) or a dict
         if len(ids) == 1 and entity == "node":     # the usual case (a unique key): inlined
             eid = ids[0]
             rec = self._nodes_get(eid)
@@ -477,9 +477,9 @@ class ReadTx:
         keys = index.ordered_keys() if bounds is None else index.range_keys(*bounds)
         for k in keys:
             ids = entries.get(k)
-            if not ids:
+            if ids is None:
                 continue
-            for eid in list(ids):
+            for eid in ((ids,) if ids.__class__ is int else list(ids)):
                 # An id can sit under a stale key too; yield it only under its current value's key.
                 found = self._indexed_value(entity, label, key, eid)
                 if found is not _MISS and order_key(found) == k:

@@ -130,7 +130,7 @@ def fill_index(store, index) -> None:
         members, chains, check_label = store._label_index.get(index.label, {}), store._nodes, True
     else:
         members, chains, check_label = store._type_index.get(index.label, {}), store._rels, False
-    label, key, entries = index.label, index.key, index.entries
+    label, key, put = index.label, index.key, index.put_unsorted
     for eid in list(members):
         rec = chains.get(eid)
         while rec is not None:
@@ -139,10 +139,6 @@ def fill_index(store, index) -> None:
                 value = props.get(key)
                 okey = order_key(value) if value is not None else None
                 if okey is not None:
-                    ids = entries.get(okey)
-                    if ids is None:
-                        entries[okey] = {eid: None}
-                    else:
-                        ids[eid] = None
+                    put(okey, eid)
             rec = rec.prev
     index.rebuild_sorted()
