@@ -77,9 +77,19 @@ def load_snapshot(store, path: str) -> int:
     key_names = store._key_names
     node_counts: dict = {None: 0}
     rel_counts: dict = {None: 0}
+    # The node records' id objects by id: a relationship record repeats its endpoints' ids, each a
+    # new int (32 bytes) that the adjacency maps would keep; they keep the node's own instead.
+    ids: list = []
     for record in records:
         if record[0] == NODE_RECORD:
             _, nid, labels, props = record
+            if nid == len(ids):
+                ids.append(nid)
+            elif len(ids) < nid <= 2 * len(ids) + 65536:       # a gap (deleted ids), bounded
+                ids.extend([None] * (nid - len(ids)))
+                ids.append(nid)
+            elif 0 <= nid < len(ids):
+                ids[nid] = nid
             labels = labelset(labels)
             nodes[nid] = NodeVersion(0, labels, props or EMPTY_PROPS, None)
             for key in props:
@@ -95,6 +105,10 @@ def load_snapshot(store, path: str) -> int:
                 node_counts[label] = node_counts.get(label, 0) + 1
         else:
             _, rid, type, start, end, props = record
+            if 0 <= start < len(ids) and (same := ids[start]) is not None:
+                start = same
+            if 0 <= end < len(ids) and (same := ids[end]) is not None:
+                end = same
             type = intern_type(type)
             rels[rid] = RelVersion(0, type, start, end, props or EMPTY_PROPS, None)
             for key in props:
@@ -103,6 +117,7 @@ def load_snapshot(store, path: str) -> int:
             link_rel(store, rid, type, start, end)
             rel_counts[None] += 1
             rel_counts[type] = rel_counts.get(type, 0) + 1
+    del ids
     store._counts.nodes, store._counts.rels = node_counts, rel_counts
     store._schema.entries = dict(header.get("schema") or {})
     store._next_node_id = header["next_node_id"]
