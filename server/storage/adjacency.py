@@ -121,9 +121,12 @@ def _as_dict(entry: tuple) -> dict:
 
 
 def _inserted(entry: tuple, rel_type: str, rid: int, other: int) -> tuple:
-    """``entry`` with the triple added after the last one of ``rel_type`` (at the end if none)."""
-    for i in range(len(entry) - 3, -1, -3):
+    """``entry`` with the triple added after the last one of ``rel_type`` (at the end if none); a
+    ``rid`` already there gets the new ``other`` in place, as a dict would."""
+    at = len(entry)
+    for i in range(0, len(entry), 3):
         if entry[i] == rel_type:
+            if entry[i + 1] == rid:
+                return entry[:i + 2] + (other,) + entry[i + 3:]
             at = i + 3
-            return entry[:at] + (rel_type, rid, other) + entry[at:]
-    return entry + (rel_type, rid, other)
+    return entry[:at] + (rel_type, rid, other) + entry[at:]

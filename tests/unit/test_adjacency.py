@@ -53,3 +53,12 @@ def test_a_hub_past_the_small_form_expands_and_vacuums_through_the_store():
     with store.begin_read() as rd:
         assert list(rd.expand(hub, "both")) == [(rels[0], leaves[0])]
     assert all(leaf not in store._in for leaf in leaves[1:])
+
+
+@pytest.mark.parametrize("count", [3, SMALL + 2])
+def test_adding_a_known_rid_again_replaces_its_other_end_in_place(count):
+    adjacency: dict = {}
+    for rid in range(count):
+        add(adjacency, 1, "T", rid, 100 + rid)
+    add(adjacency, 1, "T", 1, 999)
+    assert pairs(adjacency[1], None) == [(0, 100), (1, 999)] + [(r, 100 + r) for r in range(2, count)]
