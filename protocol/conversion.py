@@ -37,7 +37,11 @@ def to_parameters(params: Mapping[str, Any] | None) -> dict[str, Any]:
     for key, value in params.items():
         if type(key) is not str:
             raise _refuse(f"parameter names must be strings, not {type(key).__name__}")
-        out[key] = to_value(value, key)
+        kind = type(value)
+        if kind in _PLAIN or (kind is int and INT64_MIN <= value <= INT64_MAX):
+            out[key] = value                    # the common case without a call
+        else:
+            out[key] = to_value(value, key)
     return out
 
 

@@ -74,7 +74,7 @@ class VectorConfig:
     """Resolved configuration of one vector index."""
 
     def __init__(self, dimensions: int | None, similarity: str, m: int = DEFAULT_M,
-                 ef_construction: int = DEFAULT_EF_CONSTRUCTION, ef_search: int = DEFAULT_EF_SEARCH,
+                 ef_construction: int = DEFAULT_EF_CONSTRUCTION, ef_search: int | None = DEFAULT_EF_SEARCH,
                  hnsw_min_size: int = HNSW_MIN_SIZE, exact_max_scope: int = EXACT_MAX_SCOPE):
         self.dimensions = dimensions
         self.similarity = similarity

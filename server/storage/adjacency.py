@@ -12,10 +12,22 @@ Tuples are replaced, never changed, so readers iterate them without a copy.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 SMALL = 8
 
+if TYPE_CHECKING:
+    from typing import Any
 
-def link_rel(store, rid: int, type: str, start: int, end: int) -> None:
+    from .store import GraphStore
+
+    Small = tuple[Any, ...]                  # (type, rid, other, type, rid, other, ...)
+    Large = dict[str, dict[int, int]]        # type -> rid -> other
+    Entry = Small | Large
+    Adjacency = dict[int, Entry]             # node id -> its entry in one direction
+
+
+def link_rel(store: GraphStore, rid: int, type: str, start: int, end: int) -> None:
     """Add ``rid`` to ``start``'s outgoing and ``end``'s incoming group of ``type``, and to the type index."""
     add(store._out, start, type, rid, end)
     add(store._in, end, type, rid, start)
@@ -26,12 +38,12 @@ def link_rel(store, rid: int, type: str, start: int, end: int) -> None:
         members[rid] = None
 
 
-def add(adjacency: dict, nid: int, rel_type: str, rid: int, other: int) -> None:
+def add(adjacency: Adjacency, nid: int, rel_type: str, rid: int, other: int) -> None:
     """Record relationship ``rid`` of ``rel_type`` from ``nid`` to ``other``."""
     entry = adjacency.get(nid)
     if entry is None:
         adjacency[nid] = (rel_type, rid, other)
-    elif entry.__class__ is tuple:
+    elif isinstance(entry, tuple):
         if len(entry) < 3 * SMALL:
             adjacency[nid] = _inserted(entry, rel_type, rid, other)
         else:
@@ -46,12 +58,12 @@ def add(adjacency: dict, nid: int, rel_type: str, rid: int, other: int) -> None:
             group[rid] = other
 
 
-def remove(adjacency: dict, nid: int, rel_type: str, rid: int) -> None:
+def remove(adjacency: Adjacency, nid: int, rel_type: str, rid: int) -> None:
     """Forget relationship ``rid`` of ``rel_type`` at ``nid`` (no-op when absent)."""
     entry = adjacency.get(nid)
     if entry is None:
         return
-    if entry.__class__ is tuple:
+    if isinstance(entry, tuple):
         for i in range(0, len(entry), 3):
             if entry[i + 1] == rid and entry[i] == rel_type:
                 rest = entry[:i] + entry[i + 3:]
@@ -71,11 +83,11 @@ def remove(adjacency: dict, nid: int, rel_type: str, rid: int) -> None:
             del adjacency[nid]
 
 
-def typed_pairs(entry, rel_type: str) -> list:
+def typed_pairs(entry: Entry | None, rel_type: str) -> list[tuple[int, int]]:
     """``(rid, other)`` of ``entry`` (an adjacency value or None) for one type, in order."""
     if entry is None:
         return []
-    if entry.__class__ is tuple:
+    if isinstance(entry, tuple):
         if len(entry) == 3:
             return [(entry[1], entry[2])] if entry[0] == rel_type else []
         return [(entry[i + 1], entry[i + 2]) for i in range(0, len(entry), 3) if entry[i] == rel_type]
@@ -83,18 +95,18 @@ def typed_pairs(entry, rel_type: str) -> list:
     return list(group.items()) if group else []
 
 
-def pairs(entry, types) -> list:
+def pairs(entry: Entry | None, types: tuple[str, ...] | list[str] | None) -> list[tuple[int, int]]:
     """``(rid, other)`` of ``entry`` for ``types`` (None = every type; duplicates count once), in order."""
     if entry is None:
         return []
     if types is not None:
         if len(types) == 1:
             return typed_pairs(entry, types[0])
-        found: list = []
+        found: list[tuple[int, int]] = []
         for rel_type in dict.fromkeys(types):
             found += typed_pairs(entry, rel_type)
         return found
-    if entry.__class__ is tuple:
+    if isinstance(entry, tuple):
         return [(entry[i + 1], entry[i + 2]) for i in range(0, len(entry), 3)]
     found = []
     for group in list(entry.values()):
@@ -102,15 +114,15 @@ def pairs(entry, types) -> list:
     return found
 
 
-def as_dict(entry) -> dict:
+def as_dict(entry: Entry) -> Large:
     """``entry`` in the large form (a fresh copy): ``{type: {rid: other}}``."""
-    if entry.__class__ is tuple:
+    if isinstance(entry, tuple):
         return _as_dict(entry)
     return {rel_type: dict(group) for rel_type, group in entry.items()}
 
 
-def _as_dict(entry: tuple) -> dict:
-    grown: dict = {}
+def _as_dict(entry: Small) -> Large:
+    grown: Large = {}
     for i in range(0, len(entry), 3):
         group = grown.get(entry[i])
         if group is None:
@@ -120,7 +132,7 @@ def _as_dict(entry: tuple) -> dict:
     return grown
 
 
-def _inserted(entry: tuple, rel_type: str, rid: int, other: int) -> tuple:
+def _inserted(entry: Small, rel_type: str, rid: int, other: int) -> Small:
     """``entry`` with the triple added after the last one of ``rel_type`` (at the end if none); a
     ``rid`` already there gets the new ``other`` in place, as a dict would."""
     at = len(entry)
