@@ -17,7 +17,6 @@ if TYPE_CHECKING:
     from .store import GraphStore
     from .versions import E, CountsVersion, EntityVersion, LiveNode, LiveRel, NodeVersion, Props, RelVersion
 
-    # The store's adjacency maps: node id -> relationship type -> {relationship id: other node id}.
 
 _EMPTY: dict[str, Any] = {}
 
