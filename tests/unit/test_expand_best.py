@@ -115,3 +115,28 @@ def test_a_write_transaction_sees_its_own_writes(db):
 def test_other_shapes_expand_every_relationship(db, text):
     plan = logical(db, text)
     assert not any(isinstance(op, L.Expand) and op.best is not None for op in L.walk(plan))
+
+
+def test_expand_props_reads_the_snapshot():
+    from relate.server.storage import GraphStore
+    store = GraphStore.open(None)
+    try:
+        with store.begin_write() as w:
+            t = w.create_node(["T"], {})
+            rids = [w.create_rel("D", w.create_node(["N"], {}), t, {"ts": i}) for i in range(3)]
+        before = store.begin_read()
+        with store.begin_write() as w:
+            w.set_rel_prop(rids[0], "ts", 100)
+            w.delete_rel(rids[1])
+            added = w.create_rel("D", w.create_node(["N"], {}), t, {"ts": 7})
+        after = store.begin_read()
+        assert [(rid, props["ts"]) for rid, _, props in before.expand_props(t, "in", ("D",))] == \
+            [(rids[0], 0), (rids[1], 1), (rids[2], 2)]
+        assert [(rid, props["ts"]) for rid, _, props in after.expand_props(t, "in", ("D",))] == \
+            [(rids[0], 100), (rids[2], 2), (added, 7)]
+        # the general path (several types, or a write transaction) gives the same
+        assert after.expand_props(t, "in", ("D", "X")) == after.expand_props(t, "in", ("D",))
+        before.close()
+        after.close()
+    finally:
+        store.close()

@@ -28,7 +28,7 @@ class ExpandBest(Expand):
         start_var, rel_var, end_var = self.start, self.rel, self.end
         types, direction, end_test, unique_with = self.types, self.direction, self.end_test, self.unique_with
         tx = ctx.tx
-        expand = tx.expand
+        expand = tx.expand_props
         for row in self.source.rows(ctx, arg):
             node = row[start_var]
             if node is None:
@@ -37,23 +37,23 @@ class ExpandBest(Expand):
                 raise CypherTypeError(f"Expected `{start_var}` to be a node, got {type_name(node)}",
                                       detail="InvalidArgumentType", phase="runtime")
             used = used_rel_ids(row, unique_with) if unique_with else None
-            pairs = list(expand(node.id, direction, types))
-            ctx.charge(len(pairs) + 1)
+            found = expand(node.id, direction, types)
+            ctx.charge(len(found) + 1)
             if used:
-                pairs = [(rid, other) for rid, other in pairs if rid not in used]
+                found = [f for f in found if f[0] not in used]
             if end_test is not None:
                 labels = tx.node_labels
-                pairs = [(rid, other) for rid, other in pairs if end_test(labels(other))]
-            if len(pairs) > 1:
-                pairs = self._chosen(tx, pairs)
-            for rid, other in pairs:
+                found = [f for f in found if end_test(labels(f[1]))]
+            if len(found) > 1:
+                found = self._chosen(found)
+            for rid, other, _ in found:
                 out = dict(row)
                 out[rel_var] = RelRef(rid)
                 out[end_var] = NodeRef(other)
                 yield out
 
-    def _chosen(self, tx, pairs: list) -> list:
-        props = [tx.rel_props(rid) for rid, _ in pairs]
+    def _chosen(self, found: list) -> list:
+        props = [f[2] for f in found]
         keys = self.keys
         descending = keys[0][1]
         if len(keys) == 1:
@@ -70,9 +70,12 @@ class ExpandBest(Expand):
         # max/min return the first of equal candidates: the earliest row, as the stable sort kept it
         pick = max if descending else min
         rank = ranks.__getitem__
-        chosen = {pick(range(len(pairs)), key=rank)}
+        first = pick(range(len(found)), key=rank)
+        chosen = {first}
         for name in self.values:
+            if props[first].get(name) is not None:
+                continue                  # the first row overall is also the first with a value
             present = [i for i, p in enumerate(props) if p.get(name) is not None]
             if present:
                 chosen.add(pick(present, key=rank))
-        return [pairs[i] for i in sorted(chosen)]
+        return [found[i] for i in sorted(chosen)]
