@@ -45,3 +45,18 @@ def test_an_index_a_writer_holds_is_refused_on_the_loop(db):
         with pytest.raises(MustNotWait):
             on_loop(lambda: rows(db, SEARCH, {"v": vector}))
     assert on_loop(lambda: rows(db, SEARCH, {"v": vector}))[0] == ("blue sky",)
+
+
+def test_only_cheap_vector_searches_run_on_the_loop(db, monkeypatch):
+    from relate.server.index import vector as vector_index
+    run(db, "CREATE FULLTEXT INDEX doc_t FOR (n:Doc) ON EACH [n.name]")
+    run(db, "CALL db.awaitIndexes(30)")
+    text = "MATCH (n:Doc) SEARCH n IN (FULLTEXT INDEX doc_t FOR 'sky' LIMIT 2) SCORE AS s RETURN n.name AS name"
+    with pytest.raises(MustNotWait):            # full-text scoring cannot bound its cost: session thread
+        on_loop(lambda: rows(db, text))
+    assert rows(db, text) == [("blue sky",)]
+    vector = rows(db, "RETURN ai.text.embed('blue sky') AS v")[0][0]
+    monkeypatch.setattr(vector_index, "LOOP_MAX_VALUES", 100)     # as if the index were large
+    with pytest.raises(MustNotWait):
+        on_loop(lambda: rows(db, SEARCH, {"v": vector}))
+    assert rows(db, SEARCH, {"v": vector})[0] == ("blue sky",)
