@@ -268,6 +268,11 @@ class Session:
         if ctx is not None:
             ctx.cancel()
 
+    def clear_cancel(self) -> None:
+        """Forget a cancel aimed at a statement that has ended (the server's inline watchdog can fire
+        as a statement finishes): the session's next statement, e.g. one waiting for the writer, runs."""
+        self._parse_cancelled = False
+
     def _begin_write(self, deadline: Optional[float]):
         """The writer lock, waited for in slices so that a cancellation (the client left, RESET) or the
         deadline ends the wait: a statement queued behind a long transaction must not outlive its client."""

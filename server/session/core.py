@@ -406,6 +406,8 @@ class SessionCore:
         finally:
             ON_LOOP.reset(on_loop)
             WATCHDOG.disarm(entry)
+            if entry[2]:
+                engine.clear_cancel()         # the cancel was for this run only (now disarmed)
         if isinstance(prefetched[2], MustNotWait):       # reached while fetching the first rows
             result.close()
             return None

@@ -118,6 +118,9 @@ class ScriptedSession:
     def cancel(self):
         self._cancelled.set()
 
+    def clear_cancel(self):
+        self._cancelled.clear()
+
     def run(self, query, params):
         self._cancelled.clear()
         word, _, rest = query.partition(" ")
