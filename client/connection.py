@@ -120,7 +120,19 @@ class Result:
         return out
 
     def fetchall(self) -> list[Row]:
-        return list(self)
+        if self._consumed:
+            raise ResultConsumedError("the result was already read to the end or consumed; "
+                                      "run the statement again, or keep the rows (fetchall())")
+        self._check_open()
+        # Whole buffers at a time (not a row at a time through the iterator): most results fit one.
+        make = self._row
+        out = list(map(make, self._buffer[self._pos:]))
+        self._buffer, self._pos = [], 0
+        while self._fill(_BATCH):
+            out.extend(map(make, self._buffer))
+            self._buffer = []
+        self._consumed = True
+        return out
 
     def single(self, strict: bool = True) -> Row | None:
         """The one and only row. Strict (the default): ResultNotSingleError unless exactly one row;

@@ -5,7 +5,7 @@ Replies: SUCCESS, RECORD, IGNORED, FAILURE. Signatures follow Bolt's where Bolt 
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 from .errors import ProtocolViolation
 
@@ -22,98 +22,146 @@ class MalformedMessage(ProtocolViolation):
     """A frame that is valid msgpack but not a known message of the right shape."""
 
 
-class Hello(NamedTuple):
-    extra: dict = {}          # user_agent, ...
-    signature = HELLO
+# Each message is a NamedTuple of its fields (``_HelloFields``, ...) and a subclass that adds the
+# class-level ``signature``: a NamedTuple body may hold fields only (for type checkers), and the empty
+# ``__slots__`` keeps instances plain tuples.
+class _HelloFields(NamedTuple):
+    extra: dict[str, Any] = {}          # user_agent, ...
 
 
-class Logon(NamedTuple):
-    auth: dict = {}           # scheme ("basic" | "none"), principal, credentials
-    signature = LOGON
+class Hello(_HelloFields):
+    __slots__ = ()
+    signature: ClassVar[int] = HELLO
 
 
-class Run(NamedTuple):
+class _LogonFields(NamedTuple):
+    auth: dict[str, Any] = {}           # scheme ("basic" | "none"), principal, credentials
+
+
+class Logon(_LogonFields):
+    __slots__ = ()
+    signature: ClassVar[int] = LOGON
+
+
+class _RunFields(NamedTuple):
     query: str
-    params: dict = {}
-    extra: dict = {}          # tx_timeout (ms), mode ("r" | "w"), ...
-    signature = RUN
+    params: dict[str, Any] = {}
+    extra: dict[str, Any] = {}          # tx_timeout (ms), mode ("r" | "w"), ...
 
 
-class Pull(NamedTuple):
+class Run(_RunFields):
+    __slots__ = ()
+    signature: ClassVar[int] = RUN
+
+
+class _StreamFields(NamedTuple):
     n: int = ALL
     qid: int = LAST_QUERY
-    signature = PULL
 
 
-class Discard(NamedTuple):
-    n: int = ALL
-    qid: int = LAST_QUERY
-    signature = DISCARD
+class Pull(_StreamFields):
+    __slots__ = ()
+    signature: ClassVar[int] = PULL
 
 
-class Begin(NamedTuple):
-    extra: dict = {}          # mode, tx_timeout (ms), bookmarks, metadata
-    signature = BEGIN
+class Discard(_StreamFields):
+    __slots__ = ()
+    signature: ClassVar[int] = DISCARD
 
 
-class Commit(NamedTuple):
-    signature = COMMIT
+class _ExtraFields(NamedTuple):
+    extra: dict[str, Any] = {}          # mode, tx_timeout (ms), bookmarks, metadata
 
 
-class Rollback(NamedTuple):
-    signature = ROLLBACK
+class Begin(_ExtraFields):
+    __slots__ = ()
+    signature: ClassVar[int] = BEGIN
 
 
-class Reset(NamedTuple):
-    signature = RESET
+class _NoFields(NamedTuple):
+    pass
 
 
-class AckFailure(NamedTuple):
-    signature = ACK_FAILURE
+class Commit(_NoFields):
+    __slots__ = ()
+    signature: ClassVar[int] = COMMIT
 
 
-class Goodbye(NamedTuple):
-    signature = GOODBYE
+class Rollback(_NoFields):
+    __slots__ = ()
+    signature: ClassVar[int] = ROLLBACK
 
 
-class Success(NamedTuple):
-    metadata: dict = {}
-    signature = SUCCESS
+class Reset(_NoFields):
+    __slots__ = ()
+    signature: ClassVar[int] = RESET
 
 
-class Record(NamedTuple):
-    values: list
-    signature = RECORD
+class AckFailure(_NoFields):
+    __slots__ = ()
+    signature: ClassVar[int] = ACK_FAILURE
 
 
-class Ignored(NamedTuple):
-    signature = IGNORED
+class Goodbye(_NoFields):
+    __slots__ = ()
+    signature: ClassVar[int] = GOODBYE
 
 
-class Failure(NamedTuple):
-    metadata: dict            # code, message, and optionally detail, line, column, excerpt, phase
-    signature = FAILURE
+class _MetadataFields(NamedTuple):
+    metadata: dict[str, Any] = {}
 
 
-REQUESTS = {cls.signature: cls for cls in (Hello, Logon, Run, Pull, Discard, Begin, Commit, Rollback,
+class Success(_MetadataFields):
+    __slots__ = ()
+    signature: ClassVar[int] = SUCCESS
+
+
+class _RecordFields(NamedTuple):
+    values: list[Any]
+
+
+class Record(_RecordFields):
+    __slots__ = ()
+    signature: ClassVar[int] = RECORD
+
+
+class Ignored(_NoFields):
+    __slots__ = ()
+    signature: ClassVar[int] = IGNORED
+
+
+class _FailureFields(NamedTuple):
+    metadata: dict[str, Any]            # code, message, and optionally detail, line, column, excerpt, phase
+
+
+class Failure(_FailureFields):
+    __slots__ = ()
+    signature: ClassVar[int] = FAILURE
+
+
+Request = Hello | Logon | Run | Pull | Discard | Begin | Commit | Rollback | Reset | AckFailure | Goodbye
+Reply = Success | Record | Ignored | Failure
+
+
+REQUESTS: dict[int, type[Request]] = {cls.signature: cls for cls in (Hello, Logon, Run, Pull, Discard, Begin, Commit, Rollback,
                                            Reset, AckFailure, Goodbye)}
-REPLIES = {cls.signature: cls for cls in (Success, Record, Ignored, Failure)}
+REPLIES: dict[int, type[Reply]] = {cls.signature: cls for cls in (Success, Record, Ignored, Failure)}
 
 
-def encode(message: NamedTuple) -> list:
+def encode(message: Request | Reply) -> list[Any]:
     """The message as the array that goes through the codec."""
     if isinstance(message, (Pull, Discard)):
         return [message.signature, {"n": message.n, "qid": message.qid}]
     return [message.signature, *message]
 
 
-def _check_map(value: Any, what: str) -> dict:
+def _check_map(value: Any, what: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise MalformedMessage(f"{what} must be a map")
     return value
 
 
-def decode_request(value: Any):
+def decode_request(value: Any) -> Request:
     """An unpacked array as a request message; MalformedMessage if it is not one."""
     if not isinstance(value, list) or not value or not isinstance(value[0], int):
         raise MalformedMessage("a message is an array starting with its signature")
@@ -139,7 +187,7 @@ def decode_request(value: Any):
     return cls(*fields)
 
 
-def decode_reply(value: Any):
+def decode_reply(value: Any) -> Reply:
     """An unpacked array as a reply message; MalformedMessage if it is not one."""
     if not isinstance(value, list) or not value or not isinstance(value[0], int):
         raise MalformedMessage("a message is an array starting with its signature")
@@ -147,7 +195,7 @@ def decode_reply(value: Any):
     if signature == RECORD and len(value) == 2 and isinstance(value[1], list):
         return Record(value[1])
     if signature in (SUCCESS, FAILURE) and len(value) == 2 and isinstance(value[1], dict):
-        return REPLIES[signature](value[1])
+        return REPLIES[signature](value[1])  # type: ignore[call-arg, arg-type]  # SUCCESS or FAILURE: one map
     if signature == IGNORED and len(value) == 1:
         return Ignored()
     raise MalformedMessage(f"not a valid reply: signature 0x{signature:02X} with {len(value) - 1} field(s)")

@@ -2,7 +2,7 @@
 (``relate.protocol.messages``) plus the Bolt-only LOGOFF, ROUTE and TELEMETRY; build replies."""
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 from .. import messages as m
 from ..errors import ProtocolViolation
@@ -18,35 +18,53 @@ class MalformedBoltMessage(ProtocolViolation):
     """A structure that is not a known Bolt request of the right shape."""
 
 
-class Logoff(NamedTuple):
-    signature = LOGOFF
+# As in ``relate.protocol.messages``: the fields as a NamedTuple, the ``signature`` on a subclass.
+class _LogoffFields(NamedTuple):
+    pass
 
 
-class Route(NamedTuple):
-    routing: dict                 # the routing context the client was given (address, ...)
-    bookmarks: list
-    extra: dict                   # db, imp_user
-    signature = ROUTE
+class Logoff(_LogoffFields):
+    __slots__ = ()
+    signature: ClassVar[int] = LOGOFF
 
 
-class Telemetry(NamedTuple):
+class _RouteFields(NamedTuple):
+    routing: dict[str, Any]       # the routing context the client was given (address, ...)
+    bookmarks: list[Any]
+    extra: dict[str, Any]         # db, imp_user
+
+
+class Route(_RouteFields):
+    __slots__ = ()
+    signature: ClassVar[int] = ROUTE
+
+
+class _TelemetryFields(NamedTuple):
     api: int                      # which driver API ran the work (accepted, not stored)
-    signature = TELEMETRY
 
 
-def _map(value: Any, what: str) -> dict:
+class Telemetry(_TelemetryFields):
+    __slots__ = ()
+    signature: ClassVar[int] = TELEMETRY
+
+
+# What a Bolt request decodes to: a session-core request or one of the Bolt-only ones above.
+BoltRequest = m.Request | Logoff | Route | Telemetry
+
+
+def _map(value: Any, what: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise MalformedBoltMessage(f"{what} must be a map")
     return value
 
 
-def _arity(fields: list, low: int, high: int, name: str) -> None:
+def _arity(fields: list[Any], low: int, high: int, name: str) -> None:
     if not low <= len(fields) <= high:
         raise MalformedBoltMessage(f"{name} takes {low if low == high else f'{low} to {high}'} field(s), "
                                    f"not {len(fields)}")
 
 
-def _stream_extra(fields: list, name: str) -> tuple[int, int]:
+def _stream_extra(fields: list[Any], name: str) -> tuple[int, int]:
     _arity(fields, 1, 1, name)
     extra = _map(fields[0], f"{name} extra")
     n, qid = extra.get("n", m.ALL), extra.get("qid", m.LAST_QUERY)
@@ -55,7 +73,7 @@ def _stream_extra(fields: list, name: str) -> tuple[int, int]:
     return n, qid
 
 
-def decode_request(message: Structure):
+def decode_request(message: Structure) -> BoltRequest:
     """The request a Bolt message Structure carries; MalformedBoltMessage if it is none."""
     tag, fields = message.tag, message.fields
     if tag == RUN:
@@ -88,6 +106,7 @@ def decode_request(message: Structure):
         if type(fields[0]) is not int:
             raise MalformedBoltMessage("TELEMETRY takes an integer")
         return Telemetry(fields[0])
+    simple: dict[int, type[m.Goodbye | m.Reset | m.Commit | m.Rollback | Logoff]]
     simple = {GOODBYE: m.Goodbye, RESET: m.Reset, COMMIT: m.Commit, ROLLBACK: m.Rollback, LOGOFF: Logoff}
     cls = simple.get(tag)
     if cls is None:
@@ -96,7 +115,7 @@ def decode_request(message: Structure):
     return cls()
 
 
-def split_hello_auth(hello: m.Hello) -> tuple[m.Hello, dict | None]:
+def split_hello_auth(hello: m.Hello) -> tuple[m.Hello, dict[str, Any] | None]:
     """Bolt 5.0 carries the credentials in HELLO; later versions send them in LOGON."""
     if not any(key in hello.extra for key in AUTH_KEYS):
         return hello, None
@@ -104,15 +123,15 @@ def split_hello_auth(hello: m.Hello) -> tuple[m.Hello, dict | None]:
     return m.Hello(extra), {k: hello.extra[k] for k in AUTH_KEYS if k in hello.extra}
 
 
-def success(metadata: dict) -> Structure:
+def success(metadata: dict[str, Any]) -> Structure:
     return Structure(SUCCESS, [metadata])
 
 
-def failure(metadata: dict) -> Structure:
+def failure(metadata: dict[str, Any]) -> Structure:
     return Structure(FAILURE, [metadata])
 
 
-def record(values: list) -> Structure:
+def record(values: list[Any]) -> Structure:
     return Structure(RECORD, [values])
 
 
@@ -120,7 +139,7 @@ def ignored() -> Structure:
     return Structure(IGNORED, [])
 
 
-def encode_request(request) -> Structure:
+def encode_request(request: BoltRequest) -> Structure:
     """A request as its Bolt Structure (the client's side; used by tests and the benchmark)."""
     if isinstance(request, m.Run):
         return Structure(RUN, [request.query, request.params, request.extra])

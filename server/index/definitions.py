@@ -3,15 +3,21 @@ INDEXES; what each kind validates and shows comes from its provider (``providers
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from relate.protocol.errors import ArgumentError
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .providers.base import SearchProvider
 
 CATALOG_KIND = "search_index"      # marks our entries among the schema catalog's definitions
 VECTOR, FULLTEXT = "VECTOR", "FULLTEXT"
 NODE, RELATIONSHIP = "node", "relationship"
 
 
-def _provider(kind: str):
+def _provider(kind: str) -> SearchProvider:
     from .providers import get_provider       # providers import this module: resolved at call time
     return get_provider(kind)
 
@@ -22,49 +28,49 @@ class IndexDefinition:
     name: str
     type: str                       # the kind: VECTOR, FULLTEXT, TRIGRAM, ...
     entity: str                     # node or relationship
-    tokens: list                    # labels (nodes) or relationship types
-    properties: list                # the indexed properties
-    filter_properties: list = field(default_factory=list)   # WITH [...]
-    config: dict = field(default_factory=dict)              # resolved indexConfig
+    tokens: list[str]               # labels (nodes) or relationship types
+    properties: list[str]           # the indexed properties
+    filter_properties: list[str] = field(default_factory=list)   # WITH [...]
+    config: dict[str, Any] = field(default_factory=dict)         # resolved indexConfig
 
     @property
     def provider(self) -> str:
         return _provider(self.type).index_provider
 
-    def covers(self, labels_or_type) -> bool:
+    def covers(self, labels_or_type: frozenset[str] | str) -> bool:
         """Whether an entity with these labels (node) or this type (relationship) is in scope."""
         if self.entity == NODE:
             return any(label in labels_or_type for label in self.tokens)
         return labels_or_type in self.tokens
 
     @property
-    def keys(self) -> set:
+    def keys(self) -> set[str]:
         """Property keys whose changes can change this index."""
         return set(self.properties) | set(self.filter_properties)
 
-    def to_catalog(self) -> dict:
+    def to_catalog(self) -> dict[str, Any]:
         return {"kind": CATALOG_KIND, "type": self.type, "entity": self.entity, "tokens": list(self.tokens),
                 "properties": list(self.properties), "filter_properties": list(self.filter_properties),
                 "config": dict(self.config)}
 
     @classmethod
-    def from_catalog(cls, name: str, entry: dict) -> "IndexDefinition":
+    def from_catalog(cls, name: str, entry: dict[str, Any]) -> "IndexDefinition":
         return cls(name, entry["type"], entry["entity"], list(entry["tokens"]), list(entry["properties"]),
                    list(entry.get("filter_properties", [])), dict(entry.get("config", {})))
 
-    def replace(self, **changes) -> "IndexDefinition":
+    def replace(self, **changes: Any) -> "IndexDefinition":
         """A copy with some fields changed (lists and config copied)."""
-        fields = {"name": self.name, "type": self.type, "entity": self.entity, "tokens": list(self.tokens),
+        fields: dict[str, Any] = {"name": self.name, "type": self.type, "entity": self.entity, "tokens": list(self.tokens),
                   "properties": list(self.properties), "filter_properties": list(self.filter_properties),
                   "config": dict(self.config)}
         fields.update(changes)
         return IndexDefinition(**fields)
 
-    def structure(self) -> dict:
+    def structure(self) -> dict[str, Any]:
         """The catalog entry less the search-time settings: equal structures share the same index files."""
         return _provider(self.type).structure(self)
 
-    def with_search_options(self, options) -> "IndexDefinition":
+    def with_search_options(self, options: object) -> "IndexDefinition":
         """A copy with search-time settings changed; an ArgumentError when the kind has none or a value is bad."""
         return _provider(self.type).with_search_options(self, options)
 
@@ -87,7 +93,7 @@ class IndexDefinition:
         settings = ", ".join(f"{quote(k)}: {_literal(v)}" for k, v in sorted(shown.items()))
         return f"{text} OPTIONS {{indexConfig: {{{settings}}}}}"
 
-    def show_row(self) -> dict:
+    def show_row(self) -> dict[str, Any]:
         """The SHOW INDEXES columns that depend on the definition only."""
         config = {k: v for k, v in self.config.items()}
         return {"createStatement": self.create_statement(), "trackedSince": None,"name": self.name, "type": self.type,
@@ -101,13 +107,13 @@ def quote(name: str) -> str:
     return "`" + str(name).replace("`", "``") + "`"
 
 
-def _literal(value) -> str:
+def _literal(value: object) -> str:
     if isinstance(value, str):
         return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
-def index_config(options: dict | None) -> dict:
+def index_config(options: object) -> dict[str, Any]:
     if not options:
         return {}
     if not isinstance(options, dict):
@@ -121,7 +127,7 @@ def index_config(options: dict | None) -> dict:
     return config
 
 
-def positive_int(key: str, value, allow_zero: bool = False) -> int:
+def positive_int(key: str, value: object, allow_zero: bool = False) -> int:
     if type(value) is not int or value < (0 if allow_zero else 1):
         raise ArgumentError(f"Index setting `{key}` must be a {'non-negative' if allow_zero else 'positive'} "
                             f"integer, got {value!r}")

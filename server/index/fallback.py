@@ -7,9 +7,18 @@ store once; it goes away when the index comes online.
 from __future__ import annotations
 
 import threading
+from typing import TYPE_CHECKING
 
 from .definitions import NODE, IndexDefinition
 from .vector import VectorIndex
+
+if TYPE_CHECKING:
+    from typing import AbstractSet, Any, Callable, Iterable
+
+    from relate.server.storage.store import GraphStore
+    from relate.server.storage.versions import Props
+
+    from .providers.base import Filter
 
 _NEVER_HNSW = 1 << 62
 
@@ -17,12 +26,12 @@ _NEVER_HNSW = 1 << 62
 class ExactFallback:
     """``search(store, definition, vector, k, filters)`` as the index would answer once ONLINE."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._lock = threading.Lock()
         self._cached: dict[str, tuple[int, VectorIndex]] = {}
 
-    def search(self, store, definition: IndexDefinition, vector, k: int, filters,
-               keys=None) -> list[tuple[int, float]]:
+    def search(self, store: GraphStore, definition: IndexDefinition, vector: Any, k: int,
+               filters: Iterable[Filter], keys: AbstractSet[int] | None = None) -> list[tuple[int, float]]:
         ts = store.last_commit_ts
         with self._lock:
             cached = self._cached.get(definition.name)
@@ -37,13 +46,14 @@ class ExactFallback:
             self._cached.pop(name, None)
 
     @staticmethod
-    def _scan(store, definition: IndexDefinition) -> VectorIndex:
+    def _scan(store: GraphStore, definition: IndexDefinition) -> VectorIndex:
         from .providers.vector import vector_config      # the providers import this module
         config = vector_config(definition)
         config.hnsw_min_size = _NEVER_HNSW           # exact: the whole point
         index = VectorIndex(config, definition.filter_properties)
         prop = definition.properties[0]
         items = []
+        read: Callable[[int], Props]
         with store.begin_read() as tx:
             if definition.entity == NODE:
                 ids = dict.fromkeys(k for token in definition.tokens for k in tx.nodes_by_label(token))

@@ -34,7 +34,7 @@ COMPACT_DELETED_RATIO = 1.0     # rebuild a tantivy engine once it holds this ma
 class FullTextIndex:
     """One full-text index over ``properties`` (field i = property i). Callers hold the index's locks."""
 
-    def __init__(self, properties: list[str], analyzer: str, engine: str, directory: str | None,
+    def __init__(self, properties: list[str], analyzer: str | None, engine: str, directory: str | None,
                  create: bool = True):
         self.properties = list(properties)
         self.analyzer = get_analyzer(analyzer)

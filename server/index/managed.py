@@ -14,6 +14,7 @@ import shutil
 import threading
 import time
 import traceback
+from typing import TYPE_CHECKING
 
 import structlog
 
@@ -22,6 +23,15 @@ from relate.protocol.errors import DatabaseError, TransientError
 from .definitions import NODE, IndexDefinition
 from .providers import get_provider
 from .rwlock import RWLock
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from relate.server.storage.read_tx import ReadTx
+    from relate.server.storage.store import GraphStore
+    from relate.server.storage.versions import Change, Props
+
+    from .providers.base import Hits, Ops
 
 log = structlog.get_logger(__name__)
 
@@ -35,7 +45,7 @@ class _State:
     """An entity's committed state while a batch is resolved: labels (or type) and properties."""
     __slots__ = ("scope", "props", "index_touched")
 
-    def __init__(self, scope, props: dict, index_touched: bool = True):
+    def __init__(self, scope: frozenset[str] | str, props: Props, index_touched: bool = True):
         self.scope = scope            # frozenset of labels, or the relationship type
         self.props = props
         self.index_touched = index_touched   # False when only WITH filter values changed
@@ -46,7 +56,7 @@ class ManagedIndex:
 
     in_process = True        # searched in this process (a sharded index asks remote shards)
 
-    def __init__(self, definition: IndexDefinition, store, directory: str | None, build_threads: int):
+    def __init__(self, definition: IndexDefinition, store: GraphStore, directory: str | None, build_threads: int):
         self.definition = definition
         self.provider = get_provider(definition.type)
         self.store = store
@@ -60,7 +70,7 @@ class ManagedIndex:
         self.rw = RWLock()
         self._mutate = threading.Lock()
         self._cond = threading.Condition(threading.Lock())
-        self._pending: list[tuple[int, tuple]] = []
+        self._pending: list[tuple[int, list[Change]]] = []
         self._seen_ts = 0             # every commit up to here was offered to this index
         self._covered_ts = 0          # every commit up to here is applied
         self._online = threading.Event()
@@ -68,11 +78,11 @@ class ManagedIndex:
         self._last_apply = 0.0
         self._node = definition.entity == NODE
         self._scope_keys = definition.keys
-        self.impl = None
+        self.impl: Any = None          # the provider's structure (SearchProvider.open), or None before start
         self.loaded_from_files = False    # True when opened from saved files instead of populated
         self._thread: threading.Thread | None = None
 
-    def _new_impl(self, create: bool):
+    def _new_impl(self, create: bool) -> Any:
         return self.provider.open(self.definition, self.directory, create)
 
     # ---- lifecycle --------------------------------------------------------------------------
@@ -163,7 +173,7 @@ class ManagedIndex:
             shutil.rmtree(self.directory, ignore_errors=True)
 
     # ---- commits ----------------------------------------------------------------------------
-    def offer(self, changes: list, commit_ts: int) -> None:
+    def offer(self, changes: list[Change], commit_ts: int) -> None:
         """Queue this commit's relevant changes (called from the store's commit listener)."""
         relevant = [c for c in changes if self._relevant(c)]
         with self._cond:
@@ -172,7 +182,7 @@ class ManagedIndex:
                 self._pending.append((commit_ts, relevant))
                 self._cond.notify_all()
 
-    def _relevant(self, change: tuple) -> bool:
+    def _relevant(self, change: Change) -> bool:
         kind = change[0]
         d = self.definition
         if self._node:
@@ -207,10 +217,10 @@ class ManagedIndex:
                 return
             self._covered_ts = max(self._covered_ts, seen)
 
-    def _resolve(self, batch: list) -> dict:
+    def _resolve(self, batch: list[tuple[int, list[Change]]]) -> Ops:
         """Fold a batch into the final committed state per entity id (None = gone)."""
-        ops: dict = {}            # key -> _State, None (gone) or REFRESH (read it from the store)
-        touched: dict = {}        # REFRESH key -> whether more than WITH filter values changed
+        ops: dict[int, Any] = {}  # key -> _State, None (gone) or REFRESH (read it from the store)
+        touched: dict[int, bool] = {}   # REFRESH key -> whether more than WITH filter values changed
         index_props = set(self.definition.properties)
         for _, changes in batch:
             for change in changes:
@@ -247,19 +257,20 @@ class ManagedIndex:
             committed(ts)
 
     @staticmethod
-    def _patch(state: _State, change: tuple) -> None:
+    def _patch(state: _State, change: Change) -> None:
         kind = change[0]
         if kind in ("nprop", "rprop"):
             if change[4] is None:
                 state.props.pop(change[2], None)
             else:
                 state.props[change[2]] = change[4]
+        # label changes reach node states only: their scope is the label set
         elif kind == "label+":
-            state.scope = state.scope | {change[2]}
+            state.scope = state.scope | {change[2]}  # type: ignore[operator]
         else:
-            state.scope = state.scope - {change[2]}
+            state.scope = state.scope - {change[2]}  # type: ignore[operator]
 
-    def _read_state(self, tx, key: int, index_touched: bool = True):
+    def _read_state(self, tx: ReadTx, key: int, index_touched: bool = True) -> _State | None:
         if self._node:
             if not tx.node_exists(key):
                 return None
@@ -268,7 +279,7 @@ class ManagedIndex:
             return None
         return _State(tx.rel_type(key), tx.rel_props(key), index_touched)
 
-    def _apply(self, ops: dict) -> None:
+    def _apply(self, ops: Ops) -> None:
         self._last_apply = time.monotonic()
         with self.rw.write():
             self.provider.apply(self, ops)
@@ -331,7 +342,7 @@ class ManagedIndex:
     def skipped_count(self) -> int:
         return len(getattr(self.impl, "skipped", ()))
 
-    def search(self, query, limit, **options) -> list[tuple[int, float]]:
+    def search(self, query: Any, limit: int | None, **options: Any) -> Hits:
         """The provider's search under the read lock (call ``ready`` first); see ``SearchProvider.search``."""
         with self.rw.read():
             return self.provider.search(self, query, limit, **options)

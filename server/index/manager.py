@@ -13,6 +13,7 @@ import re
 import threading
 import time
 import zlib
+from typing import TYPE_CHECKING
 
 import structlog
 
@@ -25,6 +26,20 @@ from .managed import ManagedIndex
 from .sharded.live import placed
 from .sharded.options import split_placement
 from .providers import get_provider
+
+if TYPE_CHECKING:
+    import builtins      # IndexManager.list shadows the builtin in its class body
+    from typing import AbstractSet, Any, Callable, Iterable
+
+    from relate.server.storage.read_tx import ReadTx
+    from relate.server.storage.store import GraphStore
+    from relate.server.storage.versions import Change
+    from relate.server.storage.write_tx import WriteTx
+
+    from .providers.base import Filter, Hits
+
+    # Builds the live index of a definition: (definition, store, directory, build_threads).
+    Placement = Callable[[IndexDefinition, GraphStore, str | None, int], ManagedIndex]
 
 log = structlog.get_logger(__name__)
 
@@ -41,7 +56,8 @@ def _entity(entity: str) -> str:
     raise ArgumentError(f"An index is over nodes or relationships, not {entity!r}")
 
 
-def local_placement(definition: IndexDefinition, store, directory: str | None, build_threads: int) -> ManagedIndex:
+def local_placement(definition: IndexDefinition, store: GraphStore, directory: str | None,
+                    build_threads: int) -> ManagedIndex:
     """The default placement: the live index runs in this process (see docs/architecture.md, placement)."""
     return ManagedIndex(definition, store, directory, build_threads)
 
@@ -52,11 +68,11 @@ class IndexManager:
     ``placement(definition, store, directory, build_threads)`` builds each live index; the default runs
     it in process (``local_placement``); another may run it elsewhere behind the same methods."""
 
-    def __init__(self, store, directory: str | None, *, default_fulltext_engine: str = DEFAULT_FULLTEXT_ENGINE,
-                 build_threads: int | None = None, populating_wait_s: float = POPULATING_WAIT_S,
-                 placement=None):
+    def __init__(self, store: GraphStore, directory: str | None, *,
+                 default_fulltext_engine: str = DEFAULT_FULLTEXT_ENGINE, build_threads: int | None = None,
+                 populating_wait_s: float = POPULATING_WAIT_S, placement: Placement | None = None):
         self.store = store
-        self.placement = placement or placed    # local, or sharded when indexConfig says so
+        self.placement: Placement = placement or placed    # local, or sharded when indexConfig says so
         self.directory = directory
         self.default_fulltext_engine = default_fulltext_engine
         self.build_threads = build_threads or max(1, min(16, os.cpu_count() or 1))
@@ -79,21 +95,24 @@ class IndexManager:
         self._remove_orphan_files(catalog)
 
     # ---- DDL --------------------------------------------------------------------------------
-    def create_vector_index(self, name: str, entity: str, label: str, prop: str, filter_props=(),
-                            options: dict | None = None, if_not_exists: bool = False, tx=None) -> bool:
+    def create_vector_index(self, name: str, entity: str, label: str, prop: str, filter_props: Iterable[str] = (),
+                            options: dict[str, Any] | None = None, if_not_exists: bool = False,
+                            tx: WriteTx | None = None) -> bool:
         """CREATE VECTOR INDEX; False when IF NOT EXISTS found it. Pass the statement's WriteTx as ``tx``."""
         return self.create_index(VECTOR, name, entity, [label], [prop], list(filter_props), options,
                                  if_not_exists, tx)
 
-    def create_fulltext_index(self, name: str, entity: str, labels, props, options: dict | None = None,
-                              if_not_exists: bool = False, tx=None, filter_props=()) -> bool:
+    def create_fulltext_index(self, name: str, entity: str, labels: Iterable[str], props: Iterable[str],
+                              options: dict[str, Any] | None = None, if_not_exists: bool = False,
+                              tx: WriteTx | None = None, filter_props: Iterable[str] = ()) -> bool:
         """CREATE FULLTEXT INDEX; False when IF NOT EXISTS found it. Pass the statement's WriteTx as ``tx``.
         ``filter_props`` (WITH [...]) may be filtered on inside a SEARCH."""
         return self.create_index(FULLTEXT, name, entity, list(labels), list(props), list(filter_props), options,
                                  if_not_exists, tx)
 
-    def create_index(self, kind: str, name: str, entity: str, tokens, properties, filter_props=(),
-                     options: dict | None = None, if_not_exists: bool = False, tx=None) -> bool:
+    def create_index(self, kind: str, name: str, entity: str, tokens: Iterable[str], properties: Iterable[str],
+                     filter_props: Iterable[str] = (), options: dict[str, Any] | None = None,
+                     if_not_exists: bool = False, tx: WriteTx | None = None) -> bool:
         """CREATE <kind> INDEX, validated by the kind's provider; False when IF NOT EXISTS found it."""
         options, where = split_placement(kind, options)    # shards / replicas: any placeable kind
         definition = get_provider(kind).definition(
@@ -102,7 +121,7 @@ class IndexManager:
         definition.config.update(where)
         return self._create(definition, if_not_exists, tx)
 
-    def _create(self, definition: IndexDefinition, if_not_exists: bool, tx) -> bool:
+    def _create(self, definition: IndexDefinition, if_not_exists: bool, tx: WriteTx | None) -> bool:
         if not isinstance(definition.name, str) or not definition.name:
             raise ArgumentError("An index needs a name")
         catalog = self._catalog(tx)
@@ -122,7 +141,7 @@ class IndexManager:
         self._write(tx, lambda wtx: wtx.put_schema(definition.name, definition.to_catalog()))
         return True
 
-    def drop(self, name: str, if_exists: bool = False, tx=None) -> bool:
+    def drop(self, name: str, if_exists: bool = False, tx: WriteTx | None = None) -> bool:
         """DROP INDEX name [IF EXISTS]; False when IF EXISTS found nothing."""
         entry = self._catalog(tx).get(name)
         if not isinstance(entry, dict) or entry.get("kind") != CATALOG_KIND:
@@ -132,7 +151,7 @@ class IndexManager:
         self._write(tx, lambda wtx: wtx.drop_schema(name))
         return True
 
-    def set_search_options(self, name: str, options: dict, tx=None) -> IndexDefinition:
+    def set_search_options(self, name: str, options: dict[str, Any], tx: WriteTx | None = None) -> IndexDefinition:
         """Change a vector index's search-time settings (``vector.hnsw.ef_search``, ``vector.exact.max_scope``):
         a catalog update, durable and transactional like DDL, applied to the live index in place (no
         rebuild) when it commits. Returns the updated definition."""
@@ -143,7 +162,7 @@ class IndexManager:
         self._write(tx, lambda wtx: wtx.put_schema(name, definition.to_catalog()))
         return definition
 
-    def _catalog(self, tx) -> dict:
+    def _catalog(self, tx: ReadTx | None) -> dict[str, dict[str, Any]]:
         if tx is not None:
             return tx.schema()
         rtx = self.store.begin_read()
@@ -152,7 +171,7 @@ class IndexManager:
         finally:
             rtx.close()
 
-    def _write(self, tx, action) -> None:
+    def _write(self, tx: WriteTx | None, action: Callable[[WriteTx], None]) -> None:
         if tx is not None:
             action(tx)            # takes effect when the caller's transaction commits
             return
@@ -165,7 +184,7 @@ class IndexManager:
             raise
 
     # ---- lookup -----------------------------------------------------------------------------
-    def get(self, name: str):
+    def get(self, name: str) -> ManagedIndex:
         with self._lock:
             index = self._indexes.get(name)
         if index is None:
@@ -179,7 +198,7 @@ class IndexManager:
         with self._lock:
             return sorted(self._indexes)
 
-    def list(self) -> list[dict]:
+    def list(self) -> builtins.list[dict[str, Any]]:
         """SHOW INDEXES rows (Neo4j's columns, plus filterProperties and skippedDocuments)."""
         from relate.protocol.temporal import DateTime
         rows = []
@@ -204,30 +223,34 @@ class IndexManager:
         return rows
 
     # ---- search -----------------------------------------------------------------------------
-    def vector_search(self, name: str, vector, k: int, filters=(), *, entity: str | None = None,
-                      timeout_s: float | None = None, keys=None) -> list[tuple[int, float]]:
+    def vector_search(self, name: str, vector: Any, k: int, filters: Iterable[Filter] = (), *,
+                      entity: str | None = None, timeout_s: float | None = None,
+                      keys: AbstractSet[int] | None = None) -> Hits:
         """The k best (entity id, score) inside ``filters`` [(prop, op, value)], best first; ``keys``
         restricts the search to a candidate set of entity ids."""
         return self.search(name, vector, k, kind=VECTOR, entity=entity, timeout_s=timeout_s, filters=filters,
                            keys=keys)
 
-    def vector_search_many(self, name: str, vectors: list, k: int, *, entity: str | None = None,
-                           timeout_s: float | None = None) -> list[list[tuple[int, float]]]:
+    def vector_search_many(self, name: str, vectors: Iterable[Any], k: int, *, entity: str | None = None,
+                           timeout_s: float | None = None) -> builtins.list[Hits]:
         """vector_search (no filters) for several query vectors at once, in their order."""
         index = self._searchable(name, VECTOR, entity, timeout_s)
-        return index.search(list(vectors), k, many=True)
+        # many=True: VectorProvider.search answers one hit list per query vector
+        return index.search(list(vectors), k, many=True)  # type: ignore[return-value]
 
     def fulltext_search(self, name: str, query_text: str, skip: int = 0, limit: int | None = None, *,
                         entity: str | None = None, timeout_s: float | None = None, mode: str = "lucene",
-                        keys=None, accept=None) -> list[tuple[int, float]]:
+                        keys: AbstractSet[int] | None = None, accept: Callable[[int], bool] | None = None
+                        ) -> Hits:
         """Exact Lucene BM25 (entity id, score), best first, rows [skip, skip + limit); ``mode`` 'lucene'
         or 'plain', ``keys`` a candidate set of entity ids, ``accept(id)`` a pre-filter."""
         return self.search(name, query_text, limit, kind=FULLTEXT, entity=entity, timeout_s=timeout_s, skip=skip,
                            keys=keys, accept=accept, mode=mode)
 
-    def search(self, name: str, query, limit: int | None, *, kind: str | None = None, entity: str | None = None,
-               timeout_s: float | None = None, skip: int = 0, filters=(), keys=None, accept=None,
-               **options) -> list[tuple[int, float]]:
+    def search(self, name: str, query: Any, limit: int | None, *, kind: str | None = None,
+               entity: str | None = None, timeout_s: float | None = None, skip: int = 0,
+               filters: Iterable[Filter] = (), keys: AbstractSet[int] | None = None,
+               accept: Callable[[int], bool] | None = None, **options: Any) -> Hits:
         """Search index ``name`` (of ``kind`` when given) through its provider: (entity id, score) best
         first, rows [skip, skip + limit); ``filters`` [(prop, op, value)] for kinds with native filters,
         ``keys`` a candidate set of ids, ``accept(id)`` a pre-filter, ``options`` kind-specific."""
@@ -248,14 +271,15 @@ class IndexManager:
         return index.search(query, limit, skip=skip, filters=list(filters), keys=keys, accept=accept,
                             timeout_s=timeout_s, **options)
 
-    def _searchable(self, name: str, kind: str | None, entity: str | None, timeout_s: float | None):
+    def _searchable(self, name: str, kind: str | None, entity: str | None, timeout_s: float | None
+                    ) -> ManagedIndex:
         index = self.get(name)
         self._check_kind(index, kind, entity)
         index.ready(self.populating_wait_s if timeout_s is None else timeout_s)
         return index
 
     @staticmethod
-    def _check_kind(index, kind: str | None, entity: str | None) -> None:
+    def _check_kind(index: ManagedIndex, kind: str | None, entity: str | None) -> None:
         d = index.definition
         name = d.name
         if kind is not None and d.type != kind:
@@ -278,7 +302,7 @@ class IndexManager:
         return True
 
     # ---- commits ----------------------------------------------------------------------------
-    def _on_commit(self, changes: list, commit_ts: int) -> None:
+    def _on_commit(self, changes: builtins.list[Change], commit_ts: int) -> None:
         if self._closed:
             return
         with self._lock:
@@ -310,7 +334,7 @@ class IndexManager:
         self._indexes[definition.name] = index
         index.start(ts)
 
-    def _remove_orphan_files(self, catalog: dict) -> None:
+    def _remove_orphan_files(self, catalog: dict[str, Any]) -> None:
         """Delete index folders whose index no longer exists (dropped while the files were open)."""
         if self.directory is None:
             return

@@ -3,12 +3,16 @@ from __future__ import annotations
 
 import threading
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Iterator
 
 
 class RWLock:
     """Many readers or one writer; a waiting writer blocks new readers so it cannot starve."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._cond = threading.Condition(threading.Lock())
         self._readers = 0
         self._writer = False
@@ -19,7 +23,7 @@ class RWLock:
         return self._writer or self._writers_waiting > 0
 
     @contextmanager
-    def read(self):
+    def read(self) -> Iterator[None]:
         with self._cond:
             while self._writer or self._writers_waiting:
                 self._cond.wait()
@@ -33,7 +37,7 @@ class RWLock:
                     self._cond.notify_all()
 
     @contextmanager
-    def write(self):
+    def write(self) -> Iterator[None]:
         with self._cond:
             self._writers_waiting += 1
             while self._writer or self._readers:

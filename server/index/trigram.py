@@ -39,7 +39,7 @@ def trigram_similarity(a: str, b: str) -> float:
 class TrigramIndex:
     """Nearest strings by trigram similarity over (key, text) pairs; keys are ints (entity ids)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._postings: dict[str, array] = {}
         self._row_of: dict[int, int] = {}
         self._keys = array("q")              # row -> key (-1 once deleted)

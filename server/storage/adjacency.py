@@ -1,8 +1,13 @@
 """Linking a relationship into the store's adjacency maps and type index (shared by commits and recovery)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 
-def link_rel(store, rid: int, type: str, start: int, end: int) -> None:
+if TYPE_CHECKING:
+    from .store import GraphStore
+
+
+def link_rel(store: GraphStore, rid: int, type: str, start: int, end: int) -> None:
     """Add ``rid`` to ``start``'s outgoing and ``end``'s incoming group of ``type``, and to the type index."""
     # Maps: node -> type -> {rid: other node}; dict lookups spelled out (the load hot path).
     out = store._out

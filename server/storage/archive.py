@@ -12,6 +12,7 @@ import os
 import shutil
 import tarfile
 import tempfile
+from typing import TYPE_CHECKING
 
 from relate.protocol.errors import DatabaseError
 
@@ -19,15 +20,25 @@ from .backup import BACKUP_FORMAT, MANIFEST_NAME, backup
 from .bulk import require_new_directory
 from .snapshot import SNAPSHOT_NAME, read_snapshot
 
+if TYPE_CHECKING:
+    from typing import IO, Any, Protocol
+
+    from .store import GraphStore
+
+    class Progress(Protocol):
+        """The part of a rich ``Progress`` bar the dump and load report to."""
+        def add_task(self, description: str, total: float | None = ...) -> Any: ...
+        def advance(self, task_id: Any, advance: float = ...) -> None: ...
+
 ARCHIVE_FORMAT = 1
 _MEMBERS = (MANIFEST_NAME, SNAPSHOT_NAME)
 _COPY = 1 << 20
 
 
-def archive_backup(backup_dir: str, archive_path: str, progress=None) -> dict:
+def archive_backup(backup_dir: str, archive_path: str, progress: Progress | None = None) -> dict[str, Any]:
     """Pack a backup directory (``backup()`` output) into ``archive_path``; returns its manifest."""
     with open(os.path.join(backup_dir, MANIFEST_NAME), encoding="utf-8") as f:
-        manifest = json.load(f)
+        manifest: dict[str, Any] = json.load(f)
     manifest["archive_format"] = ARCHIVE_FORMAT
     manifest_bytes = json.dumps(manifest, indent=1, sort_keys=True).encode()
     snapshot_path = os.path.join(backup_dir, SNAPSHOT_NAME)
@@ -46,14 +57,14 @@ def archive_backup(backup_dir: str, archive_path: str, progress=None) -> dict:
     return manifest
 
 
-def dump_store(store, archive_path: str, progress=None) -> dict:
+def dump_store(store: GraphStore, archive_path: str, progress: Progress | None = None) -> dict[str, Any]:
     """A consistent archive of an open store (writers keep going)."""
     with tempfile.TemporaryDirectory(prefix="relate-dump-") as temp:
         backup(store, os.path.join(temp, "backup"))
         return archive_backup(os.path.join(temp, "backup"), archive_path, progress)
 
 
-def load_archive(archive_path: str, target: str, progress=None) -> dict:
+def load_archive(archive_path: str, target: str, progress: Progress | None = None) -> dict[str, Any]:
     """Unpack an archive into the new directory ``target`` (verified); returns its manifest."""
     require_new_directory(target)
     try:
@@ -61,13 +72,16 @@ def load_archive(archive_path: str, target: str, progress=None) -> dict:
             members = {m.name: m for m in tar.getmembers()}
             if set(members) != set(_MEMBERS) or not all(m.isfile() for m in members.values()):
                 raise DatabaseError(f"{archive_path} is not a Relate dump (members: {sorted(members)[:5]})")
-            manifest = json.loads(tar.extractfile(members[MANIFEST_NAME]).read(1 << 20))
+            # (extractfile is None only for a non-file member, refused above)
+            manifest = json.loads(tar.extractfile(members[MANIFEST_NAME]).read(1 << 20))  # type: ignore[union-attr]
+            if not isinstance(manifest, dict):       # hostile JSON (a list, a number): not ours
+                raise DatabaseError(f"{archive_path} is not a Relate dump ({MANIFEST_NAME} is not a map)")
             if manifest.get("kind") != "relate-backup" or manifest.get("archive_format") != ARCHIVE_FORMAT \
                     or manifest.get("format") != BACKUP_FORMAT:
                 raise DatabaseError(f"{archive_path}: unsupported dump version {manifest.get('archive_format')!r}")
             snapshot_member = members[SNAPSHOT_NAME]
             task = progress.add_task("load", total=snapshot_member.size) if progress else None
-            source = tar.extractfile(snapshot_member)
+            source: IO[bytes] = tar.extractfile(snapshot_member)  # type: ignore[assignment]  # a file, as above
             with open(os.path.join(target, SNAPSHOT_NAME), "wb") as out:
                 while True:
                     data = source.read(_COPY)
@@ -94,10 +108,10 @@ def load_archive(archive_path: str, target: str, progress=None) -> dict:
 class _Counting:
     """A file wrapper that advances a progress bar as tarfile reads it."""
 
-    def __init__(self, f, progress, task):
+    def __init__(self, f: IO[bytes], progress: Progress | None, task: Any):
         self._f, self._progress, self._task = f, progress, task
 
-    def read(self, n=-1):
+    def read(self, n: int = -1) -> bytes:
         data = self._f.read(n)
         if self._progress:
             self._progress.advance(self._task, len(data))

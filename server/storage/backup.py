@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from typing import TYPE_CHECKING
 
 from relate.protocol.errors import DatabaseError
 
@@ -16,11 +17,16 @@ from . import snapshot
 from .bulk import require_new_directory
 from .wal import fsync_directory
 
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .store import GraphStore
+
 MANIFEST_NAME = "backup.json"       # not manifest.json: the storage keeps its own checkpoint manifest
 BACKUP_FORMAT = 1
 
 
-def backup(store, directory: str) -> dict:
+def backup(store: GraphStore, directory: str) -> dict[str, Any]:
     """Write a consistent copy of ``store`` into the new directory; returns the manifest."""
     if store.directory is not None and os.path.realpath(directory) == os.path.realpath(store.directory):
         raise DatabaseError("a backup cannot be written over the database itself")
@@ -46,7 +52,7 @@ def backup(store, directory: str) -> dict:
     return manifest
 
 
-def write_manifest(directory: str, manifest: dict) -> None:
+def write_manifest(directory: str, manifest: dict[str, Any]) -> None:
     path = os.path.join(directory, MANIFEST_NAME)
     with open(path + ".tmp", "w", encoding="utf-8") as f:
         json.dump(manifest, f, indent=1, sort_keys=True)

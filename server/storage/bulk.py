@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import zlib
+from typing import TYPE_CHECKING
 
 import msgpack
 import numpy as np
@@ -17,6 +18,9 @@ from relate.protocol.errors import DatabaseError
 from . import codec
 from .snapshot import _FOOTER, _MAGIC, FORMAT, NODE_RECORD, REL_RECORD, SNAPSHOT_NAME, TEMP_NAME
 from .wal import fsync_directory
+
+if TYPE_CHECKING:
+    from typing import Any
 
 _CHUNK = 1 << 20
 FLOAT32_TAG = b"FLOAT32\0"
@@ -41,7 +45,7 @@ class SnapshotWriter:
     (property indexes as ``[entity, label, key]``) are optional. The file appears only when sealed.
     """
 
-    def __init__(self, directory: str, header: dict):
+    def __init__(self, directory: str, header: dict[str, Any]):
         self.directory = directory
         self._temp = os.path.join(directory, TEMP_NAME)
         self._file = open(self._temp, "wb", buffering=0)
@@ -57,12 +61,12 @@ class SnapshotWriter:
         self._size += len(data)
         self._file.write(data)
 
-    def node(self, nid: int, labels: list, props: dict) -> None:
+    def node(self, nid: int, labels: list[str], props: dict[str, Any]) -> None:
         self._chunk += self._packer.pack((NODE_RECORD, nid, labels, props))
         if len(self._chunk) >= _CHUNK:
             self._flush()
 
-    def rel(self, rid: int, type_: str, start: int, end: int, props: dict) -> None:
+    def rel(self, rid: int, type_: str, start: int, end: int, props: dict[str, Any]) -> None:
         self._chunk += self._packer.pack((REL_RECORD, rid, type_, start, end, props))
         if len(self._chunk) >= _CHUNK:
             self._flush()

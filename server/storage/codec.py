@@ -4,29 +4,37 @@ Ext codes are part of the on-disk format; never renumber them.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import msgpack
 import numpy as np
 
-from relate.protocol.errors import CypherTypeError
+from relate.protocol.errors import CypherTypeError as CypherTypeError   # re-exported: storage raises it as codec.CypherTypeError
 from relate.protocol.temporal import Date, DateTime, LocalDateTime, LocalTime, Time
 from relate.protocol.values import VECTOR_TYPES, Duration, Vector
 
+if TYPE_CHECKING:
+    from typing import IO, Any
+
+    # The value classes stored under an ext code of their own (to_state / from_state).
+    StateClass = type[Duration | Date | Time | LocalTime | DateTime | LocalDateTime]
+
 EXT_VECTOR = 1
 EXT_DURATION = 2
-_class_by_code: dict[int, type] = {EXT_DURATION: Duration, 3: Date, 4: Time, 5: LocalTime, 6: DateTime,
+_class_by_code: dict[int, StateClass] = {EXT_DURATION: Duration, 3: Date, 4: Time, 5: LocalTime, 6: DateTime,
                                    7: LocalDateTime}
-_code_by_class: dict[type, int] = {cls: code for code, cls in _class_by_code.items()}
+_code_by_class: dict[type[Any], int] = {cls: code for code, cls in _class_by_code.items()}
 
 INT64_MIN = -(1 << 63)
 INT64_MAX = (1 << 63) - 1
 
 
-def ext_code(cls: type) -> int | None:
+def ext_code(cls: type[Any]) -> int | None:
     """The ext code for a temporal/Duration class, or None if it is not a stored class."""
     return _code_by_class.get(cls)
 
 
-def _default(obj):
+def _default(obj: Any) -> Any:
     cls = type(obj)
     if cls is Vector:
         return msgpack.ExtType(EXT_VECTOR, obj.coordinate_type.encode() + b"\0" + obj.to_numpy().tobytes())
@@ -38,7 +46,7 @@ def _default(obj):
     raise TypeError(f"cannot store a value of type {cls.__name__}")
 
 
-def _ext_hook(code: int, data: bytes):
+def _ext_hook(code: int, data: bytes) -> Any:
     if code == EXT_VECTOR:
         cut = data.index(b"\0")
         coordinate_type = data[:cut].decode()
@@ -50,12 +58,12 @@ def _ext_hook(code: int, data: bytes):
     return cls.from_state(msgpack.unpackb(data, use_list=False, ext_hook=_ext_hook, raw=False))
 
 
-def encode(obj) -> bytes:
+def encode(obj: Any) -> bytes:
     """Serialize ``obj`` (WAL records, catalog entries) to msgpack bytes."""
     return msgpack.packb(obj, default=_default, use_bin_type=True)
 
 
-def decode(data):
+def decode(data: bytes | bytearray | memoryview) -> Any:
     """Inverse of ``encode``; accepts any bytes-like object."""
     return msgpack.unpackb(data, ext_hook=_ext_hook, raw=False, strict_map_key=False)
 
@@ -64,7 +72,7 @@ def new_packer() -> msgpack.Packer:
     return msgpack.Packer(default=_default, use_bin_type=True)
 
 
-def new_unpacker(file) -> msgpack.Unpacker:
+def new_unpacker(file: IO[bytes] | Any) -> msgpack.Unpacker:
     return msgpack.Unpacker(file, ext_hook=_ext_hook, raw=False, strict_map_key=False,
                             max_buffer_size=1 << 31)
 
@@ -72,7 +80,7 @@ def new_unpacker(file) -> msgpack.Unpacker:
 _PLAIN_ITEMS = frozenset((str, float, bool, Vector, bytes, type(None)))    # list items valid as they are
 
 
-def check_value(value) -> None:
+def check_value(value: Any) -> None:
     """Raise CypherTypeError unless ``value`` can be stored as a property value."""
     cls = type(value)
     if cls is str or cls is float or cls is bool or cls is Vector or cls is bytes:

@@ -5,19 +5,25 @@ listeners in commit order, then wakes the rest.
 from __future__ import annotations
 
 import threading
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from relate.protocol.errors import DatabaseError
+
+if TYPE_CHECKING:
+    from .versions import Change
+
+    # (commit_ts, changes) of one commit waiting for durability.
+    Pending = tuple[int, list[Change]]
 
 
 class GroupCommit:
     """Orders and batches the durability step of commits (records are already in the WAL file)."""
 
-    def __init__(self, sync: Callable[[], None] | None, publish: Callable[[list], None]):
+    def __init__(self, sync: Callable[[], None] | None, publish: Callable[[list[Pending]], None]):
         self._sync = sync                    # fsync of the WAL, or None (in memory / sync=False)
         self._publish = publish              # publish(batch of (commit_ts, changes)), in order
         self._cond = threading.Condition(threading.Lock())
-        self._queued: list[tuple[int, list]] = []
+        self._queued: list[Pending] = []
         self._durable_ts = 0
         self._flushing = False
         self.failure: BaseException | None = None
@@ -25,7 +31,7 @@ class GroupCommit:
     def reset(self, ts: int) -> None:
         self._durable_ts = ts
 
-    def enqueue(self, commit_ts: int, changes: list) -> None:
+    def enqueue(self, commit_ts: int, changes: list[Change]) -> None:
         """Register a commit whose record was just written (called under the writer lock)."""
         with self._cond:
             self._queued.append((commit_ts, changes))
@@ -50,7 +56,7 @@ class GroupCommit:
                     self._flushing = False
                     cond.notify_all()
 
-    def _flush(self, batch: list) -> None:
+    def _flush(self, batch: list[Pending]) -> None:
         try:
             if self._sync is not None and batch:
                 self._sync()

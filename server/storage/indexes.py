@@ -8,10 +8,19 @@ from __future__ import annotations
 
 import time
 from bisect import bisect_left, bisect_right, insort
+from typing import TYPE_CHECKING
 
 from relate.protocol.values import Duration, Vector
 
 from . import codec
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    # ``(rank, value)``, or ``(rank,)`` as an open range bound; a list's value is a tuple of keys.
+    OrderKey = tuple[Any, ...]
+    # (lo_key, lo_strict, hi_key, hi_strict) of a range seek.
+    Bounds = tuple[OrderKey, bool, OrderKey, bool]
 
 RANK_BOOL, RANK_NUMBER, RANK_STRING, RANK_LIST, RANK_VECTOR, RANK_DURATION = 1, 2, 4, 5, 6, 7
 RANK_BYTES = 8                                # equality only (like Neo4j's byte arrays)
@@ -21,7 +30,7 @@ SORTABLE_RANKS = {RANK_BOOL, RANK_NUMBER, RANK_STRING}
 _orderable_checked: set[int] = set()
 
 
-def _temporal_rank(value) -> int | None:
+def _temporal_rank(value: Any) -> int | None:
     code = codec.ext_code(type(value))
     if code is None:
         return None
@@ -36,7 +45,7 @@ def _temporal_rank(value) -> int | None:
     return rank
 
 
-def order_key(value):
+def order_key(value: Any) -> OrderKey | None:
     """A hashable, totally ordered key per value kind; None for values that are not indexed (NaN)."""
     cls = type(value)
     if cls is str:
@@ -76,8 +85,8 @@ class PropertyIndex:
         self.entity = entity
         self.label = label
         self.key = key
-        self.entries: dict[tuple, dict[int, None]] = {}
-        self.sorted_keys: list[tuple] = []
+        self.entries: dict[OrderKey, dict[int, None]] = {}
+        self.sorted_keys: list[OrderKey] = []
         self.seq = 0          # +1 before and after each change of sorted_keys (readers retry)
         self.ts = ts          # commit ts of the transaction that created it
 
@@ -85,7 +94,7 @@ class PropertyIndex:
     def ident(self) -> tuple[str, str, str]:
         return (self.entity, self.label, self.key)
 
-    def add(self, key: tuple, eid: int) -> None:
+    def add(self, key: OrderKey, eid: int) -> None:
         ids = self.entries.get(key)
         if ids is None:
             self.entries[key] = {eid: None}
@@ -96,7 +105,7 @@ class PropertyIndex:
         else:
             ids[eid] = None
 
-    def discard(self, key: tuple, eid: int) -> None:
+    def discard(self, key: OrderKey, eid: int) -> None:
         ids = self.entries.get(key)
         if ids is None or eid not in ids:
             return
@@ -116,7 +125,7 @@ class PropertyIndex:
         self.sorted_keys = sorted(k for k in self.entries if k[0] in SORTABLE_RANKS)
         self.seq += 2
 
-    def candidates(self, key: tuple) -> list[int]:
+    def candidates(self, key: OrderKey) -> list[int]:
         ids = self.entries.get(key)
         return list(ids) if ids else []
 
@@ -126,13 +135,14 @@ class PropertyIndex:
             out.extend(list(ids))
         return out
 
-    def ordered_keys(self) -> list[tuple]:
+    def ordered_keys(self) -> list[OrderKey]:
         """Every key: the sortable ones in order, then the equality-only ones."""
         ordered = self.range_keys((0,), False, (1 << 30,), True)
         ordered.extend(k for k in list(self.entries) if k[0] not in SORTABLE_RANKS)
         return ordered
 
-    def range_keys(self, lo_key: tuple, lo_strict: bool, hi_key: tuple, hi_strict: bool) -> list[tuple]:
+    def range_keys(self, lo_key: OrderKey, lo_strict: bool, hi_key: OrderKey, hi_strict: bool
+                   ) -> list[OrderKey]:
         """Sorted keys between the bounds (consistent even while a writer inserts concurrently)."""
         while True:
             seq = self.seq
@@ -147,13 +157,13 @@ class PropertyIndex:
                 return chunk
 
 
-def range_bounds(lo, lo_inclusive: bool, hi, hi_inclusive: bool):
+def range_bounds(lo: Any, lo_inclusive: bool, hi: Any, hi_inclusive: bool) -> Bounds | None:
     """(lo_key, lo_strict, hi_key, hi_strict) for a range seek, or None when nothing can match."""
     lo_key = order_key(lo) if lo is not None else None
     hi_key = order_key(hi) if hi is not None else None
     if (lo is not None and lo_key is None) or (hi is not None and hi_key is None):
         return None
-    rank = (lo_key or hi_key)[0]
+    rank = (lo_key or hi_key)[0]  # type: ignore[index]  # the caller passes at least one bound
     if hi_key is not None and hi_key[0] != rank:
         return None
     if rank not in SORTABLE_RANKS:
@@ -169,7 +179,7 @@ def range_bounds(lo, lo_inclusive: bool, hi, hi_inclusive: bool):
     return lo_key, lo_strict, hi_key, hi_strict
 
 
-def in_bounds(key, lo_key, lo_strict, hi_key, hi_strict) -> bool:
+def in_bounds(key: OrderKey | None, lo_key: OrderKey, lo_strict: bool, hi_key: OrderKey, hi_strict: bool) -> bool:
     if key is None:
         return False
     if lo_strict:

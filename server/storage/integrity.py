@@ -10,12 +10,21 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import msgpack
 
 from relate.protocol.errors import DatabaseError
 
 from .wal import HEADER_SIZE, _HEADER, _checksum, fsync_directory, list_segments, segment_name
+
+if TYPE_CHECKING:
+    from typing import Any, Callable, Sequence
+
+    from .versions import Change
+
+    # codec.decode, passed in (integrity must not import the codec's value classes).
+    Decode = Callable[[bytes | memoryview], Any]
 
 MANIFEST_NAME = "manifest.json"
 DAMAGE_CODE = "Neo.DatabaseError.General.StorageDamageDetected"
@@ -34,7 +43,7 @@ class Damage:
     """A bad record at ``offset`` of ``segment`` and the valid commits found after it."""
     segment: str
     offset: int
-    later_commits: list = field(default_factory=list)   # commit ts of valid records after the damage
+    later_commits: list[int] = field(default_factory=list)   # commit ts of valid records after the damage
     reason: str = "bad checksum or length"
 
     def describe(self) -> str:
@@ -45,7 +54,8 @@ class Damage:
         return text
 
 
-def decode_record(payload, path: str, offset: int, decode):
+def decode_record(payload: memoryview, path: str, offset: int, decode: Decode
+                  ) -> tuple[int, Sequence[Change]]:
     """``decode(payload)`` as (commit_ts, changes); a CRC-valid record that is not one is damage."""
     try:
         commit_ts, changes = decode(payload)
@@ -57,7 +67,7 @@ def decode_record(payload, path: str, offset: int, decode):
     return commit_ts, changes
 
 
-def valid_records_after(data: bytes, offset: int, decode) -> list[int]:
+def valid_records_after(data: bytes, offset: int, decode: Decode) -> list[int]:
     """Commit ts of the CRC-valid, decodable records that start after ``offset`` (a resync scan:
     candidates are positions whose payload would start with a msgpack array header)."""
     found = []
@@ -81,7 +91,7 @@ def valid_records_after(data: bytes, offset: int, decode) -> list[int]:
     return found
 
 
-def later_segment_commits(paths: list[str], decode) -> list[int]:
+def later_segment_commits(paths: list[str], decode: Decode) -> list[int]:
     """Commit ts of every valid record in ``paths`` (segments after a damaged one)."""
     found = []
     for path in paths:
@@ -93,7 +103,7 @@ def later_segment_commits(paths: list[str], decode) -> list[int]:
 
 # -- the checkpoint manifest ---------------------------------------------------------------------
 
-def read_manifest(directory: str) -> dict | None:
+def read_manifest(directory: str) -> dict[str, Any] | None:
     path = os.path.join(directory, MANIFEST_NAME)
     try:
         with open(path, "rb") as f:
@@ -122,7 +132,7 @@ def write_manifest(directory: str, snapshot_ts: int, wal_seq: int) -> None:
     fsync_directory(directory)
 
 
-def missing_files(directory: str, manifest: dict | None, snapshot_exists: bool) -> list[str]:
+def missing_files(directory: str, manifest: dict[str, Any] | None, snapshot_exists: bool) -> list[str]:
     """What the manifest expects that is not there: the snapshot, WAL segments (a gap included)."""
     if manifest is None:
         return []

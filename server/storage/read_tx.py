@@ -1,21 +1,31 @@
 """ReadTx: a consistent snapshot of the graph at one commit timestamp."""
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from relate.protocol.errors import EntityNotFound, TransactionError
 
 from .indexes import in_bounds, order_key, range_bounds
 from .versions import visible
 
-_EMPTY: dict = {}
+if TYPE_CHECKING:
+    from typing import Any, Callable, Hashable, Iterable, Self
+
+    from .indexes import OrderKey, PropertyIndex
+    from .store import GraphStore
+    from .versions import E, CountsVersion, EntityVersion, LiveNode, LiveRel, NodeVersion, Props, RelVersion
+
+    # The store's adjacency maps: node id -> relationship type -> {relationship id: other node id}.
+    Adjacency = dict[int, dict[str, dict[int, int]]]
+
+_EMPTY: dict[str, Any] = {}
 
 
-def _missing_node(nid) -> EntityNotFound:
+def _missing_node(nid: int) -> EntityNotFound:
     return EntityNotFound(f"node {nid} does not exist or has been deleted", detail="EntityNotFound")
 
 
-def _missing_rel(rid) -> EntityNotFound:
+def _missing_rel(rid: int) -> EntityNotFound:
     return EntityNotFound(f"relationship {rid} does not exist or has been deleted",
                           detail="EntityNotFound")
 
@@ -29,11 +39,12 @@ class ReadTx:
     #: never writes), so callers may memoize what they read. WriteTx sets it False (it sees its writes).
     fixed = True
 
-    def __init__(self, store, ts: int, token):
+    def __init__(self, store: GraphStore, ts: int, token: int):
         self._store = store
         self._ts = ts
-        self._nodes_get = store._nodes.get
-        self._rels_get = store._rels.get
+        # The entity lookups (storage/virtual.py wraps them to add query-time entities).
+        self._nodes_get: Callable[[int], NodeVersion | None] = store._nodes.get
+        self._rels_get: Callable[[int], RelVersion | None] = store._rels.get
         self._token = token
         self._closed = False
 
@@ -46,25 +57,25 @@ class ReadTx:
             self._closed = True
             self._store._readers.pop(self._token, None)
 
-    def __del__(self):
+    def __del__(self) -> None:
         if not self._closed:
             self._store._readers.pop(self._token, None)
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         return self
 
     # -- query-time entities (storage/virtual.py): relevance edges and pinned anchors ------------------
-    def add_virtual_rel(self, type: str, start: int, end: int, props: dict) -> int:
+    def add_virtual_rel(self, type: str, start: int, end: int, props: Props) -> int:
         """A relationship readable through this transaction only, under a fresh negative id."""
         from .virtual import add_rel
         return add_rel(self, type, start, end, props)
 
-    def add_virtual_node(self, labels, props: dict) -> int:
+    def add_virtual_node(self, labels: Iterable[str], props: Props) -> int:
         """A node readable through this transaction only, under a fresh negative id."""
         from .virtual import add_node
         return add_node(self, labels, props)
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     # -- the entity tables ---------------------------------------------------------------------------
@@ -74,9 +85,10 @@ class ReadTx:
     # instead of calling one shared lookup (``_node``): they are the engine's hottest reads (every
     # property access, label test and expand end check), and a shared lookup adds a call to each.
 
-    def _live_ids(self, table: dict) -> Iterator[int]:
+    def _live_ids(self, table: dict[int, E]) -> Iterator[int]:
         """Ids of ``table`` (the store's nodes or relationships) live in this snapshot."""
         ts = self._ts
+        rec: E | None
         for eid, rec in list(table.items()):
             if rec.ts > ts:
                 rec = visible(rec.prev, ts)
@@ -85,10 +97,13 @@ class ReadTx:
             if rec.props is not None:
                 yield eid
 
-    def _members(self, index: dict, name: str, get, check_label: bool) -> Iterator[int]:
+    def _members(self, index: dict[str, dict[int, None]], name: str, get: Callable[[int], Any],
+                 check_label: bool) -> Iterator[int]:
         """Ids in ``index[name]`` (the label index with ``get`` = nodes, or the type index with rels)
         live in this snapshot; with ``check_label`` they must still carry the label (the label index
-        keeps members until vacuum). Lazy: the member set is read and copied at the first ``next``."""
+        keeps members until vacuum). Lazy: the member set is read and copied at the first ``next``.
+        ``get`` is typed Any: it returns node or relationship versions, and ``check_label`` (nodes
+        only) decides whether labels are read."""
         members = index.get(name)
         if not members:
             return
@@ -106,14 +121,14 @@ class ReadTx:
 
     # -- nodes ---------------------------------------------------------------------------------------
 
-    def _node(self, nid: int):
+    def _node(self, nid: int) -> LiveNode | None:
         """The visible version of node ``nid``, or None."""
         rec = self._nodes_get(nid)
         if rec is not None and rec.ts > self._ts:
             rec = visible(rec.prev, self._ts)
         if rec is None or rec.props is None:
             return None
-        return rec
+        return rec  # type: ignore[return-value]  # props is not None: a live version
 
     def node_exists(self, nid: int) -> bool:
         rec = self._nodes_get(nid)
@@ -121,7 +136,7 @@ class ReadTx:
             rec = visible(rec.prev, self._ts)
         return rec is not None and rec.props is not None
 
-    def node_labels(self, nid: int) -> frozenset:
+    def node_labels(self, nid: int) -> frozenset[str]:
         rec = self._nodes_get(nid)
         if rec is not None and rec.ts > self._ts:
             rec = visible(rec.prev, self._ts)
@@ -129,7 +144,7 @@ class ReadTx:
             raise _missing_node(nid)
         return rec.labels
 
-    def node_props(self, nid: int) -> dict:
+    def node_props(self, nid: int) -> Props:
         rec = self._nodes_get(nid)
         if rec is not None and rec.ts > self._ts:
             rec = visible(rec.prev, self._ts)
@@ -137,7 +152,7 @@ class ReadTx:
             raise _missing_node(nid)
         return rec.props
 
-    def node_prop(self, nid: int, key: str):
+    def node_prop(self, nid: int, key: str) -> Any:
         rec = self._nodes_get(nid)
         if rec is not None and rec.ts > self._ts:
             rec = visible(rec.prev, self._ts)
@@ -145,7 +160,7 @@ class ReadTx:
             raise _missing_node(nid)
         return rec.props.get(key)
 
-    def node(self, nid: int) -> tuple[frozenset, dict] | None:
+    def node(self, nid: int) -> tuple[frozenset[str], Props] | None:
         """(labels, props) of a visible node in one lookup, or None."""
         rec = self._node(nid)
         return None if rec is None else (rec.labels, rec.props)
@@ -161,13 +176,13 @@ class ReadTx:
 
     # -- relationships -------------------------------------------------------------------------------
 
-    def _rel(self, rid: int):
+    def _rel(self, rid: int) -> LiveRel | None:
         rec = self._rels_get(rid)
         if rec is not None and rec.ts > self._ts:
             rec = visible(rec.prev, self._ts)
         if rec is None or rec.props is None:
             return None
-        return rec
+        return rec  # type: ignore[return-value]  # props is not None: a live version
 
     def rel_exists(self, rid: int) -> bool:
         return self._rel(rid) is not None
@@ -184,19 +199,19 @@ class ReadTx:
             raise _missing_rel(rid)
         return rec.start, rec.end
 
-    def rel_props(self, rid: int) -> dict:
+    def rel_props(self, rid: int) -> Props:
         rec = self._rel(rid)
         if rec is None:
             raise _missing_rel(rid)
         return rec.props
 
-    def rel_prop(self, rid: int, key: str):
+    def rel_prop(self, rid: int, key: str) -> Any:
         rec = self._rel(rid)
         if rec is None:
             raise _missing_rel(rid)
         return rec.props.get(key)
 
-    def rel(self, rid: int) -> tuple[str, int, int, dict] | None:
+    def rel(self, rid: int) -> tuple[str, int, int, Props] | None:
         """(type, start, end, props) of a visible relationship in one lookup, or None."""
         rec = self._rel(rid)
         return None if rec is None else (rec.type, rec.start, rec.end, rec.props)
@@ -226,7 +241,7 @@ class ReadTx:
             return self._expand_both(nid, types)
         raise TransactionError(f"unknown direction {direction!r}")
 
-    def _expand_fixed(self, adjacency, nid, rel_type):
+    def _expand_fixed(self, adjacency: Adjacency, nid: int, rel_type: str) -> Iterator[tuple[int, int]]:
         """``_expand`` for one type on a fixed snapshot, built at once with a comprehension.
 
         On a snapshot what is visible cannot change (vacuum never removes what a live reader sees),
@@ -244,7 +259,7 @@ class ReadTx:
                      and ((rec.props is not None) if rec.ts <= ts else _live_at(rec.prev, ts))])
 
     def expand_props(self, nid: int, direction: str, types: tuple[str, ...] | None = None
-                     ) -> list[tuple[int, int, dict]]:
+                     ) -> list[tuple[int, int, Props]]:
         """(rid, other node id, properties) for each visible relationship ``expand`` gives, in its
         order; on a fixed snapshot with one type, one comprehension (no lookup per relationship)."""
         if not (self.fixed and types is not None and len(types) == 1 and direction != "both"):
@@ -255,14 +270,21 @@ class ReadTx:
         if not group:
             return []
         get, ts, rel = self._rels_get, self._ts, self._rel
-        # the usual record is the visible version (older than the snapshot); newer ones are walked
-        return [(rid, other, rec.props if rec.ts <= ts else rel(rid).props)     # type: ignore[union-attr]
-                for rid, other in list(group.items())
-                if (rec := get(rid)) is not None
-                and ((rec.props is not None) if rec.ts <= ts else _live_at(rec.prev, ts))]
+        found: list[tuple[int, int, Props]] = []
+        for rid, other in list(group.items()):
+            rec = get(rid)
+            if rec is None:
+                continue
+            if rec.ts <= ts:              # the usual case: the record is the visible version
+                if rec.props is not None:
+                    found.append((rid, other, rec.props))
+            elif (live := rel(rid)) is not None:      # changed since the snapshot: walk its versions
+                found.append((rid, other, live.props))
+        return found
 
     def expand_rel_ids(self, nid: int, direction: str, types: tuple[str, ...] | None = None,
-                       end_test=None, end_label: str | None = None) -> list[int]:
+                       end_test: Callable[[frozenset[str]], bool] | None = None,
+                       end_label: str | None = None) -> list[int]:
         """Ids of the visible relationships of ``nid`` in ``direction`` whose far end carries
         ``end_label`` (when given) and passes ``end_test`` (a predicate over its label set, when given).
 
@@ -303,7 +325,8 @@ class ReadTx:
                                              and node.props is not None) else labels_of(other))]
 
     def expand_rel_id_set(self, nid: int, direction: str, types: tuple[str, ...] | None = None,
-                          end_test=None, end_label: str | None = None, end_key=None):
+                          end_test: Callable[[frozenset[str]], bool] | None = None,
+                          end_label: str | None = None, end_key: Hashable = None) -> set[int] | frozenset[int]:
         """``expand_rel_ids`` as a set, kept across statements in the store's ExpandCache.
 
         ``end_key`` names the far-end condition (hashable; equal keys must mean the same test over
@@ -325,14 +348,16 @@ class ReadTx:
                 cache.put(key, ids, version)
         return ids
 
-    def _expand_both(self, nid, types):
+    def _expand_both(self, nid: int, types: tuple[str, ...] | None) -> Iterator[tuple[int, int]]:
         yield from self._expand(self._store._out, nid, types, False)
         yield from self._expand(self._store._in, nid, types, True)    # self-loops came already
 
-    def _expand(self, adjacency, nid, types, skip_loops):
+    def _expand(self, adjacency: Adjacency, nid: int, types: tuple[str, ...] | None, skip_loops: bool
+                ) -> Iterator[tuple[int, int]]:
         by_type = adjacency.get(nid)
         if not by_type:
             return
+        groups: Iterable[dict[int, int]]
         if types is None:
             groups = list(by_type.values())
         elif len(types) == 1:
@@ -365,10 +390,11 @@ class ReadTx:
 
     # -- names, schema, counts -------------------------------------------------------------------------
 
-    def _counts(self):
+    def _counts(self) -> CountsVersion:
         counts = self._store._counts
         if counts.ts > self._ts:
-            counts = visible(counts.prev, self._ts)
+            # A live snapshot always finds a version: vacuum prunes only below the oldest reader's ts.
+            counts = visible(counts.prev, self._ts)  # type: ignore[assignment]
         return counts
 
     def labels(self) -> list[str]:
@@ -380,10 +406,10 @@ class ReadTx:
     def property_keys(self) -> list[str]:
         return sorted(self._store._key_names)
 
-    def schema(self) -> dict[str, dict]:
+    def schema(self) -> dict[str, dict[str, Any]]:
         version = self._store._schema
         if version.ts > self._ts:
-            version = visible(version.prev, self._ts)
+            version = visible(version.prev, self._ts)  # type: ignore[assignment]  # found, as in _counts
         return version.entries
 
     # -- property indexes ------------------------------------------------------------------------------
@@ -396,8 +422,9 @@ class ReadTx:
         """(entity, label, key) of every property index this transaction can use."""
         return [ident for ident, index in list(self._store._prop_indexes.items()) if index.ts <= self._ts]
 
-    def _indexed_value(self, entity: str, label: str, key: str, eid: int):
+    def _indexed_value(self, entity: str, label: str, key: str, eid: int) -> Any:
         """The value of ``key`` on the visible entity if it has the label/type, else a miss marker."""
+        rec: LiveNode | LiveRel | None
         if entity == "node":
             rec = self._node(eid)
             if rec is None or label not in rec.labels:
@@ -408,14 +435,14 @@ class ReadTx:
                 return _MISS
         return rec.props.get(key)
 
-    def _index_source(self, entity: str, label: str, key: str):
+    def _index_source(self, entity: str, label: str, key: str) -> PropertyIndex | None:
         """The property index, or None when there is none (then callers scan the label/type)."""
         return self._store._prop_indexes.get((entity, label, key))
 
-    def _scan(self, entity: str, label: str):
+    def _scan(self, entity: str, label: str) -> Iterator[int]:
         return self.nodes_by_label(label) if entity == "node" else self.rels_by_type(label)
 
-    def index_seek(self, entity: str, label: str, key: str, value) -> Iterator[int]:
+    def index_seek(self, entity: str, label: str, key: str, value: Any) -> Iterator[int]:
         """Ids of the entities with ``label`` (or type) whose ``key`` equals ``value``.
 
         Through an index the matches are collected at the call (one pass over the few candidates,
@@ -428,7 +455,7 @@ class ReadTx:
         index = self._store._prop_indexes.get((entity, label, key))
         if index is None:
             return self._seek_scan(entity, label, key, target)
-        ids = index.entries.get(target)
+        ids: dict[int, None] | list[int] | None = index.entries.get(target)
         if not ids:
             return iter(())
         ids = list(ids)
@@ -447,7 +474,8 @@ class ReadTx:
             return iter(ids) if order_key(found) == target else iter(())
         return iter(self._seek_candidates(entity, label, key, value, target, ids))
 
-    def _seek_candidates(self, entity: str, label: str, key: str, value, target, ids: list) -> list:
+    def _seek_candidates(self, entity: str, label: str, key: str, value: Any, target: OrderKey, ids: list[int]
+                         ) -> list[int]:
         """The ``ids`` (index candidates, possibly stale) visible here with ``key`` equal to ``value``."""
         ts = self._ts
         vt = type(value)
@@ -455,6 +483,7 @@ class ReadTx:
         simple = vt in _SIMPLE
         is_node = entity == "node"
         get = self._nodes_get if is_node else self._rels_get
+        rec: Any                               # a node or relationship version: ``is_node`` says which
         out = []
         for eid in ids:
             rec = get(eid)
@@ -477,14 +506,14 @@ class ReadTx:
                 out.append(eid)
         return out
 
-    def _seek_scan(self, entity: str, label: str, key: str, target) -> Iterator[int]:
+    def _seek_scan(self, entity: str, label: str, key: str, target: OrderKey) -> Iterator[int]:
         for eid in self._scan(entity, label):
             found = self._indexed_value(entity, label, key, eid)
             if found is not _MISS and order_key(found) == target:
                 yield eid
 
-    def index_range(self, entity: str, label: str, key: str, lo=None, lo_inclusive: bool = True,
-                    hi=None, hi_inclusive: bool = True) -> Iterator[int]:
+    def index_range(self, entity: str, label: str, key: str, lo: Any = None, lo_inclusive: bool = True,
+                    hi: Any = None, hi_inclusive: bool = True) -> Iterator[int]:
         """Ids whose ``key`` lies between the bounds (None = open), ascending by value when indexed.
 
         With both bounds None: every entity with a non-null, indexable value.
@@ -518,7 +547,7 @@ class ReadTx:
                     yield eid
 
 
-def _live_at(prev, ts) -> bool:
+def _live_at(prev: EntityVersion | None, ts: int) -> bool:
     """Whether the version chain ``prev`` holds a live version visible at ``ts``."""
     rec = visible(prev, ts)
     return rec is not None and rec.props is not None

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import gc
 import os
+from typing import TYPE_CHECKING
 
 import structlog
 
@@ -17,10 +18,15 @@ from .versions import NodeVersion, RelVersion
 from . import integrity
 from .wal import HEADER_SIZE, fsync_directory, list_segments, read_segment
 
+if TYPE_CHECKING:
+    from .store import GraphStore
+    from .versions import Change
+    from .write_tx import WriteTx
+
 log = structlog.get_logger(__name__)
 
 
-def recover(store, directory: str, recover_truncate: bool = False, read_only: bool = False) -> int:
+def recover(store: GraphStore, directory: str, recover_truncate: bool = False, read_only: bool = False) -> int:
     """Rebuild ``store`` from ``directory``; returns the seq number for the next WAL segment.
     Damage before valid records, or files the checkpoint manifest expects but cannot find, raise
     StorageDamaged unless ``recover_truncate`` (then what is dropped is logged). ``read_only``:
@@ -36,7 +42,7 @@ def recover(store, directory: str, recover_truncate: bool = False, read_only: bo
             gc.enable()
 
 
-def _recover(store, directory: str, recover_truncate: bool = False, read_only: bool = False) -> int:
+def _recover(store: GraphStore, directory: str, recover_truncate: bool = False, read_only: bool = False) -> int:
     temp = os.path.join(directory, TEMP_NAME)
     if os.path.exists(temp) and not read_only:
         os.unlink(temp)            # an interrupted checkpoint; the previous snapshot still stands
@@ -64,19 +70,19 @@ def _recover(store, directory: str, recover_truncate: bool = False, read_only: b
     return segments[-1][0] + 1 if segments else 1
 
 
-def load_snapshot(store, path: str) -> int:
+def load_snapshot(store: GraphStore, path: str) -> int:
     """Bulk-load a snapshot file into an empty store; returns its commit ts."""
     records = read_snapshot(path)
     header = next(records)
-    ts = header["ts"]
+    ts: int = header["ts"]
     for key in header.get("keys") or ():
         store._intern_key(key)        # msgpack interns map keys, so entity dicts share these
     nodes, rels = store._nodes, store._rels
     label_index = store._label_index
     labelset, intern_type = store._labelset, store._intern_type
     key_names = store._key_names
-    node_counts: dict = {None: 0}
-    rel_counts: dict = {None: 0}
+    node_counts: dict[str | None, int] = {None: 0}
+    rel_counts: dict[str | None, int] = {None: 0}
     for record in records:
         if record[0] == NODE_RECORD:
             _, nid, labels, props = record
@@ -114,7 +120,7 @@ def load_snapshot(store, path: str) -> int:
     return ts
 
 
-def replay_wal(store, directory: str, segments: list, after_ts: int, recover_truncate: bool = False,
+def replay_wal(store: GraphStore, directory: str, segments: list[tuple[int, str]], after_ts: int, recover_truncate: bool = False,
                read_only: bool = False) -> int:
     """Apply the records newer than ``after_ts`` in one internal transaction; returns the last ts.
 
@@ -123,7 +129,7 @@ def replay_wal(store, directory: str, segments: list, after_ts: int, recover_tru
     raises StorageDamaged before anything is changed, unless ``recover_truncate``.
     """
     last_ts = after_ts
-    tx = None
+    tx: WriteTx | None = None
     for position, (seq, path) in enumerate(segments):
         payloads, good_end, damaged = read_segment(path)
         offset = 0
@@ -184,7 +190,7 @@ def _check_damage(path: str, offset: int, later_segments: list[str], recover_tru
                 dropped_ts=f"{min(later)}..{max(later)}")
 
 
-def apply_change(tx, change) -> None:
+def apply_change(tx: WriteTx, change: Change) -> None:
     """Re-apply one logged Change (plus the internal pidx+/pidx- kinds)."""
     kind = change[0]
     if kind == "node+":

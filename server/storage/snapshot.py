@@ -8,12 +8,19 @@ from __future__ import annotations
 import os
 import struct
 import zlib
+from typing import TYPE_CHECKING
 
 from relate.protocol.errors import DatabaseError
 
 from . import codec
 from .versions import visible
 from .wal import fsync_directory
+
+if TYPE_CHECKING:
+    from typing import IO, Any, Iterator
+
+    from .store import GraphStore
+    from .versions import NodeVersion, RelVersion
 
 SNAPSHOT_NAME = "snapshot.msgpack"
 TEMP_NAME = "snapshot.msgpack.tmp"
@@ -28,7 +35,7 @@ def _private(path: str, flags: int) -> int:
     return os.open(path, flags, 0o600)
 
 
-def write_snapshot(directory: str, store, ts: int, header: dict) -> None:
+def write_snapshot(directory: str, store: GraphStore, ts: int, header: dict[str, Any]) -> None:
     """Write the graph as seen at ``ts`` (a registered snapshot keeps those versions alive).
     A failed write (a full disk) leaves no temp file and raises DatabaseError; the previous
     snapshot and the WAL still hold everything."""
@@ -43,7 +50,7 @@ def write_snapshot(directory: str, store, ts: int, header: dict) -> None:
                             code="Neo.DatabaseError.General.StorageWriteFailed") from None
 
 
-def _write_snapshot(directory: str, store, ts: int, header: dict) -> None:
+def _write_snapshot(directory: str, store: GraphStore, ts: int, header: dict[str, Any]) -> None:
     temp = os.path.join(directory, TEMP_NAME)
     packer = codec.new_packer()
     crc = size = 0
@@ -56,6 +63,7 @@ def _write_snapshot(directory: str, store, ts: int, header: dict) -> None:
 
         emit(packer.pack(header))
         chunk = bytearray()
+        rec: NodeVersion | RelVersion | None
         for nid, rec in list(store._nodes.items()):
             if rec.ts > ts:
                 rec = visible(rec.prev, ts)
@@ -89,7 +97,7 @@ def _write_snapshot(directory: str, store, ts: int, header: dict) -> None:
 class _CheckedReader:
     """File reader that stops at ``limit`` bytes and keeps a running CRC32 of what it returned."""
 
-    def __init__(self, f, limit: int):
+    def __init__(self, f: IO[bytes], limit: int):
         self._f = f
         self._left = limit
         self.crc = 0
@@ -105,7 +113,7 @@ class _CheckedReader:
         return data
 
 
-def read_snapshot(path: str):
+def read_snapshot(path: str) -> Iterator[Any]:
     """Yield the header dict, then node and relationship records; raise DatabaseError if damaged."""
     total = os.path.getsize(path)
     if total < _FOOTER.size:

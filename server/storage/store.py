@@ -7,7 +7,7 @@ import os
 import sys
 import threading
 from collections import OrderedDict, deque
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import structlog
 
@@ -20,6 +20,15 @@ from .read_tx import ReadTx
 from .versions import PENDING, CountsVersion, SchemaVersion
 from .wal import WalWriter, list_segments
 from .write_tx import WriteTx
+
+if TYPE_CHECKING:
+    from typing import Any, Hashable, Iterable, Self
+
+    from .indexes import PropertyIndex
+    from .versions import Change, NodeVersion, Props, RelVersion
+
+    # What a commit listener is called with: (changes, commit_ts).
+    CommitListener = Callable[[list[Change], int], None]
 
 log = structlog.get_logger(__name__)
 
@@ -41,21 +50,21 @@ class GraphStore:
         self._checkpoint_every = checkpoint_every
         self._checkpoint_bytes = checkpoint_bytes
         # Graph data: id -> newest version (each version links to the one before it).
-        self._nodes: dict = {}
-        self._rels: dict = {}
+        self._nodes: dict[int, NodeVersion] = {}
+        self._rels: dict[int, RelVersion] = {}
         # Scan structures; entries may be stale (readers re-check), see vacuum.py.
         self._label_index: dict[str, dict[int, None]] = {}
         self._type_index: dict[str, dict[int, None]] = {}
         self._out: dict[int, dict[str, dict[int, int]]] = {}   # nid -> type -> rid -> end node
         self._in: dict[int, dict[str, dict[int, int]]] = {}    # nid -> type -> rid -> start node
-        self._prop_indexes: dict[tuple, object] = {}           # (entity, label, key) -> index
-        self._node_indexes: dict[str, dict[str, object]] = {}  # label -> key -> index
-        self._rel_indexes: dict[str, dict[str, object]] = {}   # type -> key -> index
+        self._prop_indexes: dict[tuple[str, str, str], PropertyIndex] = {}   # (entity, label, key) -> index
+        self._node_indexes: dict[str, dict[str, PropertyIndex]] = {}         # label -> key -> index
+        self._rel_indexes: dict[str, dict[str, PropertyIndex]] = {}          # type -> key -> index
         # Interned names, shared by every entity that uses them (saves memory).
         self._key_names: dict[str, str] = {}
         self._label_names: dict[str, str] = {}
         self._type_names: dict[str, str] = {}
-        self._labelsets: dict[frozenset, frozenset] = {frozenset(): frozenset()}
+        self._labelsets: dict[frozenset[str], frozenset[str]] = {frozenset(): frozenset()}
         self._counts = CountsVersion(0, {None: 0}, {None: 0}, None)
         self._schema = SchemaVersion(0, {}, None)
         self._next_node_id = 0
@@ -70,8 +79,8 @@ class GraphStore:
         self._readers: dict[int, int] = {}                    # snapshot token -> ts
         self._reader_tokens = itertools.count()
         self._writer_lock = threading.Lock()
-        self._gc_queue: deque = deque()
-        self._listeners: list[Callable] = []
+        self._gc_queue: deque[tuple[int, list[tuple[Any, ...]]]] = deque()   # (commit_ts, vacuum tasks)
+        self._listeners: list[CommitListener] = []
         self._wal: WalWriter | None = None
         self._group = GroupCommit(None, self._publish)
         self._commits_since_checkpoint = 0
@@ -161,10 +170,10 @@ class GraphStore:
                     self._wal.close()
                 self._unlock_directory()
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     @property
@@ -175,11 +184,11 @@ class GraphStore:
     def last_commit_ts(self) -> int:
         return self._visible_ts
 
-    def add_commit_listener(self, fn: Callable[[list, int], None]) -> None:
+    def add_commit_listener(self, fn: CommitListener) -> None:
         """``fn(changes, commit_ts)`` runs after each commit is durable, in commit order."""
         self._listeners.append(fn)
 
-    def remove_commit_listener(self, fn: Callable[[list, int], None]) -> None:
+    def remove_commit_listener(self, fn: CommitListener) -> None:
         if fn in self._listeners:
             self._listeners.remove(fn)
 
@@ -275,7 +284,7 @@ class GraphStore:
             checkpoint_thread.start()
         return commit_ts
 
-    def _publish(self, batch: list) -> None:
+    def _publish(self, batch: list[tuple[int, list[Change]]]) -> None:
         """Called by the group-commit leader once ``batch`` is durable: show it, tell listeners."""
         self._visible_ts = batch[-1][0]
         listeners = self._listeners
@@ -339,6 +348,8 @@ class GraphStore:
             self._checkpoint_thread = None
 
     def _checkpoint_locked(self) -> None:
+        # Only a store on disk checkpoints (checkpoint() and _commit test _wal first).
+        assert self._wal is not None and self.directory is not None
         self._writer_lock.acquire()
         try:
             self._group.wait(self._assigned_ts)       # all written commits durable and visible
@@ -392,7 +403,7 @@ class GraphStore:
             name = self._type_names[type_name] = sys.intern(type_name)
         return name
 
-    def _labelset(self, labels) -> frozenset:
+    def _labelset(self, labels: Iterable[str]) -> frozenset[str]:
         """The shared frozenset for a label set (most nodes share a handful of sets)."""
         if type(labels) is str:
             raise ArgumentError(f"labels must be a collection of names, not the string {labels!r}")
@@ -402,19 +413,19 @@ class GraphStore:
             shared = self._labelsets[labels] = frozenset(self._intern_label(x) for x in labels)
         return shared
 
-    def _clean_value(self, value):
+    def _clean_value(self, value: Any) -> Any:
         """Validate a property value; lists are copied so later caller edits cannot leak in."""
         codec.check_value(value)
         return list(value) if type(value) is list else value
 
-    def _note_keys(self, props: dict) -> None:
+    def _note_keys(self, props: Props) -> None:
         """Register the keys of already-clean props (WAL replay) as known property keys."""
         key_names = self._key_names
         for key in props:
             if key not in key_names:
                 self._intern_key(key)
 
-    def _clean_props(self, props: dict) -> dict:
+    def _clean_props(self, props: dict[str, Any]) -> Props:
         out = {}
         key_names = self._key_names
         for key, value in props.items():
@@ -433,12 +444,12 @@ class GraphStore:
 
     # -- property index registry -----------------------------------------------------------------------
 
-    def _register_index(self, index) -> None:
+    def _register_index(self, index: PropertyIndex) -> None:
         self._prop_indexes[index.ident] = index
         registry = self._node_indexes if index.entity == "node" else self._rel_indexes
         registry.setdefault(index.label, {})[index.key] = index
 
-    def _unregister_index(self, index) -> None:
+    def _unregister_index(self, index: PropertyIndex) -> None:
         if self._prop_indexes.get(index.ident) is not index:
             return
         del self._prop_indexes[index.ident]
@@ -464,12 +475,12 @@ class ExpandCache:
 
     def __init__(self, limit: int = 1_000_000):
         self.version = -1
-        self._entries: OrderedDict = OrderedDict()
+        self._entries: OrderedDict[Hashable, frozenset[int]] = OrderedDict()
         self._held = 0
         self._limit = limit
         self._lock = threading.Lock()
 
-    def get(self, key, version: int):
+    def get(self, key: Hashable, version: int) -> frozenset[int] | None:
         """The set cached for ``key`` at structure ``version``, or None."""
         if self.version != version:
             return None
@@ -481,7 +492,7 @@ class ExpandCache:
                 self._entries.move_to_end(key)
             return ids
 
-    def put(self, key, ids: frozenset, version: int) -> None:
+    def put(self, key: Hashable, ids: frozenset[int], version: int) -> None:
         size = len(ids) + 1
         if size > self._limit >> 2:
             return

@@ -1,7 +1,15 @@
 """Undo for WriteTx: replays the undo log backwards to a mark (rollback and savepoints)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from . import vacuum
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .versions import LiveNode, LiveRel
+    from .write_tx import WriteTx
 
 # Undo entry kinds (first item of each undo tuple).
 NODE_NEW, NODE_PUSH, NPROP, LABELS, NODE_DEL = range(5)
@@ -10,13 +18,16 @@ SCHEMA, INDEX_NEW, INDEX_DROP = range(9, 12)
 ABSENT = object()          # "no catalog entry before" in SCHEMA entries
 
 
-def undo_to(tx, mark: int) -> None:
+def undo_to(tx: WriteTx, mark: int) -> None:
     """Undo ``tx``'s writes after undo-log position ``mark``, then drop index entries they left."""
     store = tx._store
     undo = tx._undo
-    checks: list[tuple] = []     # index entries that may have lost their last justification
+    checks: list[tuple[Any, ...]] = []     # index entries that may have lost their last justification
     nodes, rels = store._nodes, store._rels
     node_delta, rel_delta = tx._node_delta, tx._rel_delta
+    # Entries are tuples of mixed kinds; ``rec`` is the node or relationship version an entry names,
+    # in the state that entry left it (the log is undone newest first), so its props are a dict.
+    rec: Any
     while len(undo) > mark:
         entry = undo.pop()
         kind = entry[0]
@@ -36,7 +47,8 @@ def undo_to(tx, mark: int) -> None:
             vacuum.collect_node_entries(store, checks, nid, rec.labels, rec.props, None)
         elif kind == NODE_PUSH or kind == REL_PUSH:
             table = nodes if kind == NODE_PUSH else rels
-            table[entry[1]] = table[entry[1]].prev     # drop this transaction's version
+            # (the pushed version's prev is the one it replaced: never None)
+            table[entry[1]] = table[entry[1]].prev  # type: ignore[assignment]  # drop this transaction's version
         elif kind == LABELS:
             _, nid, old_labels = entry
             rec = nodes[nid]
@@ -76,10 +88,11 @@ def undo_to(tx, mark: int) -> None:
             rel_delta[rec.type] += 1
         elif kind == SCHEMA:
             _, name, old = entry
+            # A SCHEMA entry exists only after _schema_for_write() set tx._schema_entries.
             if old is ABSENT:
-                tx._schema_entries.pop(name, None)
+                tx._schema_entries.pop(name, None)  # type: ignore[union-attr]
             else:
-                tx._schema_entries[name] = old
+                tx._schema_entries[name] = old  # type: ignore[index]
         elif kind == INDEX_NEW:
             index = entry[1]
             store._unregister_index(index)
@@ -94,7 +107,7 @@ def undo_to(tx, mark: int) -> None:
         vacuum.run_checks(store, checks, -1)
 
 
-def _restore_prop(rec, key: str, old):
+def _restore_prop(rec: LiveNode | LiveRel, key: str, old: Any) -> Any:
     """Put a node's or relationship's property back to ``old`` (None = absent); returns the value undone."""
     new = rec.props.get(key)
     if old is None:

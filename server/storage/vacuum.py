@@ -6,8 +6,17 @@ Runs only under the writer lock, so it never races a writer.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .indexes import order_key
 from .versions import prune
+
+if TYPE_CHECKING:
+    from typing import Any, Iterable
+
+    from .indexes import OrderKey, PropertyIndex
+    from .store import GraphStore
+    from .versions import NodeVersion, Props, RelVersion
 
 # Task kinds: the first item of each task tuple.
 NODE = 0          # (NODE, nid): prune the version chain, drop a dead node
@@ -17,7 +26,7 @@ NODE_ENTRY = 3    # (NODE_ENTRY, index, okey, nid): node property-index entry
 REL_ENTRY = 4     # (REL_ENTRY, index, okey, rid): relationship property-index entry
 
 
-def adjacency_remove(adjacency: dict, nid: int, type: str, rid: int) -> None:
+def adjacency_remove(adjacency: dict[int, dict[str, dict[int, int]]], nid: int, type: str, rid: int) -> None:
     by_type = adjacency.get(nid)
     if by_type is None:
         return
@@ -31,7 +40,8 @@ def adjacency_remove(adjacency: dict, nid: int, type: str, rid: int) -> None:
             del adjacency[nid]
 
 
-def collect_node_entries(store, checks: list, nid: int, labels, props: dict, only_key) -> None:
+def collect_node_entries(store: GraphStore, checks: list[tuple[Any, ...]], nid: int, labels: Iterable[str],
+                         props: Props, only_key: str | None) -> None:
     """Queue checks for the index entries that ``props`` under ``labels`` account for."""
     by_label = store._node_indexes
     if not by_label:
@@ -49,7 +59,7 @@ def collect_node_entries(store, checks: list, nid: int, labels, props: dict, onl
                 checks.append((NODE_ENTRY, index, okey, nid))
 
 
-def collect_rel_entries(store, checks: list, rid: int, type: str, props: dict) -> None:
+def collect_rel_entries(store: GraphStore, checks: list[tuple[Any, ...]], rid: int, type: str, props: Props) -> None:
     by_key = store._rel_indexes.get(type)
     if not by_key:
         return
@@ -60,7 +70,8 @@ def collect_rel_entries(store, checks: list, rid: int, type: str, props: dict) -
             checks.append((REL_ENTRY, index, okey, rid))
 
 
-def _justifies(rec, index, okey, check_label: bool) -> bool:
+def _justifies(rec: Any, index: PropertyIndex, okey: OrderKey, check_label: bool) -> bool:
+    # ``rec``: a node's or a relationship's version chain (``check_label``: a node's, with labels)
     label, key = index.label, index.key
     while rec is not None:
         props = rec.props
@@ -72,9 +83,10 @@ def _justifies(rec, index, okey, check_label: bool) -> bool:
     return False
 
 
-def run_checks(store, tasks: list, horizon: int) -> None:
+def run_checks(store: GraphStore, tasks: list[tuple[Any, ...]], horizon: int) -> None:
     """Run vacuum tasks; ``horizon`` is the oldest visible ts, or -1 to skip pruning (after undo)."""
     nodes, rels = store._nodes, store._rels
+    rec: NodeVersion | RelVersion | None
     for task in tasks:
         kind = task[0]
         if kind == NODE:
@@ -123,7 +135,7 @@ def run_checks(store, tasks: list, horizon: int) -> None:
                 index.discard(okey, rid)
 
 
-def vacuum(store) -> None:
+def vacuum(store: GraphStore) -> None:
     """Run every queued task whose commit no live snapshot predates."""
     horizon = store._horizon()
     prune(store._counts, horizon)
@@ -131,14 +143,16 @@ def vacuum(store) -> None:
     queue = store._gc_queue
     if not queue or queue[0][0] > horizon:
         return
-    due: list[tuple] = []
+    due: list[tuple[Any, ...]] = []
     while queue and queue[0][0] <= horizon:
         due.extend(queue.popleft()[1])
     run_checks(store, due, horizon)
 
 
-def fill_index(store, index) -> None:
+def fill_index(store: GraphStore, index: PropertyIndex) -> None:
     """Fill a new (unpublished) property index from every retained version."""
+    rec: Any                        # a node or relationship version (``check_label``: a node's)
+    chains: dict[int, NodeVersion] | dict[int, RelVersion]
     if index.entity == "node":
         members, chains, check_label = store._label_index.get(index.label, {}), store._nodes, True
     else:

@@ -11,12 +11,18 @@ import os
 import shutil
 import tempfile
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from . import codec
 from .indexes import PropertyIndex
 from .snapshot import SNAPSHOT_NAME, read_snapshot
 from .vacuum import fill_index
 from .wal import list_segments, read_segment
+
+if TYPE_CHECKING:
+    from typing import Callable
+
+    from .store import GraphStore
 
 
 @dataclass(frozen=True)
@@ -25,7 +31,7 @@ class Problem:
     message: str
 
 
-def verify(directory: str, opened=None) -> list[Problem]:
+def verify(directory: str, opened: Callable[[GraphStore, str], list[Problem]] | None = None) -> list[Problem]:
     """Check the files of ``directory``; ``opened(store)`` (optional) adds checks on the open copy."""
     problems: list[Problem] = []
     if not os.path.isdir(directory):
@@ -69,7 +75,7 @@ def verify(directory: str, opened=None) -> list[Problem]:
     return problems
 
 
-def check_store(store) -> list[Problem]:
+def check_store(store: GraphStore) -> list[Problem]:
     """Relationship endpoints exist; every property index holds what a rebuild from the data holds."""
     problems = []
     with store.begin_read() as tx:
@@ -78,7 +84,7 @@ def check_store(store) -> list[Problem]:
             if not (tx.node_exists(start) and tx.node_exists(end)):
                 problems.append(Problem("structure", f"relationship {rid} points at a missing node"))
         for ident in tx.property_indexes():
-            live = store._prop_indexes.get(tuple(ident))
+            live = store._prop_indexes.get(tuple(ident))  # type: ignore[arg-type]  # (entity, label, key)
             if live is None:
                 continue
             rebuilt = PropertyIndex(*ident, 0)

@@ -8,10 +8,17 @@ from __future__ import annotations
 
 import itertools
 import threading
+from typing import TYPE_CHECKING
 
 from relate.protocol.errors import CypherSemanticError
 
 from .versions import NodeVersion, RelVersion
+
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterable
+
+    from .read_tx import ReadTx
+    from .versions import Props
 
 _ids = itertools.count(-1, -1)
 _ids_lock = threading.Lock()
@@ -22,7 +29,7 @@ def next_id() -> int:
         return next(_ids)
 
 
-def _overlay(tx, slot: str) -> dict:
+def _overlay(tx: ReadTx, slot: str) -> dict[int, Any]:
     """The transaction's virtual entries for ``slot`` ("_nodes_get" / "_rels_get"), installed on first use."""
     get = getattr(tx, slot)
     table = getattr(get, "virtual", None)
@@ -30,20 +37,20 @@ def _overlay(tx, slot: str) -> dict:
         table = {}
         base = get
 
-        def lookup(eid, _base=base, _table=table):
+        def lookup(eid: int, _base: Callable[[int], Any] = base, _table: dict[int, Any] = table) -> Any:
             return _table.get(eid) if eid < 0 else _base(eid)
-        lookup.virtual = table
+        lookup.virtual = table  # type: ignore[attr-defined]  # marks the lookup as this overlay's
         setattr(tx, slot, lookup)
     return table
 
 
-def add_rel(tx, type: str, start: int, end: int, props: dict) -> int:
+def add_rel(tx: ReadTx, type: str, start: int, end: int, props: Props) -> int:
     rid = next_id()
     _overlay(tx, "_rels_get")[rid] = RelVersion(0, type, start, end, props, None)
     return rid
 
 
-def add_node(tx, labels, props: dict) -> int:
+def add_node(tx: ReadTx, labels: Iterable[str], props: Props) -> int:
     nid = next_id()
     _overlay(tx, "_nodes_get")[nid] = NodeVersion(0, frozenset(labels), props, None)
     return nid

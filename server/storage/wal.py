@@ -25,7 +25,7 @@ def segment_name(seq: int) -> str:
 
 def list_segments(directory: str) -> list[tuple[int, str]]:
     """(seq, path) of every WAL segment in the directory, oldest first."""
-    found = []
+    found: list[tuple[int, str]] = []
     for name in os.listdir(directory):
         if name.startswith(SEGMENT_PREFIX) and name.endswith(SEGMENT_SUFFIX):
             digits = name[len(SEGMENT_PREFIX):-len(SEGMENT_SUFFIX)]
@@ -43,7 +43,7 @@ def fsync_directory(directory: str) -> None:
         os.close(fd)
 
 
-def _checksum(length_bytes: bytes, payload) -> int:
+def _checksum(length_bytes: bytes, payload: bytes | memoryview) -> int:
     return zlib.crc32(payload, zlib.crc32(length_bytes))
 
 
@@ -52,6 +52,7 @@ def read_segment(path: str) -> tuple[list[memoryview], int, bool]:
     with open(path, "rb") as f:
         data = f.read()
     view = memoryview(data)
+    payloads: list[memoryview]
     payloads, offset, size = [], 0, len(data)
     while offset < size:
         if size - offset < HEADER_SIZE:

@@ -4,7 +4,7 @@ both the WAL record and what commit listeners receive.
 """
 from __future__ import annotations
 
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from relate.protocol.errors import ArgumentError, ConstraintValidationFailed, TransactionError
 
@@ -17,6 +17,13 @@ from .undo import (ABSENT, INDEX_DROP, INDEX_NEW, LABELS, NODE_DEL, NODE_NEW, NO
                    REL_NEW, REL_PUSH, RPROP, SCHEMA)
 from .versions import PENDING, NodeVersion, RelVersion
 
+if TYPE_CHECKING:
+    from types import TracebackType
+    from typing import Any
+
+    from .store import GraphStore
+    from .versions import Change, CountsVersion, LiveNode, LiveRel, Props
+
 ENTITY_KINDS = ("node", "relationship")
 
 
@@ -28,8 +35,8 @@ class WriteTx(ReadTx):
                  "_touched_rels", "_node_delta", "_rel_delta", "_schema_entries", "_new_indexes",
                  "_deleted_nodes", "_has_index_changes", "_has_deletes")
 
-    def __init__(self, store, begin_ts: int):
-        super().__init__(store, PENDING, None)
+    def __init__(self, store: GraphStore, begin_ts: int):
+        super().__init__(store, PENDING, None)  # type: ignore[arg-type]  # never a registered reader: no token
         self._closed = True            # never registered as a snapshot reader
         self._active = True
         self._start(begin_ts)
@@ -37,14 +44,14 @@ class WriteTx(ReadTx):
     def _start(self, begin_ts: int) -> None:
         """Empty: nothing written yet (at the start, and again after ``commit_and_continue``)."""
         self._begin_ts = begin_ts
-        self._changes: list[tuple] = []
-        self._undo: list[tuple] = []
-        self._gc: list[tuple] = []     # vacuum tasks, run once no snapshot needs the old state
+        self._changes: list[Change] = []
+        self._undo: list[tuple[Any, ...]] = []
+        self._gc: list[tuple[Any, ...]] = []     # vacuum tasks, run once no snapshot needs the old state
         self._touched_nodes: list[int] = []
         self._touched_rels: list[int] = []
-        self._node_delta: dict = {}
-        self._rel_delta: dict = {}
-        self._schema_entries: dict | None = None
+        self._node_delta: dict[str | None, int] = {}
+        self._rel_delta: dict[str | None, int] = {}
+        self._schema_entries: dict[str, dict[str, Any]] | None = None
         self._new_indexes: list[PropertyIndex] = []
         self._deleted_nodes: list[int] = []
         self._has_index_changes = False
@@ -58,7 +65,7 @@ class WriteTx(ReadTx):
     def active(self) -> bool:
         return self._active
 
-    def __del__(self):
+    def __del__(self) -> None:
         if self._active:     # abandoned without commit/rollback: free the writer lock
             self.rollback()
 
@@ -66,7 +73,9 @@ class WriteTx(ReadTx):
         if self._active:
             self.rollback()
 
-    def __exit__(self, exc_type, exc, tb) -> None:
+    # The context manager is called with exactly these three; ReadTx takes ``*exc``.
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,  # type: ignore[override]
+                 tb: TracebackType | None) -> None:
         if self._active:
             if exc_type is None:
                 self.commit()
@@ -79,7 +88,7 @@ class WriteTx(ReadTx):
 
     # -- reads that must include this transaction's own pending state -------------------------------
 
-    def _counts(self):
+    def _counts(self) -> CountsVersion:
         counts = self._store._counts
         if not self._node_delta and not self._rel_delta:
             return counts
@@ -96,14 +105,14 @@ class WriteTx(ReadTx):
     def count_rels(self, type: str | None = None) -> int:
         return self._store._counts.rels.get(type, 0) + self._rel_delta.get(type, 0)
 
-    def schema(self) -> dict[str, dict]:
+    def schema(self) -> dict[str, dict[str, Any]]:
         if self._schema_entries is not None:
             return self._schema_entries
         return self._store._schema.entries
 
     # -- nodes ---------------------------------------------------------------------------------------
 
-    def create_node(self, labels: Iterable[str] = (), props: dict | None = None) -> int:
+    def create_node(self, labels: Iterable[str] = (), props: dict[str, Any] | None = None) -> int:
         if not self._active:
             self._require_active()
         store = self._store
@@ -112,8 +121,9 @@ class WriteTx(ReadTx):
         self._insert_node(nid, labels, props)
         return nid
 
-    def _insert_node(self, nid: int, labels, props, trusted: bool = False) -> None:
-        """Create node ``nid``; ``trusted`` props (WAL replay) are already clean and private."""
+    def _insert_node(self, nid: int, labels: Iterable[str], props: Any, trusted: bool = False) -> None:
+        """Create node ``nid``; ``trusted`` props (WAL replay) are already clean and private.
+        (``props`` is typed Any: a caller's map or None, or the dict a WAL record decoded to.)"""
         store = self._store
         labels = store._labelset(labels)
         if trusted:
@@ -138,7 +148,7 @@ class WriteTx(ReadTx):
         self._changes.append(("node+", nid, labels, dict(props)))
         self._undo.append((NODE_NEW, nid))
 
-    def _index_node_labels(self, nid: int, labels, props: dict) -> None:
+    def _index_node_labels(self, nid: int, labels: Iterable[str], props: Props) -> None:
         """Add index entries for ``props`` under each of ``labels``."""
         by_label = self._store._node_indexes
         for label in labels:
@@ -151,7 +161,7 @@ class WriteTx(ReadTx):
                         if okey is not None:
                             index.add(okey, nid)
 
-    def _pending_node(self, nid: int) -> NodeVersion:
+    def _pending_node(self, nid: int) -> LiveNode:
         """This transaction's own version of a live node, made on first touch."""
         if nid < 0:
             refuse_write(nid, "node")
@@ -165,9 +175,9 @@ class WriteTx(ReadTx):
             self._touched_nodes.append(nid)
             self._undo.append((NODE_PUSH, nid))
             self._gc.append((vacuum.NODE, nid))
-        return rec
+        return rec  # type: ignore[return-value]  # props is not None: a live version
 
-    def set_node_prop(self, nid: int, key: str, value) -> None:
+    def set_node_prop(self, nid: int, key: str, value: Any) -> None:
         """Set one property; ``None`` removes it."""
         if not self._active:
             self._require_active()
@@ -190,7 +200,7 @@ class WriteTx(ReadTx):
         self._changes.append(("nprop", nid, key, old, value))
         self._undo.append((NPROP, nid, key, old))
 
-    def _reindex_node_prop(self, nid, labels, key, old, new) -> None:
+    def _reindex_node_prop(self, nid: int, labels: frozenset[str], key: str, old: Any, new: Any) -> None:
         by_label = self._store._node_indexes
         for label in labels:
             by_key = by_label.get(label)
@@ -258,7 +268,7 @@ class WriteTx(ReadTx):
             self._forget_node_entries(nid, gone, rec.props)
         return len(gone)
 
-    def _forget_node_entries(self, nid, labels, props) -> None:
+    def _forget_node_entries(self, nid: int, labels: Iterable[str], props: Props) -> None:
         """Queue the index entries of ``props`` under ``labels`` for removal once unseen."""
         by_label = self._store._node_indexes
         for label in labels:
@@ -298,14 +308,14 @@ class WriteTx(ReadTx):
             delta[label] = delta.get(label, 0) - 1
             gc.append((vacuum.LABEL, nid, label))
         if store._node_indexes:
-            self._forget_node_entries(nid, rec.labels, props)
+            self._forget_node_entries(nid, rec.labels, props)  # type: ignore[arg-type]  # live until just now
         self._deleted_nodes.append(nid)
         self._has_deletes = True
         self._changes.append(("node-", nid, rec.labels, props))
 
     # -- relationships -------------------------------------------------------------------------------
 
-    def create_rel(self, type: str, start: int, end: int, props: dict | None = None) -> int:
+    def create_rel(self, type: str, start: int, end: int, props: dict[str, Any] | None = None) -> int:
         if not self._active:
             self._require_active()
         store = self._store
@@ -314,7 +324,8 @@ class WriteTx(ReadTx):
         self._insert_rel(rid, type, start, end, props)
         return rid
 
-    def _insert_rel(self, rid: int, type: str, start: int, end: int, props, trusted: bool = False) -> None:
+    def _insert_rel(self, rid: int, type: str, start: int, end: int, props: Any, trusted: bool = False) -> None:
+        """Create relationship ``rid``; ``props`` as in ``_insert_node``."""
         if start < 0 or end < 0:
             refuse_write(min(start, end), "node")
         store = self._store
@@ -358,7 +369,7 @@ class WriteTx(ReadTx):
     # The relationship writers mirror the node writers on purpose rather than sharing one entity-table
     # path: they are per-property hot paths (SET, MERGE, loads) where a shared path would add a call and
     # a kind test per write, and their index upkeep differs (one type vs. every label of a node).
-    def _pending_rel(self, rid: int) -> RelVersion:
+    def _pending_rel(self, rid: int) -> LiveRel:
         if rid < 0:
             refuse_write(rid, "relationship")
         store = self._store
@@ -371,9 +382,9 @@ class WriteTx(ReadTx):
             self._touched_rels.append(rid)
             self._undo.append((REL_PUSH, rid))
             self._gc.append((vacuum.REL, rid, rec.type, rec.start, rec.end))
-        return rec
+        return rec  # type: ignore[return-value]  # props is not None: a live version
 
-    def set_rel_prop(self, rid: int, key: str, value) -> None:
+    def set_rel_prop(self, rid: int, key: str, value: Any) -> None:
         if not self._active:
             self._require_active()
         store = self._store
@@ -428,7 +439,7 @@ class WriteTx(ReadTx):
         by_key = store._rel_indexes.get(rec.type)
         if by_key:
             for key, index in by_key.items():
-                value = props.get(key)
+                value = props.get(key)  # type: ignore[union-attr]  # live until just now
                 okey = order_key(value) if value is not None else None
                 if okey is not None:
                     self._gc.append((vacuum.REL_ENTRY, index, okey, rid))
@@ -437,7 +448,7 @@ class WriteTx(ReadTx):
 
     # -- schema catalog and property indexes --------------------------------------------------------
 
-    def put_schema(self, name: str, definition: dict) -> None:
+    def put_schema(self, name: str, definition: dict[str, Any]) -> None:
         """Create or replace a durable catalog entry."""
         if not self._active:
             self._require_active()
@@ -459,7 +470,7 @@ class WriteTx(ReadTx):
         del entries[name]
         self._changes.append(("schema-", name))
 
-    def _schema_for_write(self) -> dict:
+    def _schema_for_write(self) -> dict[str, dict[str, Any]]:
         if self._schema_entries is None:
             self._schema_entries = dict(self._store._schema.entries)
         return self._schema_entries
@@ -495,12 +506,12 @@ class WriteTx(ReadTx):
 
     # -- savepoints, rollback, commit ------------------------------------------------------------------
 
-    def savepoint(self) -> tuple:
+    def savepoint(self) -> tuple[int, int, int, int]:
         """A token for ``rollback_to``: undoes everything written after this call."""
         self._require_active()
         return (len(self._changes), len(self._undo), len(self._gc), len(self._deleted_nodes))
 
-    def rollback_to(self, token: tuple) -> None:
+    def rollback_to(self, token: tuple[int, int, int, int]) -> None:
         self._require_active()
         changes, undo, gc, deleted = token
         self._undo_to(undo)

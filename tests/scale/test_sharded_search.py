@@ -268,7 +268,8 @@ def test_a_replica_that_lost_its_files_starts_over_from_its_peer(ray_cluster, tm
     im.checkpoint()                                          # the log is trimmed: it cannot replay batch 1
     _write(store, _notes(20, seed=12))
     for name in ("vec_sharded", "text_sharded"):
-        impl = im.get(name).impl
+        im.get(name).flush()                                 # sent before the replica dies (else it is
+        impl = im.get(name).impl                             # marked down and its healthy peer asked first)
         victim = impl.shards[0].replicas[1]
         directory = [d for d in (tmp_path / "search").iterdir() if d.name.startswith(name)][0]
         shutil.rmtree(directory / "shard-0-r1")              # its disk is gone ...

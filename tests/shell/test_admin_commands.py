@@ -1,6 +1,8 @@
 """``relate import|dump|load|check`` run as real commands, and ``CALL db.backup`` under writes."""
 from __future__ import annotations
 
+import io
+import tarfile
 import threading
 
 import numpy as np
@@ -126,6 +128,18 @@ def test_load_refuses_a_damaged_archive(tmp_path):
     (tmp_path / "cut.dump").write_bytes(bytes(data[:len(data) // 2]))
     done = run_shell(tmp_path, "load", "cut.dump", "copy")
     assert done.returncode == 1 and "cannot load" in done.stderr and not (tmp_path / "copy").exists()
+
+
+def test_load_refuses_an_archive_whose_manifest_is_not_a_map(tmp_path):
+    """A hostile dump with the right member names but a JSON list as backup.json: a clear refusal."""
+    with tarfile.open(tmp_path / "odd.dump", "w:gz") as tar:
+        for name, data in (("backup.json", b"[1, 2]"), ("snapshot.msgpack", b"x" * 20)):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    done = run_shell(tmp_path, "load", "odd.dump", "copy")
+    assert done.returncode == 1 and "not a Relate dump" in done.stderr and not (tmp_path / "copy").exists()
+    assert "Traceback" not in done.stderr and "AttributeError" not in done.stderr
 
 
 def test_dump_of_a_running_server(tmp_path, server):

@@ -69,3 +69,21 @@ def test_a_configured_ef_search_is_kept_and_auto_restores_calibration():
         c.execute("CALL db.index.vector.setSearchOptions('e', {`vector.hnsw.ef_search`: 'auto'})").consume()
         shown = c.execute("SHOW INDEXES YIELD name, options WHERE name = 'e' RETURN options").values()
         assert shown[0][0]["indexConfig"]["vector.hnsw.ef_search"] == "auto"
+
+
+def test_efsearch_is_recalibrated_as_the_index_keeps_growing():
+    rng = np.random.default_rng(5)
+    vectors = rng.normal(size=(5_200, DIMS)).astype(np.float32)
+    queries = rng.normal(size=(40, DIMS)).astype(np.float32)
+    rw = RWLock()
+    index = VectorIndex(VectorConfig(DIMS, "cosine", m=16, ef_construction=80, hnsw_min_size=3_000,
+                                     exact_max_scope=0), ["g"])
+    _grow(index, rw, vectors, 0, 4_000)
+    assert index.wait_build(120) and index.hnsw
+    first = index.calibrated_at
+    assert 3_000 <= first <= 4_000
+    _grow(index, rw, vectors, 4_000, 4_400)             # under 1.25x: the calibration stands
+    assert index.wait_build(120) and index.calibrated_at == first
+    _grow(index, rw, vectors, 4_400, 5_200)             # past 1.25x: calibrated again on all rows
+    assert index.wait_build(120) and index.calibrated_at == 5_200
+    assert _recall(index, vectors, queries) >= 0.98

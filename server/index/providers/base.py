@@ -1,9 +1,27 @@
 """``SearchProvider``: what one search-index kind implements (see docs/architecture.md, "Search providers")."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from relate.protocol.errors import ArgumentError
 
 from ..definitions import NODE, IndexDefinition, quote
+
+if TYPE_CHECKING:
+    from typing import AbstractSet, Any, Callable, Iterable, Sequence
+
+    from relate.server.query.context import ExecContext
+    from relate.server.query.procedures import ProcedureRegistry
+
+    from ..managed import ManagedIndex, _State
+    from ..manager import IndexManager
+
+    # What ``apply`` receives: entity id -> its committed state, or None when it is gone.
+    Ops = dict[int, _State | None]
+    # A WITH filter a kind with native filters applies: (property, operator, value).
+    Filter = tuple[str, str, Any]
+    # (entity id, score), best first.
+    Hits = list[tuple[int, float]]
 
 
 class SearchProvider:
@@ -24,17 +42,18 @@ class SearchProvider:
     query_kind = "a string"       # what FOR takes, for error messages
 
     # ---- DDL --------------------------------------------------------------------------------
-    def definition(self, name: str, entity: str, tokens: list, properties: list, filter_properties: list,
-                   options: dict | None, defaults: dict) -> IndexDefinition:
+    def definition(self, name: str, entity: str, tokens: list[str], properties: list[str],
+                   filter_properties: list[str], options: dict[str, Any] | None, defaults: dict[str, Any]
+                   ) -> IndexDefinition:
         """Validate CREATE <kind> INDEX into a definition (ArgumentError/SchemaError when invalid);
         ``defaults`` carries the manager's settings (e.g. ``fulltext_engine``)."""
         raise NotImplementedError
 
-    def structure(self, definition: IndexDefinition) -> dict:
+    def structure(self, definition: IndexDefinition) -> dict[str, Any]:
         """The catalog entry less settings that only steer searches: equal structures share the files."""
         return definition.to_catalog()
 
-    def with_search_options(self, definition: IndexDefinition, options) -> IndexDefinition:
+    def with_search_options(self, definition: IndexDefinition, options: object) -> IndexDefinition:
         """A copy with search-time settings changed (db.index.vector.setSearchOptions); none by default."""
         raise ArgumentError(f"Index `{definition.name}` is a {definition.type.lower()} index; search options "
                             f"apply to vector indexes")
@@ -43,39 +62,43 @@ class SearchProvider:
         """The ``ON ...`` part of the createStatement."""
         return "ON (" + ", ".join(f"{var}.{quote(p)}" for p in definition.properties) + ")"
 
-    def shown_config(self, definition: IndexDefinition) -> dict:
+    def shown_config(self, definition: IndexDefinition) -> dict[str, Any]:
         """The indexConfig settings the createStatement spells out."""
         return {}
 
     # ---- the live index ---------------------------------------------------------------------
-    def open(self, definition: IndexDefinition, directory: str | None, create: bool):
-        """A new empty structure (``create``) or one about to ``load`` saved files from ``directory``."""
+    def open(self, definition: IndexDefinition, directory: str | None, create: bool) -> Any:
+        """A new empty structure (``create``) or one about to ``load`` saved files from ``directory``
+        (typed Any: each kind has its own structure class, which only its provider calls)."""
         raise NotImplementedError
 
-    def apply(self, index, ops: dict) -> None:
+    def apply(self, index: ManagedIndex, ops: Ops) -> None:
         """Apply committed state: ``ops`` maps entity id -> state (``.scope`` labels or type, ``.props``,
         ``.index_touched``) or None (gone). Entities out of scope (``definition.covers``) leave the index."""
         raise NotImplementedError
 
-    def after_apply(self, index) -> None:
+    def after_apply(self, index: ManagedIndex) -> None:
         """Called after ``apply`` outside the write lock (e.g. to hand an overlay to a slower engine)."""
 
-    def retune(self, index, definition: IndexDefinition) -> None:
+    def retune(self, index: ManagedIndex, definition: IndexDefinition) -> None:
         """Adopt a definition whose ``structure`` is unchanged (search-time settings only)."""
 
-    def search(self, index, query, limit: int | None, *, skip: int = 0, filters=(), keys=None, accept=None,
-               timeout_s: float | None = None, **options) -> list[tuple[int, float]]:
+    def search(self, index: ManagedIndex, query: Any, limit: int | None, *, skip: int = 0,
+               filters: Sequence[Filter] = (), keys: AbstractSet[int] | None = None,
+               accept: Callable[[int], bool] | None = None, timeout_s: float | None = None,
+               **options: Any) -> Hits:
         """(entity id, score) best first, ties by id: rows [skip, skip + limit) among ids in ``keys``
         (a set, or None for all) that pass ``accept(id)`` (or None)."""
         raise NotImplementedError
 
-    def search_while_populating(self, manager, index, query, limit, *, filters=(), keys=None, accept=None,
-                                **options) -> list[tuple[int, float]] | None:
+    def search_while_populating(self, manager: IndexManager, index: ManagedIndex, query: Any, limit: int | None,
+                                *, filters: Sequence[Filter] = (), keys: AbstractSet[int] | None = None,
+                                accept: Callable[[int], bool] | None = None, **options: Any) -> Hits | None:
         """Hits for a search while ``index`` is POPULATING, or None to wait for it (the default)."""
         return None
 
     # ---- the SEARCH clause and procedures ---------------------------------------------------
-    def prepare_query(self, ctx, index_name: str, query):
+    def prepare_query(self, ctx: ExecContext, index_name: str, query: Any) -> Any:
         """The FOR value as the index searches it (type checks, server-side embedding, ...)."""
         if not isinstance(query, str):
             from relate.protocol.errors import CypherTypeError
@@ -84,7 +107,7 @@ class SearchProvider:
                                   detail="InvalidArgumentType", phase="runtime")
         return query
 
-    def register_procedures(self, registry) -> None:
+    def register_procedures(self, registry: ProcedureRegistry) -> None:
         """Add this kind's procedures (db.index.<kind>.*) to a ProcedureRegistry."""
 
 
@@ -94,7 +117,8 @@ def scope_text(definition: IndexDefinition, var: str) -> str:
     return f"({var}:{tokens})" if definition.entity == NODE else f"()-[{var}:{tokens}]-()"
 
 
-def filter_hits(found, skip: int, limit: int | None, keys=None, accept=None) -> list[tuple[int, float]]:
+def filter_hits(found: Iterable[tuple[int, float]], skip: int, limit: int | None,
+                keys: AbstractSet[int] | None = None, accept: Callable[[int], bool] | None = None) -> Hits:
     """Keep hits in ``keys`` passing ``accept``, then the page [skip, skip + limit)."""
     out = [(k, s) for k, s in found if (keys is None or k in keys) and (accept is None or accept(k))]
     return out[skip:] if limit is None else out[skip:skip + limit]

@@ -1,6 +1,8 @@
 """FULLTEXT indexes: exact Lucene BM25 over string properties, on tantivy or Whoosh (``..fulltext``)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from relate.protocol.errors import ArgumentError
 
 from ..analyzers import DEFAULT_ANALYZER, get_analyzer
@@ -9,6 +11,14 @@ from ..engines import ENGINES
 from ..fulltext import FullTextIndex
 from . import register
 from .base import SearchProvider
+
+if TYPE_CHECKING:
+    from typing import AbstractSet, Any, Callable, Sequence
+
+    from relate.server.query.procedures import ProcedureRegistry
+
+    from ..managed import ManagedIndex
+    from .base import Filter, Hits, Ops
 
 _FULLTEXT_KEYS = {"fulltext.analyzer": "analyzer", "fulltext.eventually_consistent": None,
                   "fulltext.engine": "engine"}
@@ -19,13 +29,15 @@ class FullTextProvider(SearchProvider):
     index_provider = "fulltext-1.0"
     skip_allowed = True
 
-    def definition(self, name, entity, tokens, properties, filter_properties, options, defaults):
+    def definition(self, name: str, entity: str, tokens: list[str], properties: list[str],
+                   filter_properties: list[str], options: dict[str, Any] | None, defaults: dict[str, Any]
+                   ) -> IndexDefinition:
         """Validate CREATE FULLTEXT INDEX: analyzer and engine (`fulltext.engine`: whoosh | tantivy)."""
         if not tokens or not properties:
             raise ArgumentError("A full-text index needs at least one label or type and one property")
         if len(set(properties)) != len(properties):
             raise ArgumentError("A full-text index lists each property once")
-        config = {"fulltext.analyzer": DEFAULT_ANALYZER, "fulltext.eventually_consistent": False,
+        config: dict[str, Any] = {"fulltext.analyzer": DEFAULT_ANALYZER, "fulltext.eventually_consistent": False,
                   "fulltext.engine": defaults.get("fulltext_engine", "tantivy")}
         for key, value in index_config(options).items():
             if key not in _FULLTEXT_KEYS:
@@ -41,30 +53,33 @@ class FullTextProvider(SearchProvider):
         return IndexDefinition(name, self.kind, entity, list(dict.fromkeys(tokens)), list(properties),
                                list(filter_properties), config)
 
-    def on_clause(self, definition, var):
+    def on_clause(self, definition: IndexDefinition, var: str) -> str:
         return "ON EACH [" + ", ".join(f"{var}.{quote(p)}" for p in definition.properties) + "]"
 
-    def shown_config(self, definition):
+    def shown_config(self, definition: IndexDefinition) -> dict[str, Any]:
         return {k: v for k, v in definition.config.items() if k in ("fulltext.analyzer", "fulltext.engine")}
 
-    def open(self, definition, directory, create):
+    def open(self, definition: IndexDefinition, directory: str | None, create: bool) -> FullTextIndex:
         return FullTextIndex(definition.properties, definition.config.get("fulltext.analyzer"),
                              definition.config["fulltext.engine"], directory, create=create)
 
-    def apply(self, index, ops):
+    def apply(self, index: ManagedIndex, ops: Ops) -> None:
         impl, d = index.impl, index.definition
         impl.apply({key: None if st is None or not d.covers(st.scope) else impl.analyze(st.props)
                     for key, st in ops.items()})
 
-    def after_apply(self, index):
+    def after_apply(self, index: ManagedIndex) -> None:
         if index.impl.wants_engine_flush():
             index.impl.flush_engine(index.rw)
 
-    def search(self, index, query, limit, *, skip=0, filters=(), keys=None, accept=None, timeout_s=None,
-               mode="lucene", **options):
-        return index.impl.search(query, skip, limit, timeout_s, mode=mode, keys=keys, accept=accept)
+    def search(self, index: ManagedIndex, query: Any, limit: int | None, *, skip: int = 0,
+               filters: Sequence[Filter] = (), keys: AbstractSet[int] | None = None,
+               accept: Callable[[int], bool] | None = None, timeout_s: float | None = None,
+               mode: str = "lucene", **options: Any) -> Hits:
+        # impl is this kind's FullTextIndex (see open)
+        return index.impl.search(query, skip, limit, timeout_s, mode=mode, keys=keys, accept=accept)  # type: ignore[no-any-return]
 
-    def register_procedures(self, registry):
+    def register_procedures(self, registry: ProcedureRegistry) -> None:
         from ..procedures import register_fulltext
         register_fulltext(registry)
 

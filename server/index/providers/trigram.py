@@ -10,6 +10,7 @@ Scores are the Jaccard similarity of the trigram sets (0..1); hits below the thr
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 import msgpack
 
@@ -20,11 +21,20 @@ from ..trigram import TrigramIndex
 from . import register
 from .base import SearchProvider, filter_hits
 
+if TYPE_CHECKING:
+    from typing import AbstractSet, Any, Callable, Sequence
+
+    from relate.server.query.procedures import ProcedureRegistry
+
+    from ..managed import ManagedIndex
+    from ..rwlock import RWLock
+    from .base import Filter, Hits, Ops
+
 DEFAULT_THRESHOLD = 0.3
 FILE = "trigram.msgpack"
 
 
-def _threshold(value) -> float:
+def _threshold(value: Any) -> float:
     if type(value) not in (int, float) or not 0.0 <= value <= 1.0:
         raise ArgumentError(f"`trigram.threshold` must be a number from 0 to 1, got {value!r}")
     return float(value)
@@ -33,7 +43,7 @@ def _threshold(value) -> float:
 class SavedTrigramIndex(TrigramIndex):
     """A TrigramIndex whose (key, text) entries are saved to, and rebuilt from, one msgpack file."""
 
-    def save(self, directory: str, rw) -> None:
+    def save(self, directory: str, rw: RWLock) -> None:
         with rw.read():
             entries = [[key, self.text(key)] for key in list(self._row_of)]
         tmp = os.path.join(directory, FILE + ".tmp")
@@ -53,7 +63,9 @@ class TrigramProvider(SearchProvider):
     kind = "TRIGRAM"
     index_provider = "trigram-1.0"
 
-    def definition(self, name, entity, tokens, properties, filter_properties, options, defaults):
+    def definition(self, name: str, entity: str, tokens: list[str], properties: list[str],
+                   filter_properties: list[str], options: dict[str, Any] | None, defaults: dict[str, Any]
+                   ) -> IndexDefinition:
         if len(properties) != 1 or not tokens:
             raise ArgumentError("A trigram index covers one property of one or more labels or types")
         config = {"trigram.threshold": DEFAULT_THRESHOLD}
@@ -64,20 +76,22 @@ class TrigramProvider(SearchProvider):
         return IndexDefinition(name, self.kind, entity, list(dict.fromkeys(tokens)), list(properties),
                                list(filter_properties), config)
 
-    def shown_config(self, definition):
+    def shown_config(self, definition: IndexDefinition) -> dict[str, Any]:
         return dict(definition.config)
 
-    def open(self, definition, directory, create):
+    def open(self, definition: IndexDefinition, directory: str | None, create: bool) -> SavedTrigramIndex:
         return SavedTrigramIndex()
 
-    def apply(self, index, ops):
+    def apply(self, index: ManagedIndex, ops: Ops) -> None:
         d = index.definition
         prop = d.properties[0]
         index.impl.apply({key: None if st is None or not d.covers(st.scope) else st.props.get(prop)
                           for key, st in ops.items()})
 
-    def search(self, index, query, limit, *, skip=0, filters=(), keys=None, accept=None, timeout_s=None,
-               threshold=None, **options):
+    def search(self, index: ManagedIndex, query: Any, limit: int | None, *, skip: int = 0,
+               filters: Sequence[Filter] = (), keys: AbstractSet[int] | None = None,
+               accept: Callable[[int], bool] | None = None, timeout_s: float | None = None,
+               threshold: Any = None, **options: Any) -> Hits:
         impl = index.impl
         threshold = index.definition.config.get("trigram.threshold", DEFAULT_THRESHOLD) \
             if threshold is None else _threshold(threshold)
@@ -86,7 +100,7 @@ class TrigramProvider(SearchProvider):
         k = len(impl) if narrowed or limit is None else limit + skip
         return filter_hits(impl.search(query, k, threshold), skip, limit, keys, accept)
 
-    def register_procedures(self, registry):
+    def register_procedures(self, registry: ProcedureRegistry) -> None:
         from ..procedures import register_trigram
         register_trigram(registry)
 

@@ -1,6 +1,8 @@
 """VECTOR indexes: FAISS HNSW (or exact) nearest neighbours over one vector property (``..vector``)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from relate.protocol.errors import ArgumentError
 
 from .. import vector as vector_defaults
@@ -8,6 +10,16 @@ from ..definitions import IndexDefinition, index_config, positive_int
 from ..vector import VectorIndex
 from . import register
 from .base import SearchProvider
+
+if TYPE_CHECKING:
+    from typing import AbstractSet, Any, Callable, Sequence
+
+    from relate.server.query.context import ExecContext
+    from relate.server.query.procedures import ProcedureRegistry
+
+    from ..managed import ManagedIndex
+    from ..manager import IndexManager
+    from .base import Filter, Hits, Ops
 
 _VECTOR_KEYS = {
     "vector.dimensions": "dimensions", "vector.similarity_function": "similarity",
@@ -30,7 +42,7 @@ _DEFAULTS = {"vector.hnsw.m": vector_defaults.DEFAULT_M,
              "vector.exact.max_scope": vector_defaults.EXACT_MAX_SCOPE}
 
 
-def _ef_search(value) -> int | None:
+def _ef_search(value: Any) -> int | None:
     """A configured efSearch, or None for 'auto' (calibrated by the index)."""
     return None if value == AUTO or value is None else value
 
@@ -52,7 +64,9 @@ class VectorProvider(SearchProvider):
     native_filters = True
     query_kind = "a vector or a string"
 
-    def definition(self, name, entity, tokens, properties, filter_properties, options, defaults):
+    def definition(self, name: str, entity: str, tokens: list[str], properties: list[str],
+                   filter_properties: list[str], options: dict[str, Any] | None, defaults: dict[str, Any]
+                   ) -> IndexDefinition:
         """Validate CREATE VECTOR INDEX; indexConfig keys as Neo4j spells them, plus Relate's HNSW knobs."""
         if len(properties) != 1:
             raise ArgumentError("A vector index covers exactly one property")
@@ -91,12 +105,12 @@ class VectorProvider(SearchProvider):
             raise ArgumentError(f"The vector property {prop!r} cannot also be a WITH filter property")
         return IndexDefinition(name, self.kind, entity, list(tokens), [prop], list(filter_properties), config)
 
-    def structure(self, definition):
+    def structure(self, definition: IndexDefinition) -> dict[str, Any]:
         entry = definition.to_catalog()
         entry["config"] = {k: v for k, v in entry["config"].items() if k not in SEARCH_KEYS}
         return entry
 
-    def with_search_options(self, definition, options):
+    def with_search_options(self, definition: IndexDefinition, options: object) -> IndexDefinition:
         """A copy with search-time settings changed (``vector.hnsw.ef_search``, ``vector.exact.max_scope``,
         or their short spellings); an ArgumentError for anything else or a bad value."""
         if not isinstance(options, dict) or not options:
@@ -105,7 +119,8 @@ class VectorProvider(SearchProvider):
         for key, value in options.items():
             spelled = key if key in _VECTOR_KEYS else str(key).lower()
             target = _VECTOR_KEYS.get(spelled)
-            full = {"ef_search": "vector.hnsw.ef_search", "exact_max_scope": "vector.exact.max_scope"}.get(target)
+            # (target None, an unknown key: .get finds nothing)
+            full = {"ef_search": "vector.hnsw.ef_search", "exact_max_scope": "vector.exact.max_scope"}.get(target)  # type: ignore[arg-type]
             if full is None:
                 hint = " (it shapes the index: drop and recreate the index to change it)" \
                     if spelled in _VECTOR_KEYS else ""
@@ -120,14 +135,14 @@ class VectorProvider(SearchProvider):
             config[full] = value
         return definition.replace(config=config)
 
-    def shown_config(self, definition):
+    def shown_config(self, definition: IndexDefinition) -> dict[str, Any]:
         return {k: v for k, v in definition.config.items() if v is not None and
                 (k in ("vector.dimensions", "vector.similarity_function") or v != _DEFAULTS.get(k))}
 
-    def open(self, definition, directory, create):
+    def open(self, definition: IndexDefinition, directory: str | None, create: bool) -> VectorIndex:
         return VectorIndex(vector_config(definition), definition.filter_properties)
 
-    def apply(self, index, ops):
+    def apply(self, index: ManagedIndex, ops: Ops) -> None:
         impl, d = index.impl, index.definition
         prop = d.properties[0]
         upserts = []
@@ -141,17 +156,20 @@ class VectorProvider(SearchProvider):
         impl.upsert_many(upserts)
         impl.sync(index.build_threads, index.rw)
 
-    def retune(self, index, definition):
+    def retune(self, index: ManagedIndex, definition: IndexDefinition) -> None:
         if index.impl is not None:
             config = vector_config(definition)
             index.impl.config.ef_search = config.ef_search
             index.impl.config.exact_max_scope = config.exact_max_scope
 
-    def search(self, index, query, limit, *, skip=0, filters=(), keys=None, accept=None, timeout_s=None,
-               many=False, **options):
+    def search(self, index: ManagedIndex, query: Any, limit: int | None, *, skip: int = 0,
+               filters: Sequence[Filter] = (), keys: AbstractSet[int] | None = None,
+               accept: Callable[[int], bool] | None = None, timeout_s: float | None = None,
+               many: bool = False, **options: Any) -> Hits:
         if many:        # ``query`` is a list of vectors: one hit list each, no filters (relevance joins)
-            return index.impl.search_many(query, limit)
+            return index.impl.search_many(query, limit)  # type: ignore[no-any-return]  # (hit lists)
         k = (limit or 0) + skip
+        found: Hits
         if keys is not None:
             found = index.impl.search_keys(query, k, keys, list(filters))
         else:
@@ -160,19 +178,21 @@ class VectorProvider(SearchProvider):
             found = [(i, s) for i, s in found if accept(i)]
         return found[skip:]
 
-    def search_while_populating(self, manager, index, query, limit, *, filters=(), keys=None, accept=None,
-                                **options):
+    def search_while_populating(self, manager: IndexManager, index: ManagedIndex, query: Any, limit: int | None,
+                                *, filters: Sequence[Filter] = (), keys: AbstractSet[int] | None = None,
+                                accept: Callable[[int], bool] | None = None, **options: Any) -> Hits | None:
         """An exact scan of the store (cached per commit) while the index populates: no wait."""
-        found = manager.populating_fallback.search(manager.store, index.definition, query, limit, filters, keys)
+        # a vector SEARCH always has a LIMIT (a semantic rule); the scan refuses a None k anyway
+        found = manager.populating_fallback.search(manager.store, index.definition, query, limit, filters, keys)  # type: ignore[arg-type]
         return found if accept is None else [(i, s) for i, s in found if accept(i)]
 
-    def prepare_query(self, ctx, index_name, query):
+    def prepare_query(self, ctx: ExecContext, index_name: str, query: Any) -> Any:
         if isinstance(query, str):      # text: embedded on the server by the index's embedder
             from relate.server.ai.index_text import embed_for_index
             return embed_for_index(ctx, index_name, query)
         return query
 
-    def register_procedures(self, registry):
+    def register_procedures(self, registry: ProcedureRegistry) -> None:
         from ..procedures import register_vector
         register_vector(registry)
 
