@@ -3,6 +3,7 @@ property each, and (``--vectors``) notes with 384-d embeddings; then the reopen 
 
     python bench/memory.py --n 1000000            # small nodes
     python bench/memory.py --n 100000 --vectors   # notes with embeddings
+    python bench/memory.py --n 10000000 --nodes-only   # small nodes only (no index, relationships)
 Each measurement runs in a fresh process (RSS of one process only grows back slowly after frees).
 """
 from __future__ import annotations
@@ -25,7 +26,7 @@ def rss() -> int:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
-def build(path: str, n: int, vectors: bool) -> dict:
+def build(path: str, n: int, vectors: bool, nodes_only: bool = False) -> dict:
     import relate
     out = {}
     db = relate.connect(path)
@@ -49,12 +50,19 @@ def build(path: str, n: int, vectors: bool) -> dict:
         out["load_s"] = round(time.perf_counter() - start, 1)
         after_nodes = rss()
         out["bytes_per_node_2_props"] = round((after_nodes - base) / n)
+        if nodes_only:
+            out["rss_mib"] = round(rss() / 2**20)
+            db.close()
+            return out
+        # The range index on p.i (the relationship step's lookups need it) is measured on its own.
         db.execute("CREATE INDEX p_i IF NOT EXISTS FOR (p:P) ON (p.i)").consume()
+        after_index = rss()
+        out["bytes_per_range_index_entry"] = round((after_index - after_nodes) / n)
         for lo in range(0, n - 1, batch):
             db.execute("MATCH (a:P) WHERE $lo <= a.i < $hi MATCH (b:P {i: a.i + 1}) CREATE (a)-[:NEXT]->(b)",
                        {"lo": lo, "hi": min(n - 1, lo + batch)}).consume()
         after_rels = rss()
-        out["bytes_per_relationship"] = round((after_rels - after_nodes) / (n - 1))
+        out["bytes_per_relationship"] = round((after_rels - after_index) / (n - 1))
         for lo in range(0, n, batch):
             db.execute("MATCH (a:P) WHERE $lo <= a.i < $hi SET a.extra = a.i * 2",
                        {"lo": lo, "hi": min(n, lo + batch)}).consume()
@@ -64,7 +72,7 @@ def build(path: str, n: int, vectors: bool) -> dict:
     return out
 
 
-def reopen(path: str, n: int, vectors: bool) -> dict:
+def reopen(path: str, n: int, vectors: bool, nodes_only: bool = False) -> dict:
     """Open the database in a fresh process: time, peak RSS, and the steady RSS the graph adds
     (after the load's temporaries are gone: the figure to size memory by)."""
     import relate
@@ -82,6 +90,8 @@ def reopen(path: str, n: int, vectors: bool) -> dict:
            "open_graph_mib": round(graph / 2**20)}
     if vectors:
         out["open_bytes_per_note_with_vector"] = round(graph / n)
+    elif nodes_only:
+        out["open_bytes_per_node_2_props"] = round(graph / n)
     else:
         out["open_bytes_per_node_rel_3_props"] = round(graph / n)   # n nodes {i, name, extra} + n-1 rels
     return out
@@ -91,21 +101,22 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--n", type=int, default=100_000)
     ap.add_argument("--vectors", action="store_true")
+    ap.add_argument("--nodes-only", action="store_true", help="only the small nodes (for very large N)")
     ap.add_argument("--step", choices=["build", "reopen"], help=argparse.SUPPRESS)
     ap.add_argument("--path", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.step:
-        result = build(args.path, args.n, args.vectors) if args.step == "build" else \
-            reopen(args.path, args.n, args.vectors)
+        result = (build if args.step == "build" else reopen)(args.path, args.n, args.vectors, args.nodes_only)
         print(json.dumps(result))
         return 0
     tmp = tempfile.mkdtemp(prefix="relate-memory-")
     try:
         path = os.path.join(tmp, "db")
-        report = {"n": args.n, "vectors": args.vectors}
+        report = {"n": args.n, "vectors": args.vectors, "nodes_only": args.nodes_only}
         for step in ("build", "reopen"):
             command = [sys.executable, __file__, "--step", step, "--path", path, "--n", str(args.n)]
-            done = subprocess.run(command + (["--vectors"] if args.vectors else []), check=True,
+            flags = (["--vectors"] if args.vectors else []) + (["--nodes-only"] if args.nodes_only else [])
+            done = subprocess.run(command + flags, check=True,
                                   capture_output=True, text=True)
             report.update(json.loads(done.stdout.strip().splitlines()[-1]))
         print(json.dumps(report))

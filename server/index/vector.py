@@ -2,7 +2,7 @@
 
 The switch to HNSW of a live index is built in the background (searches stay exact meanwhile), and
 unless ``vector.hnsw.ef_search`` is set, efSearch is calibrated on the index's own rows: the smallest
-of a ladder reaching RECALL_TARGET recall@10 on sample queries, again whenever the index has doubled.
+of a ladder reaching RECALL_TARGET recall@10 on sample queries, again whenever the index has grown 1.25x.
 
 Rows hold one vector each (cosine vectors are normalized on the way in); FAISS ids are row numbers,
 so a filter mask over rows is directly an IDSelectorBitmap. Updates and deletes leave tombstones

@@ -77,7 +77,11 @@ def order_key(value: Any) -> OrderKey | None:
 
 
 class PropertyIndex:
-    """Index of one (entity kind, label or type, property key)."""
+    """Index of one (entity kind, label or type, property key).
+
+    ``entries`` maps a key to its one entity id (an int: most indexed values are unique, and a
+    dict per key would cost ~180 bytes more) or, from the second id on, to ``{id: None}``.
+    """
 
     __slots__ = ("entity", "label", "key", "entries", "sorted_keys", "seq", "ts")
 
@@ -85,7 +89,7 @@ class PropertyIndex:
         self.entity = entity
         self.label = label
         self.key = key
-        self.entries: dict[OrderKey, dict[int, None]] = {}
+        self.entries: dict[OrderKey, int | dict[int, None]] = {}
         self.sorted_keys: list[OrderKey] = []
         self.seq = 0          # +1 before and after each change of sorted_keys (readers retry)
         self.ts = ts          # commit ts of the transaction that created it
@@ -95,30 +99,46 @@ class PropertyIndex:
         return (self.entity, self.label, self.key)
 
     def add(self, key: OrderKey, eid: int) -> None:
-        ids = self.entries.get(key)
+        if self.put_unsorted(key, eid) and key[0] in SORTABLE_RANKS:
+            self.seq += 1            # odd while the list changes (a seqlock for readers)
+            insort(self.sorted_keys, key)
+            self.seq += 1
+
+    def put_unsorted(self, key: OrderKey, eid: int) -> bool:
+        """Add an entry, leaving ``sorted_keys`` alone (a bulk fill re-sorts once); True for a new key."""
+        entries = self.entries
+        ids = entries.get(key)
         if ids is None:
-            self.entries[key] = {eid: None}
-            if key[0] in SORTABLE_RANKS:
-                self.seq += 1            # odd while the list changes (a seqlock for readers)
-                insort(self.sorted_keys, key)
-                self.seq += 1
+            entries[key] = eid
+            return True
+        if isinstance(ids, int):
+            if ids != eid:
+                entries[key] = {ids: None, eid: None}
         else:
             ids[eid] = None
+        return False
 
     def discard(self, key: OrderKey, eid: int) -> None:
         ids = self.entries.get(key)
-        if ids is None or eid not in ids:
+        if ids is None:
             return
-        del ids[eid]
-        if not ids:
-            del self.entries[key]
-            if key[0] in SORTABLE_RANKS:
-                keys = self.sorted_keys
-                i = bisect_left(keys, key)
-                if i < len(keys) and keys[i] == key:
-                    self.seq += 1
-                    del keys[i]
-                    self.seq += 1
+        if isinstance(ids, int):
+            if ids != eid:
+                return
+        else:
+            if eid not in ids:
+                return
+            del ids[eid]
+            if ids:
+                return
+        del self.entries[key]
+        if key[0] in SORTABLE_RANKS:
+            keys = self.sorted_keys
+            i = bisect_left(keys, key)
+            if i < len(keys) and keys[i] == key:
+                self.seq += 1
+                del keys[i]
+                self.seq += 1
 
     def rebuild_sorted(self) -> None:
         """Re-sort after a bulk fill of ``entries``."""
@@ -127,13 +147,23 @@ class PropertyIndex:
 
     def candidates(self, key: OrderKey) -> list[int]:
         ids = self.entries.get(key)
-        return list(ids) if ids else []
+        if ids is None:
+            return []
+        return [ids] if isinstance(ids, int) else list(ids)
 
     def all_candidates(self) -> list[int]:
         out: list[int] = []
         for ids in list(self.entries.values()):
-            out.extend(list(ids))
+            if isinstance(ids, int):
+                out.append(ids)
+            else:
+                out.extend(list(ids))
         return out
+
+    def entry_pairs(self) -> list[tuple[OrderKey, int]]:
+        """Every (key, id) entry."""
+        return [(key, eid) for key, ids in list(self.entries.items())
+                for eid in ((ids,) if isinstance(ids, int) else list(ids))]
 
     def ordered_keys(self) -> list[OrderKey]:
         """Every key: the sortable ones in order, then the equality-only ones."""

@@ -5,18 +5,18 @@ from typing import TYPE_CHECKING, Iterator
 
 from relate.protocol.errors import EntityNotFound, TransactionError
 
+from .adjacency import pairs, typed_pairs
 from .indexes import in_bounds, order_key, range_bounds
 from .versions import visible
 
 if TYPE_CHECKING:
     from typing import Any, Callable, Hashable, Iterable, Self
 
+    from .adjacency import Adjacency
     from .indexes import OrderKey, PropertyIndex
     from .store import GraphStore
     from .versions import E, CountsVersion, EntityVersion, LiveNode, LiveRel, NodeVersion, Props, RelVersion
 
-    # The store's adjacency maps: node id -> relationship type -> {relationship id: other node id}.
-    Adjacency = dict[int, dict[str, dict[int, int]]]
 
 _EMPTY: dict[str, Any] = {}
 
@@ -248,13 +248,12 @@ class ReadTx:
         so filtering now rather than when first advanced yields the same pairs, without a generator
         step per relationship (the hot path of 2-hop patterns: ~2x faster per relationship).
         """
-        by_type = adjacency.get(nid)
-        group = by_type.get(rel_type) if by_type else None
+        group = typed_pairs(adjacency.get(nid), rel_type)
         if not group:
             return iter(())
         get, ts = self._rels_get, self._ts
         # Most versions are older than the snapshot and live (props not None); newer ones are walked.
-        return iter([(rid, other) for rid, other in list(group.items())
+        return iter([(rid, other) for rid, other in group
                      if (rec := get(rid)) is not None
                      and ((rec.props is not None) if rec.ts <= ts else _live_at(rec.prev, ts))])
 
@@ -300,25 +299,24 @@ class ReadTx:
             labels_of = self.node_labels
             return [rid for rid, other in self.expand(nid, direction, types)
                     if end_test is None or end_test(labels_of(other))]
-        by_type = (self._store._out if direction == "out" else self._store._in).get(nid)
-        group = by_type.get(types[0]) if by_type else None
+        group = typed_pairs((self._store._out if direction == "out" else self._store._in).get(nid), types[0])
         if not group:
             return []
         get, ts = self._rels_get, self._ts
         if end_test is None:
-            return [rid for rid in list(group)
+            return [rid for rid, _ in group
                     if (rec := get(rid)) is not None
                     and ((rec.props is not None) if rec.ts <= ts else _live_at(rec.prev, ts))]
         nget, labels_of = self._nodes_get, self.node_labels
         # A far node's labels: its record's when that version is the visible one (the usual case),
         # else through node_labels (an older version; a missing node raises as node_labels does).
         if end_label is not None and test is None:
-            return [rid for rid, other in list(group.items())
+            return [rid for rid, other in group
                     if (rec := get(rid)) is not None
                     and ((rec.props is not None) if rec.ts <= ts else _live_at(rec.prev, ts))
                     and label in (node.labels if ((node := nget(other)) is not None and node.ts <= ts
                                                   and node.props is not None) else labels_of(other))]
-        return [rid for rid, other in list(group.items())
+        return [rid for rid, other in group
                 if (rec := get(rid)) is not None
                 and ((rec.props is not None) if rec.ts <= ts else _live_at(rec.prev, ts))
                 and end_test(node.labels if ((node := nget(other)) is not None and node.ts <= ts
@@ -354,33 +352,19 @@ class ReadTx:
 
     def _expand(self, adjacency: Adjacency, nid: int, types: tuple[str, ...] | None, skip_loops: bool
                 ) -> Iterator[tuple[int, int]]:
-        by_type = adjacency.get(nid)
-        if not by_type:
-            return
-        groups: Iterable[dict[int, int]]
-        if types is None:
-            groups = list(by_type.values())
-        elif len(types) == 1:
-            group = by_type.get(types[0])
-            if group is None:
-                return
-            groups = (group,)
-        else:
-            groups = [by_type[t] for t in dict.fromkeys(types) if t in by_type]
         get, ts = self._rels_get, self._ts
-        for group in groups:
-            for rid, other in list(group.items()):
-                if skip_loops and other == nid:
-                    continue
-                rec = get(rid)
+        for rid, other in pairs(adjacency.get(nid), types):
+            if skip_loops and other == nid:
+                continue
+            rec = get(rid)
+            if rec is None:
+                continue
+            if rec.ts > ts:
+                rec = visible(rec.prev, ts)
                 if rec is None:
                     continue
-                if rec.ts > ts:
-                    rec = visible(rec.prev, ts)
-                    if rec is None:
-                        continue
-                if rec.props is not None:
-                    yield rid, other
+            if rec.props is not None:
+                yield rid, other
 
     def degree(self, nid: int, direction: str, types: tuple[str, ...] | None = None) -> int:
         count = 0
@@ -455,10 +439,10 @@ class ReadTx:
         index = self._store._prop_indexes.get((entity, label, key))
         if index is None:
             return self._seek_scan(entity, label, key, target)
-        ids: dict[int, None] | list[int] | None = index.entries.get(target)
-        if not ids:
+        entry = index.entries.get(target)
+        if entry is None:
             return iter(())
-        ids = list(ids)
+        ids = [entry] if isinstance(entry, int) else list(entry)   # one id (a unique value) or a dict
         if len(ids) == 1 and entity == "node":     # the usual case (a unique key): inlined
             eid = ids[0]
             rec = self._nodes_get(eid)
@@ -538,9 +522,9 @@ class ReadTx:
         keys = index.ordered_keys() if bounds is None else index.range_keys(*bounds)
         for k in keys:
             ids = entries.get(k)
-            if not ids:
+            if ids is None:
                 continue
-            for eid in list(ids):
+            for eid in ((ids,) if isinstance(ids, int) else list(ids)):
                 # An id can sit under a stale key too; yield it only under its current value's key.
                 found = self._indexed_value(entity, label, key, eid)
                 if found is not _MISS and order_key(found) == k:

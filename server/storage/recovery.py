@@ -14,7 +14,7 @@ from .adjacency import link_rel
 from .snapshot import NODE_RECORD, SNAPSHOT_NAME, TEMP_NAME, read_snapshot
 from .indexes import PropertyIndex
 from .vacuum import fill_index
-from .versions import NodeVersion, RelVersion
+from .versions import EMPTY_PROPS, NodeVersion, RelVersion
 from . import integrity
 from .wal import HEADER_SIZE, fsync_directory, list_segments, read_segment
 
@@ -83,11 +83,21 @@ def load_snapshot(store: GraphStore, path: str) -> int:
     key_names = store._key_names
     node_counts: dict[str | None, int] = {None: 0}
     rel_counts: dict[str | None, int] = {None: 0}
+    # The node records' id objects by id: a relationship record repeats its endpoints' ids, each a
+    # new int (32 bytes) that the adjacency maps would keep; they keep the node's own instead.
+    ids: list[int | None] = []
     for record in records:
         if record[0] == NODE_RECORD:
             _, nid, labels, props = record
+            if nid == len(ids):
+                ids.append(nid)
+            elif len(ids) < nid <= 2 * len(ids) + 65536:       # a gap (deleted ids), bounded
+                ids.extend([None] * (nid - len(ids)))
+                ids.append(nid)
+            elif 0 <= nid < len(ids):
+                ids[nid] = nid
             labels = labelset(labels)
-            nodes[nid] = NodeVersion(0, labels, props, None)
+            nodes[nid] = NodeVersion(0, labels, props or EMPTY_PROPS, None)
             for key in props:
                 if key not in key_names:
                     store._intern_key(key)
@@ -101,14 +111,19 @@ def load_snapshot(store: GraphStore, path: str) -> int:
                 node_counts[label] = node_counts.get(label, 0) + 1
         else:
             _, rid, type, start, end, props = record
+            if 0 <= start < len(ids) and (same := ids[start]) is not None:
+                start = same
+            if 0 <= end < len(ids) and (same := ids[end]) is not None:
+                end = same
             type = intern_type(type)
-            rels[rid] = RelVersion(0, type, start, end, props, None)
+            rels[rid] = RelVersion(0, type, start, end, props or EMPTY_PROPS, None)
             for key in props:
                 if key not in key_names:
                     store._intern_key(key)
             link_rel(store, rid, type, start, end)
             rel_counts[None] += 1
             rel_counts[type] = rel_counts.get(type, 0) + 1
+    del ids
     store._counts.nodes, store._counts.rels = node_counts, rel_counts
     store._schema.entries = dict(header.get("schema") or {})
     store._next_node_id = header["next_node_id"]

@@ -24,6 +24,7 @@ from .write_tx import WriteTx
 if TYPE_CHECKING:
     from typing import Any, Hashable, Iterable, Self
 
+    from .adjacency import Adjacency
     from .indexes import PropertyIndex
     from .versions import Change, NodeVersion, Props, RelVersion
 
@@ -55,8 +56,8 @@ class GraphStore:
         # Scan structures; entries may be stale (readers re-check), see vacuum.py.
         self._label_index: dict[str, dict[int, None]] = {}
         self._type_index: dict[str, dict[int, None]] = {}
-        self._out: dict[int, dict[str, dict[int, int]]] = {}   # nid -> type -> rid -> end node
-        self._in: dict[int, dict[str, dict[int, int]]] = {}    # nid -> type -> rid -> start node
+        self._out: Adjacency = {}       # nid -> its outgoing relationships (see adjacency.py)
+        self._in: Adjacency = {}        # nid -> its incoming relationships
         self._prop_indexes: dict[tuple[str, str, str], PropertyIndex] = {}   # (entity, label, key) -> index
         self._node_indexes: dict[str, dict[str, PropertyIndex]] = {}         # label -> key -> index
         self._rel_indexes: dict[str, dict[str, PropertyIndex]] = {}          # type -> key -> index

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .adjacency import remove as adjacency_remove
 from .indexes import order_key
 from .versions import prune
 
@@ -24,20 +25,6 @@ REL = 1           # (REL, rid, type, start, end): prune, drop a dead relationshi
 LABEL = 2         # (LABEL, nid, label): label-scan entry
 NODE_ENTRY = 3    # (NODE_ENTRY, index, okey, nid): node property-index entry
 REL_ENTRY = 4     # (REL_ENTRY, index, okey, rid): relationship property-index entry
-
-
-def adjacency_remove(adjacency: dict[int, dict[str, dict[int, int]]], nid: int, type: str, rid: int) -> None:
-    by_type = adjacency.get(nid)
-    if by_type is None:
-        return
-    group = by_type.get(type)
-    if group is None:
-        return
-    group.pop(rid, None)
-    if not group:
-        del by_type[type]
-        if not by_type:
-            del adjacency[nid]
 
 
 def collect_node_entries(store: GraphStore, checks: list[tuple[Any, ...]], nid: int, labels: Iterable[str],
@@ -157,7 +144,7 @@ def fill_index(store: GraphStore, index: PropertyIndex) -> None:
         members, chains, check_label = store._label_index.get(index.label, {}), store._nodes, True
     else:
         members, chains, check_label = store._type_index.get(index.label, {}), store._rels, False
-    label, key, entries = index.label, index.key, index.entries
+    label, key, put = index.label, index.key, index.put_unsorted
     for eid in list(members):
         rec = chains.get(eid)
         while rec is not None:
@@ -166,10 +153,6 @@ def fill_index(store: GraphStore, index: PropertyIndex) -> None:
                 value = props.get(key)
                 okey = order_key(value) if value is not None else None
                 if okey is not None:
-                    ids = entries.get(okey)
-                    if ids is None:
-                        entries[okey] = {eid: None}
-                    else:
-                        ids[eid] = None
+                    put(okey, eid)
             rec = rec.prev
     index.rebuild_sorted()

@@ -89,8 +89,8 @@ def check_store(store: GraphStore) -> list[Problem]:
                 continue
             rebuilt = PropertyIndex(*ident, 0)
             fill_index(store, rebuilt)
-            expected = {(k, eid) for k, ids in rebuilt.entries.items() for eid in ids}
-            actual = {(k, eid) for k, ids in list(live.entries.items()) for eid in list(ids)}
+            expected = set(rebuilt.entry_pairs())
+            actual = set(live.entry_pairs())
             missing = expected - actual
             if missing:
                 entity, label, key = ident

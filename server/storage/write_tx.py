@@ -15,7 +15,7 @@ from .read_tx import ReadTx, _missing_node, _missing_rel
 from .virtual import refuse_write
 from .undo import (ABSENT, INDEX_DROP, INDEX_NEW, LABELS, NODE_DEL, NODE_NEW, NODE_PUSH, NPROP, REL_DEL,
                    REL_NEW, REL_PUSH, RPROP, SCHEMA)
-from .versions import PENDING, NodeVersion, RelVersion
+from .versions import EMPTY_PROPS, PENDING, NodeVersion, RelVersion
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -128,8 +128,9 @@ class WriteTx(ReadTx):
         labels = store._labelset(labels)
         if trusted:
             store._note_keys(props)
+            props = props or EMPTY_PROPS
         else:
-            props = store._clean_props(props) if props else {}
+            props = (store._clean_props(props) or EMPTY_PROPS) if props else EMPTY_PROPS
         store._nodes[nid] = NodeVersion(PENDING, labels, props, None)
         self._touched_nodes.append(nid)
         delta = self._node_delta
@@ -188,6 +189,8 @@ class WriteTx(ReadTx):
                 return                            # removing an absent key changes nothing
         rec = self._pending_node(nid)
         props = rec.props
+        if props is EMPTY_PROPS:
+            rec.props = props = {}
         old = props.get(key)
         if value is None:
             del props[key]
@@ -340,10 +343,11 @@ class WriteTx(ReadTx):
         type = store._intern_type(type) if name is None else name
         if trusted:
             store._note_keys(props)
+            props = props or EMPTY_PROPS
         elif props:
-            props = store._clean_props(props)
+            props = store._clean_props(props) or EMPTY_PROPS
         else:
-            props = {}
+            props = EMPTY_PROPS
         store._rels[rid] = RelVersion(PENDING, type, start, end, props, None)
         self._touched_rels.append(rid)
         link_rel(store, rid, type, start, end)
@@ -394,6 +398,8 @@ class WriteTx(ReadTx):
                 return
         rec = self._pending_rel(rid)
         props = rec.props
+        if props is EMPTY_PROPS:
+            rec.props = props = {}
         old = props.get(key)
         if value is None:
             del props[key]

@@ -5,6 +5,7 @@ import pytest
 
 from relate.errors import ConstraintValidationFailed, EntityNotFound, TransactionError, TransientError
 from relate.server.storage import GraphStore
+from relate.server.storage.adjacency import as_dict
 from relate.values import Vector
 
 
@@ -176,7 +177,7 @@ def test_property_index_equality_and_range(store):
     write(store, lambda tx: None)
     store.begin_write().rollback()
     index = store._prop_indexes[("node", "P", "age")]
-    assert sum(len(v) for v in index.entries.values()) == 2
+    assert len(index.entry_pairs()) == 2
 
 
 def test_relationship_property_index(store):
@@ -278,8 +279,8 @@ def test_rollback_leaves_no_trace(store):
         b = tx.create_node(["A"], {"v": 2})
         return a, b, tx.create_rel("T", a, b, {"p": 1})
     a, b, r = write(store, build)
-    state = (dict(store._label_index["A"]), {k: dict(v) for k, v in store._out.items()},
-             {k: dict(v) for k, v in store._prop_indexes[("node", "A", "v")].entries.items()})
+    state = (dict(store._label_index["A"]), {k: as_dict(v) for k, v in store._out.items()},
+             set(store._prop_indexes[("node", "A", "v")].entry_pairs()))
     tx = store.begin_write()
     c = tx.create_node(["A", "New"], {"v": 3})
     tx.set_node_prop(a, "v", 10)
@@ -302,8 +303,8 @@ def test_rollback_leaves_no_trace(store):
         assert rd.has_property_index("node", "A", "v") and not rd.has_property_index("node", "New", "v")
         assert list(rd.index_seek("node", "A", "v", 1)) == [a]
     index = store._prop_indexes[("node", "A", "v")]
-    assert (dict(store._label_index["A"]), {k: dict(v) for k, v in store._out.items()},
-            {k: dict(v) for k, v in index.entries.items()}) == state
+    assert (dict(store._label_index["A"]), {k: as_dict(v) for k, v in store._out.items()},
+            set(index.entry_pairs())) == state
     assert store._rels[r].prev is None and store._nodes[a].prev is None
 
 
