@@ -260,17 +260,16 @@ class ReadTx:
     def expand_props(self, nid: int, direction: str, types: tuple[str, ...] | None = None
                      ) -> list[tuple[int, int, Props]]:
         """(rid, other node id, properties) for each visible relationship ``expand`` gives, in its
-        order; on a fixed snapshot with one type, one comprehension (no lookup per relationship)."""
+        order; on a fixed snapshot with one type, one pass over the adjacency (no lookup per relationship)."""
         if not (self.fixed and types is not None and len(types) == 1 and direction != "both"):
             rel_props = self.rel_props
             return [(rid, other, rel_props(rid)) for rid, other in self.expand(nid, direction, types)]
-        by_type = (self._store._out if direction == "out" else self._store._in).get(nid)
-        group = by_type.get(types[0]) if by_type else None
+        group = typed_pairs((self._store._out if direction == "out" else self._store._in).get(nid), types[0])
         if not group:
             return []
         get, ts, rel = self._rels_get, self._ts, self._rel
         found: list[tuple[int, int, Props]] = []
-        for rid, other in list(group.items()):
+        for rid, other in group:
             rec = get(rid)
             if rec is None:
                 continue
