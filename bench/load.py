@@ -95,6 +95,7 @@ def bench_load_csv(d: str, work: str) -> dict:
 
 def bench_unwind(wl, work: str) -> dict:
     system = RelateSystem()
+    os.makedirs(os.path.join(work, "unwind"))     # RelateSystem.start opens relate-data inside it
     system.start(os.path.join(work, "unwind"))
     try:
         t0 = time.perf_counter()

@@ -272,8 +272,9 @@ class Session:
             ctx.cancel()
 
     def clear_cancel(self) -> None:
-        """A new request starts: earlier cancellations no longer apply (call it from the thread that
-        calls cancel(), before handing the request to the session's thread)."""
+        """Forget earlier cancellations: a new request starts (call it from the thread that calls cancel(),
+        before handing the request to the session's thread), or the server's inline watchdog fired as a
+        statement finished (the session's next statement, e.g. one waiting for the writer, must run)."""
         self._parse_cancelled = False
 
     def _watch(self, ctx: ExecContext) -> None:

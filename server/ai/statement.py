@@ -5,6 +5,7 @@ reports as ``costs`` ({semanticCalls, llmCalls, apiCalls}).
 """
 from __future__ import annotations
 
+from ..inline import refuse_on_loop
 from . import embedders
 
 
@@ -50,6 +51,7 @@ class StatementAI:
 def for_ctx(ctx) -> StatementAI:
     state = ctx.ai
     if state is None:
+        refuse_on_loop("calls a model")          # never a model call on the server's event loop
         state = ctx.ai = StatementAI(ctx)
         ctx.costs.ai_used = True
     return state

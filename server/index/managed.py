@@ -54,6 +54,8 @@ class _State:
 class ManagedIndex:
     """A search index of any kind kept in step with the store's commits; its provider does the rest."""
 
+    in_process = True        # searched in this process (a sharded index asks remote shards)
+
     def __init__(self, definition: IndexDefinition, store: GraphStore, directory: str | None, build_threads: int):
         self.definition = definition
         self.provider = get_provider(definition.type)

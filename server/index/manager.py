@@ -19,6 +19,7 @@ import structlog
 
 from relate.protocol.errors import ArgumentError, EquivalentSchemaRuleAlreadyExists, IndexNotFound, SchemaError
 
+from ..inline import ON_LOOP, refuse_on_loop
 from .fallback import ExactFallback
 from .definitions import CATALOG_KIND, FULLTEXT, NODE, RELATIONSHIP, VECTOR, IndexDefinition
 from .managed import ManagedIndex
@@ -255,6 +256,10 @@ class IndexManager:
         ``keys`` a candidate set of ids, ``accept(id)`` a pre-filter, ``options`` kind-specific."""
         index = self.get(name)
         self._check_kind(index, kind, entity)
+        if ON_LOOP.get() and (index.definition.type != VECTOR or index.state != "ONLINE" or index.has_pending()
+                              or index.rw.busy() or not index.in_process):
+            # on the event loop only a ready, local vector index, whose search bounds its own cost there
+            refuse_on_loop("searches an index that is not a ready vector index")
         if index.state == "POPULATING":
             found = index.provider.search_while_populating(self, index, query, limit, filters=list(filters),
                                                            keys=keys, accept=accept, **options)

@@ -18,6 +18,10 @@ class RWLock:
         self._writer = False
         self._writers_waiting = 0
 
+    def busy(self) -> bool:
+        """Whether a writer holds or awaits the lock (a reader arriving now would wait); a hint."""
+        return self._writer or self._writers_waiting > 0
+
     @contextmanager
     def read(self) -> Iterator[None]:
         with self._cond:

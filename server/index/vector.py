@@ -22,6 +22,7 @@ from time import monotonic as time_now
 
 from relate.protocol.errors import ArgumentError
 
+from ..inline import ON_LOOP, refuse_on_loop
 from .filters import FilterColumns
 
 import structlog
@@ -71,6 +72,11 @@ POSTFILTER_EXTRA = 8
 # A one-property numeric range filter finds its rows by binary search in a sorted copy of the column
 # (no mask over every row) once the rows have stayed unchanged for this many searches.
 RANGE_INDEX_AFTER = 32
+# On the server's event loop (relate.server.inline) a search must stay cheap, since FAISS cannot be
+# interrupted: HNSW up to this efSearch, exact scoring of up to this many coordinates (~1 ms); a search
+# that would cost more (or build a sorted column copy) runs on the session thread instead.
+LOOP_MAX_EF = 512
+LOOP_MAX_VALUES = 1 << 22
 
 
 class VectorConfig:
@@ -431,6 +437,8 @@ class VectorIndex:
             return self._gather_search(q, k, np.sort(rows))
         if allowed is None and rows is not None:
             allowed = self._mask_of(rows, n)
+        if ON_LOOP.get() and not self._gathers(scope) and n * (self.dims or 0) > LOOP_MAX_VALUES:
+            refuse_on_loop("scans a large vector index exactly")
         return self._exact_search(q, k, allowed, scope)
 
     def search_many(self, vectors, k: int) -> list[list[tuple[int, float]]]:
@@ -456,6 +464,8 @@ class VectorIndex:
         if k <= 0 or self.dims is None:
             return []
         rows = np.array(sorted({self._row_of[key] for key in keys if key in self._row_of}), dtype=np.int64)
+        if ON_LOOP.get() and len(rows) * (self.dims or 0) > LOOP_MAX_VALUES:
+            refuse_on_loop("scores many candidate vectors")
         if len(rows) and filters:
             rows = rows[self.columns.mask(filters, self._n, rows)]
         if not len(rows):
@@ -487,6 +497,7 @@ class VectorIndex:
             self._range_wait[prop] = (version, seen)
             if seen < RANGE_INDEX_AFTER:
                 return None
+            refuse_on_loop("sorts a filter column")        # once, then searches use the copy
             cached = (version, column.sorted_rows(self._alive, n))
             self._ranges[prop] = cached      # one assignment: concurrent readers see the old or the new
         return column.range_rows(op, value, cached[1])
@@ -550,6 +561,8 @@ class VectorIndex:
         wanted = min(n, int(math.ceil(POSTFILTER_MARGIN * k * n / scope)) + POSTFILTER_EXTRA)
         if wanted > EF_MAX:
             return None
+        if ON_LOOP.get() and max(self.ef(), wanted) > LOOP_MAX_EF:
+            refuse_on_loop("searches HNSW wide")
         params = self._plain_params(max(self.ef(), wanted))
         raw, rows = self._faiss.search(q[None, :], wanted, params=params)
         found = rows[0] >= 0
@@ -578,6 +591,8 @@ class VectorIndex:
     def _hnsw_search(self, q: np.ndarray, k: int, allowed, scope: int) -> list[tuple[int, float]]:
         base = max(self.ef(), 2 * k)
         ef = int(min(EF_MAX, base * min(32.0, math.sqrt(len(self) / scope))))
+        if ON_LOOP.get() and ef > LOOP_MAX_EF:
+            refuse_on_loop("searches HNSW wide")
         selector, _bits = self._selector(allowed)
         if selector is None:
             params = self._plain_params(ef)

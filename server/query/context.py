@@ -32,7 +32,7 @@ class ExecContext:
     __slots__ = ("tx", "params", "db", "counters", "now", "deadline", "cancelled", "_ticks",
                  "deleted_nodes", "deleted_rels", "pending_deletes", "touched_nodes", "touched_rels",
                  "writes", "commit_batch", "ai", "costs", "notifications", "scope",
-                 "budget", "load_position", "visible")
+                 "budget", "load_position", "visible", "memo")
 
     def __init__(self, tx, params: dict, db, *, deadline: float | None = None):
         self.tx = tx
@@ -61,6 +61,7 @@ class ExecContext:
         self.budget: Optional[dict] = None  # the session's AI budget (relevance/costs.py)
         self.load_position: Optional[tuple[str, int]] = None   # (url, line) of LOAD CSV's current row
         self.visible = None                 # (tx, node-id predicate) of declared labels' scope (relevance)
+        self.memo: dict = {}                # per-statement values of parameter-only expressions (expressions.py)
 
     def check(self) -> None:
         """Raise Terminated or QueryTimeout when the statement was cancelled or ran out of time."""

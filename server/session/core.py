@@ -20,6 +20,7 @@ from relate.protocol import messages as m
 from relate.protocol.secrets import redact
 from relate.protocol.states import IGNORING_STATES, State, server_transition
 
+from ..inline import ON_LOOP, MustNotWait
 from .worker import WATCHDOG, SessionWorker
 
 SERVER_AGENT = "Relate/0.1.0"
@@ -29,13 +30,15 @@ SLOW_QUERY_S = 1.0
 # ~50-100 us, more than the statement), until a run takes INLINE_DEMOTE_S of CPU or more (CPU time,
 # and the gap, keep a busy machine's preemptions from flapping it). A run still going after
 # INLINE_BUDGET_S (wall clock) is cancelled by the watchdog and runs again on the session thread.
-# Procedures and index searches never run inline: they may wait on other threads (index
-# population) where cancellation cannot reach.
+# Procedures never run inline: they may wait on other threads where cancellation cannot reach. An
+# index search may: a step that would wait (a model call, an index populating, catching up on commits,
+# locked by a writer, or remote) raises MustNotWait on the loop, and the statement runs on the session
+# thread instead (relate.server.inline).
 INLINE_MAX_S = 0.001
 INLINE_DEMOTE_S = 0.002
 INLINE_BUDGET_S = 0.005
 INLINE_MEMO_SIZE = 512
-_NOT_INLINE = re.compile(r"\b(CALL|SEARCH|LOAD|PROFILE|EXPLAIN|USE)\b", re.IGNORECASE)
+_NOT_INLINE = re.compile(r"\b(CALL|LOAD|PROFILE|EXPLAIN|USE)\b", re.IGNORECASE)
 _log = structlog.get_logger("relate.session")
 
 
@@ -401,15 +404,24 @@ class SessionCore:
         started, cpu = time.perf_counter(), time.thread_time()
         engine.clear_cancel()
         entry = WATCHDOG.arm(engine.cancel, budget)
+        on_loop = ON_LOOP.set(True)
         try:
             result, prefetched = _run_prefetch(engine, query, params, want)
+        except MustNotWait:
+            return None
         except Terminated:
             if not entry[2]:
                 raise
             self._cheap.pop(query, None)
             return None
         finally:
+            ON_LOOP.reset(on_loop)
             WATCHDOG.disarm(entry)
+            if entry[2]:
+                engine.clear_cancel()         # the cancel was for this run only (now disarmed)
+        if isinstance(prefetched[2], MustNotWait):       # reached while fetching the first rows
+            result.close()
+            return None
         if entry[2]:
             # The watchdog cancelled it, possibly just as it finished: a complete result stands; one
             # that failed or still has rows to stream (they would raise Terminated) runs again.

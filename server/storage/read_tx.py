@@ -257,6 +257,29 @@ class ReadTx:
                      if (rec := get(rid)) is not None
                      and ((rec.props is not None) if rec.ts <= ts else _live_at(rec.prev, ts))])
 
+    def expand_props(self, nid: int, direction: str, types: tuple[str, ...] | None = None
+                     ) -> list[tuple[int, int, Props]]:
+        """(rid, other node id, properties) for each visible relationship ``expand`` gives, in its
+        order; on a fixed snapshot with one type, one pass over the adjacency (no lookup per relationship)."""
+        if not (self.fixed and types is not None and len(types) == 1 and direction != "both"):
+            rel_props = self.rel_props
+            return [(rid, other, rel_props(rid)) for rid, other in self.expand(nid, direction, types)]
+        group = typed_pairs((self._store._out if direction == "out" else self._store._in).get(nid), types[0])
+        if not group:
+            return []
+        get, ts, rel = self._rels_get, self._ts, self._rel
+        found: list[tuple[int, int, Props]] = []
+        for rid, other in group:
+            rec = get(rid)
+            if rec is None:
+                continue
+            if rec.ts <= ts:              # the usual case: the record is the visible version
+                if rec.props is not None:
+                    found.append((rid, other, rec.props))
+            elif (live := rel(rid)) is not None:      # changed since the snapshot: walk its versions
+                found.append((rid, other, live.props))
+        return found
+
     def expand_rel_ids(self, nid: int, direction: str, types: tuple[str, ...] | None = None,
                        end_test: Callable[[frozenset[str]], bool] | None = None,
                        end_label: str | None = None) -> list[int]:

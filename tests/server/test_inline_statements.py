@@ -92,8 +92,41 @@ def test_query_timeout_still_applies_to_a_statement_learned_as_cheap(tmp_path):
 @pytest.mark.parametrize("query, inline", [
     ("MATCH (n:Note {id: $id}) RETURN n.text AS text", True),
     ("CALL db.awaitIndexes(10)", False),
-    ("MATCH (n:Note) SEARCH n IN (VECTOR INDEX e FOR $v LIMIT 3) SCORE AS s RETURN n", False),
+    ("MATCH (n:Note) SEARCH n IN (VECTOR INDEX e FOR $v LIMIT 3) SCORE AS s RETURN n", True),
     ("PROFILE MATCH (n) RETURN n", False),
 ])
-def test_procedures_and_searches_never_run_inline(query, inline):
+def test_procedures_never_run_inline(query, inline):
     assert (core._NOT_INLINE.search(query) is None) is inline
+
+
+SEARCH = """MATCH (n:Doc) SEARCH n IN (VECTOR INDEX doc_e FOR $v LIMIT 3) SCORE AS s
+RETURN n.name AS name ORDER BY s DESC, name"""
+
+
+def test_searches_learned_as_cheap_see_every_commit_and_embed_on_the_session_thread(server):
+    """A search that runs inline still sees the commit just before it (an index catching up runs on the
+    session thread), and a text query (an embedding: a model call) answers as on the session thread."""
+    with relate.connect(server.url, auth=AUTH) as conn:
+        conn.execute("CREATE VECTOR INDEX doc_e IF NOT EXISTS FOR (n:Doc) ON (n.e) OPTIONS {indexConfig: "
+                     "{`vector.dimensions`: 3, `vector.similarity_function`: 'cosine'}}").consume()
+        conn.execute("UNWIND range(1, 20) AS i CREATE (:Doc {name: 'd' + toString(i), e: [1.0, toFloat(i), 0.5]})"
+                     ).consume()
+        conn.execute("CALL db.awaitIndexes(30)").consume()
+        for _ in range(5):                                   # learned as cheap
+            assert len(conn.execute(SEARCH, v=[1.0, 1.0, 0.5]).fetchall()) == 3
+        for i in range(10):                                  # a write, then at once a search for it
+            e = [0.0, 0.1 * (i + 1), 1.0]
+            conn.execute("CREATE (:Doc {name: $name, e: $e})", name=f"new{i}", e=e).consume()
+            assert conn.execute(SEARCH, v=e).fetchone().name == f"new{i}"
+
+        # the same statement with a text query: embedded by the index's embedder, on the session thread
+        conn.execute("CREATE VECTOR INDEX doc_t IF NOT EXISTS FOR (n:Txt) ON (n.e) OPTIONS {indexConfig: "
+                     "{`vector.similarity_function`: 'cosine', `vector.embedder`: 'hash-384'}}").consume()
+        conn.execute("UNWIND ['red apple', 'green pear', 'blue sky'] AS t "
+                     "CREATE (:Txt {name: t, e: ai.text.embed(t)})").consume()
+        conn.execute("CALL db.awaitIndexes(30)").consume()
+        text = SEARCH.replace("Doc", "Txt").replace("doc_e", "doc_t").replace("LIMIT 3", "LIMIT 1")
+        vector = conn.execute("RETURN ai.text.embed('blue sky') AS v").fetchone().v
+        for _ in range(5):
+            assert [r.name for r in conn.execute(text, v=vector).fetchall()] == ["blue sky"]
+        assert [r.name for r in conn.execute(text, v="blue sky").fetchall()] == ["blue sky"]

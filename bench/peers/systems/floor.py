@@ -46,8 +46,9 @@ class _Graph:
 class FaissTantivyFloor(System):
     name = "floor"
     role = "floor"
-    notes = ("FAISS (exact below 50k notes, HNSW M 32 above; filters: exact up to 20k rows, a post-filter "
-             "when 10% or more pass, else a bitmap selector: Relate's strategy) + tantivy (BM25) + Python dicts")
+    notes = (f"FAISS (exact below {HNSW_MIN_SIZE:,} notes, HNSW M 32 above; filters: exact up to "
+             f"{EXACT_MAX_SCOPE:,} rows, a post-filter when 10% or more pass, else a bitmap selector: Relate's "
+             "strategy) + tantivy (BM25) + Python dicts")
 
     def start(self, workdir: str) -> None:
         self.workdir = workdir

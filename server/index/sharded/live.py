@@ -16,6 +16,8 @@ from .options import is_sharded
 class ShardedLiveIndex(ManagedIndex):
     """A live index whose rows live in shard actors; the provider drives it like a local structure."""
 
+    in_process = False
+
     def _new_impl(self, create: bool):
         from .placement import sharded_index
         impl = sharded_index(self.definition, self.directory, create)

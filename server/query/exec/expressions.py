@@ -45,6 +45,40 @@ def _is_const(fn: Compiled) -> bool:
     return hasattr(fn, "constant_value")
 
 
+# --------------------------------------------------------------------------------------------
+# Per-statement values: an expression of parameters and literals only (``datetime($since).epochMillis``)
+# gives one value for the whole statement; it is computed once per ExecContext, not once per row.
+# --------------------------------------------------------------------------------------------
+# Functions of their arguments and the statement's own state (default zone, statement clock).
+_STATEMENT_FUNCTIONS = frozenset(("date", "datetime", "localdatetime", "time", "localtime"))
+# Only values nothing can change in place are kept (lists and maps are built again per use).
+_KEPT_TYPES = frozenset((int, float, str, bool, type(None), Duration))
+_MISSING = object()
+
+
+def _per_statement_input(fn: Compiled) -> bool:
+    return _is_const(fn) or hasattr(fn, "per_statement")
+
+
+def _per_statement(fn: Compiled) -> Compiled:
+    """``fn`` evaluated once per statement (its value kept in ``ctx.memo``) when it is immutable."""
+    from relate.protocol.temporal import Date, DateTime, LocalDateTime, LocalTime, Time
+    kept = _KEPT_TYPES | {Date, DateTime, LocalDateTime, LocalTime, Time}
+
+    def once(row, ctx):
+        memo = getattr(ctx, "memo", None)
+        if memo is None:
+            return fn(row, ctx)
+        value = memo.get(once, _MISSING)
+        if value is _MISSING:
+            value = fn(row, ctx)
+            if type(value) in kept:
+                memo[once] = value
+        return value
+    once.per_statement = True        # type: ignore[attr-defined]
+    return once
+
+
 def _fold(fn: Compiled, children: list[Compiled]) -> Compiled:
     """``fn`` evaluated now when every child is a constant and evaluation succeeds."""
     if not all(_is_const(c) for c in children):
@@ -300,6 +334,7 @@ class _Compiler:
             except KeyError:
                 raise ParameterMissing(f"Expected parameter(s): {name}", detail="MissingParameter",
                                        phase="runtime") from None
+        parameter.per_statement = True   # type: ignore[attr-defined]
         return parameter
 
     def _Variable(self, e: ast.Variable) -> Compiled:
@@ -342,6 +377,8 @@ class _Compiler:
 
         def property_of(row, ctx):
             return get_property(subject(row, ctx), key, ctx)
+        if hasattr(subject, "per_statement"):       # never an entity: parameters hold none
+            return _per_statement(property_of)
         return _fold(property_of, [subject])
 
     def _Subscript(self, e: ast.Subscript) -> Compiled:
@@ -725,7 +762,11 @@ class _Compiler:
         if name in functions.PURE:
             if not compiled:
                 return _constant(fn(None))
-            return _fold(call, compiled)
+            if all(_is_const(c) for c in compiled):
+                return _fold(call, compiled)
+        if (name in functions.PURE or name in _STATEMENT_FUNCTIONS) and compiled \
+                and all(_per_statement_input(c) for c in compiled):
+            return _per_statement(call)
         return call
 
     def _coalesce(self, args: list[Compiled]) -> Compiled:

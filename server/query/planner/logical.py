@@ -103,6 +103,7 @@ class Expand(LogicalOp):
     unique_with: tuple[str, ...] = ()
     backwards: bool = False          # planned against the pattern's direction: reverse the list
     relevance: Any = None            # (via, intent) expressions: the type names a relevance join
+    best: Any = None                 # best_per_row.Best: per input row, only the rows an ordered head() needs
 
 
 @dataclass(eq=False)

@@ -10,6 +10,7 @@ from typing import Callable
 
 from .. import ast
 from ..exec.operators import base as P
+from ..exec.operators import best as PB
 from ..exec.operators import load as PL
 from ..exec.operators import paths as PP
 from ..exec.operators import rows as PR
@@ -140,6 +141,9 @@ class PhysicalBuilder:
             return RelevanceExpand(source, op.start, op.rel, op.end, op.types[0], op.end_labels, op.into,
                                    None if via is None else self.compile(via),
                                    None if intent is None else self.compile(intent))
+        if op.best is not None:
+            return PB.ExpandBest(source, op.start, op.rel, op.end, op.types, op.direction, op.end_labels,
+                              op.unique_with, op.best)
         if op.length is None:
             return P.Expand(source, op.start, op.rel, op.end, op.types, op.direction, op.into, op.end_labels,
                             op.unique_with)

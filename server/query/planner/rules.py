@@ -3,6 +3,7 @@
     push_filters_down   Filter(Expand(Scan(a)), a.x = 1)  ->  Expand(Filter(Scan(a), a.x = 1))
     utilize_index       Filter(NodeByLabelScan(n:Note), n.id = $id)  ->  NodeIndexSeek(n:Note.id = $id)
     seek_by_id          Filter(AllNodesScan(n), id(n) = $x)  ->  NodeByIdSeek(n, $x)
+    best_per_row        ordered head(collect(r.x)) over Expand(r)  ->  Expand(Best) (best_per_row.py)
 
 ``optimize(plan, catalog, enabled=False)`` skips them all, so tests can compare both ways.
 """
@@ -120,7 +121,9 @@ def _is_id_of(expr, var) -> bool:
             and isinstance(expr.args[0], ast.Variable) and expr.args[0].name == var)
 
 
-RULES = (push_filters_down, utilize_index, seek_by_id)
+from .best_per_row import best_per_row  # noqa: E402  (it imports map_children from here)
+
+RULES = (push_filters_down, utilize_index, seek_by_id, best_per_row)
 
 
 def optimize(root: L.LogicalOp, catalog, enabled: bool = True) -> L.LogicalOp:
