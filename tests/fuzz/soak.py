@@ -17,7 +17,11 @@ from pathlib import Path
 import relate
 from tests.server.conftest import AUTH, ServerProcess
 
-SETUP = ["CREATE VECTOR INDEX soak_e IF NOT EXISTS FOR (n:Soak) ON (n.e) "
+# The working set is bounded (writes upsert or delete one of KEYS nodes), so once it has filled, the data
+# no longer grows and the server's RSS must level off: growth after that is a leak, not data.
+KEYS = 2_000
+SETUP = ["CREATE INDEX soak_k IF NOT EXISTS FOR (n:Soak) ON (n.k)",
+         "CREATE VECTOR INDEX soak_e IF NOT EXISTS FOR (n:Soak) ON (n.e) "
          "OPTIONS {indexConfig: {`vector.dimensions`: 4, `vector.similarity_function`: 'cosine'}}",
          "CREATE FULLTEXT INDEX soak_t IF NOT EXISTS FOR (n:Soak) ON EACH [n.text]"]
 WORDS = ["kafka", "tenant", "oauth", "tokens", "alert", "lag", "topic", "retention"]
@@ -28,14 +32,14 @@ def operation(conn, rng: random.Random, client: int) -> None:
     if kind < 0.35:
         conn.execute("MATCH (n:Soak) WHERE n.c = $c RETURN count(n), max(n.i)", {"c": client % 8}).fetchall()
     elif kind < 0.55:
-        conn.execute("CREATE (:Soak {i: $i, c: $c, text: $t, e: $e})",
-                     {"i": rng.randrange(10 ** 9), "c": client % 8, "t": " ".join(rng.choices(WORDS, k=4)),
-                      "e": [rng.uniform(-1, 1) for _ in range(4)]}).consume()
+        conn.execute("MERGE (n:Soak {k: $k}) SET n.i = $i, n.c = $c, n.text = $t, n.e = $e",
+                     {"k": rng.randrange(KEYS), "i": rng.randrange(10 ** 9), "c": client % 8,
+                      "t": " ".join(rng.choices(WORDS, k=4)), "e": [rng.uniform(-1, 1) for _ in range(4)]}).consume()
     elif kind < 0.65:
-        conn.execute("MATCH (n:Soak {c: $c}) WITH n LIMIT 1 SET n.text = $t",
-                     {"c": client % 8, "t": " ".join(rng.choices(WORDS, k=3))}).consume()
+        conn.execute("MATCH (n:Soak {k: $k}) SET n.text = $t",
+                     {"k": rng.randrange(KEYS), "t": " ".join(rng.choices(WORDS, k=3))}).consume()
     elif kind < 0.70:
-        conn.execute("MATCH (n:Soak {c: $c}) WITH n LIMIT 1 DETACH DELETE n", {"c": client % 8}).consume()
+        conn.execute("MATCH (n:Soak {k: $k}) DETACH DELETE n", {"k": rng.randrange(KEYS)}).consume()
     elif kind < 0.85:
         conn.execute("MATCH (n:Soak) SEARCH n IN (VECTOR INDEX soak_e FOR $q LIMIT 10) SCORE AS s RETURN n.i, s",
                      {"q": [rng.uniform(-1, 1) for _ in range(4)]}).fetchall()
@@ -103,7 +107,17 @@ def run(clients: int, seconds: float, sample: float, directory: Path, out=sys.st
     return {"clients": clients, "seconds": round(elapsed), "operations": len(latencies),
             "throughput_per_s": round(len(latencies) / elapsed, 1), "p50_ms": round(pick(0.5), 2),
             "p99_ms": round(pick(0.99), 2), "errors": len(errors), "first_errors": errors[:3],
-            "server_alive": alive, "rss_mib_over_time": rss}
+            "server_alive": alive, "rss_mib_over_time": rss,
+            "rss_growth_second_half_mib": _second_half_growth(rss)}
+
+
+def _second_half_growth(rss: list[tuple[float, int]]) -> int:
+    """RSS at the end minus RSS at half time (MiB): ~0 when memory has levelled off."""
+    if len(rss) < 2:
+        return 0
+    end = rss[-1][0]
+    half = min(rss, key=lambda sample: abs(sample[0] - end / 2))
+    return rss[-1][1] - half[1]
 
 
 def main() -> int:
