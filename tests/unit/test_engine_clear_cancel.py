@@ -1,5 +1,6 @@
 """A cancel aimed at a statement that has ended (the server's inline watchdog firing as a cheap read
-finishes) must not terminate the session's next statement; Session.clear_cancel forgets it."""
+finishes) must not terminate the session's next statement; Session.clear_cancel forgets it (the server
+calls it; a session without external_cancel forgets a stale cancel at each statement by itself)."""
 import threading
 import time
 
@@ -25,6 +26,7 @@ def _hold_writer(db, seconds):
 
 def test_a_stale_cancel_is_cleared_before_the_next_statement(db):
     session = db.session()
+    session.external_cancel = True                    # as the server runs it: it clears cancels itself
     run(session, "CREATE (:C)")                       # the statement is cached from now on
     session.cancel()                                  # aimed at a statement that already ended
     thread = _hold_writer(db, 0.3)
@@ -33,6 +35,16 @@ def test_a_stale_cancel_is_cleared_before_the_next_statement(db):
     thread.join()
     session.cancel()
     session.clear_cancel()
+    thread = _hold_writer(db, 0.3)
+    run(session, "CREATE (:C)")                       # waits for the writer, then runs
+    thread.join()
+    assert session.run("MATCH (c:C) RETURN count(c) AS n").fetch(1)[0][0] == 2
+
+
+def test_an_embedded_session_forgets_a_stale_cancel_by_itself(db):
+    session = db.session()
+    run(session, "CREATE (:C)")
+    session.cancel()                                  # aimed at a statement that already ended
     thread = _hold_writer(db, 0.3)
     run(session, "CREATE (:C)")                       # waits for the writer, then runs
     thread.join()
