@@ -62,10 +62,13 @@ class Result:
         self._buffer.extend(batch)
         return True
 
-    def __iter__(self) -> Iterator[Row]:
+    def _check_unread(self) -> None:
         if self._consumed:
             raise ResultConsumedError("the result was already read to the end or consumed; "
                                       "run the statement again, or keep the rows (fetchall())")
+
+    def __iter__(self) -> Iterator[Row]:
+        self._check_unread()
         return self._rows()
 
     def _rows(self) -> Iterator[Row]:
@@ -120,9 +123,7 @@ class Result:
         return out
 
     def fetchall(self) -> list[Row]:
-        if self._consumed:
-            raise ResultConsumedError("the result was already read to the end or consumed; "
-                                      "run the statement again, or keep the rows (fetchall())")
+        self._check_unread()
         self._check_open()
         # Whole buffers at a time (not a row at a time through the iterator): most results fit one.
         make = self._row
