@@ -418,6 +418,15 @@ class ReadTx:
                 return _MISS
         return rec.props.get(key)
 
+    def index_shared_keys(self, entity: str, label: str, key: str) -> list[list[int]] | None:
+        """The id groups sharing one key of the property index (possibly stale ids: callers re-check),
+        or None without an index. A value held by one id only cannot break uniqueness, so a check
+        over existing data reads these groups, not every entity."""
+        index = self._store._prop_indexes.get((entity, label, key))
+        if index is None:
+            return None
+        return [list(ids) for ids in list(index.entries.values()) if not isinstance(ids, int)]
+
     def _index_source(self, entity: str, label: str, key: str) -> PropertyIndex | None:
         """The property index, or None when there is none (then callers scan the label/type)."""
         return self._store._prop_indexes.get((entity, label, key))

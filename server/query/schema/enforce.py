@@ -124,8 +124,14 @@ def _load_equals():
 def validate_existing(tx, constraint: Constraint) -> None:
     """Check every existing entity before a constraint is created."""
     entity, label = constraint.entity, constraint.label
-    ids = tx.nodes_by_label(label) if entity == "node" else tx.rels_by_type(label)
+    groups = None
+    if constraint.type == "UNIQUE":
+        groups = tx.index_shared_keys(entity, label, constraint.properties[0])
     try:
+        if groups is not None:                # only ids sharing an index key can be duplicates
+            _check_groups(tx, constraint, groups)
+            return
+        ids = tx.nodes_by_label(label) if entity == "node" else tx.rels_by_type(label)
         for eid in ids:
             check_entity(tx, constraint, eid)
     except ConstraintValidationFailed as exc:
@@ -133,3 +139,14 @@ def validate_existing(tx, constraint: Constraint) -> None:
             f"Unable to create constraint `{constraint.name}`: {exc.message}",
             code="Neo.ClientError.Schema.ConstraintCreationFailed", detail="ConstraintCreationFailed",
             phase="runtime") from None
+
+
+def _check_groups(tx, constraint: Constraint, groups: list[list[int]]) -> None:
+    """Check the entities of each group that are visible with the constraint's label or type."""
+    is_node = constraint.entity == "node"
+    for ids in groups:
+        for eid in ids:
+            found = tx.node(eid) if is_node else tx.rel(eid)
+            if found is None or (constraint.label not in found[0] if is_node else found[0] != constraint.label):
+                continue
+            check_entity(tx, constraint, eid, found[1] if is_node else found[3])
