@@ -13,6 +13,7 @@ from relate.server.storage.bulk import SnapshotWriter, require_new_directory
 from .convert import column_values
 from .files import InputFile, read_input
 from .header import Column, HeaderError, parse_header
+from .schema import ImportSchema
 
 
 class ImportFailed(ClientError):
@@ -58,6 +59,7 @@ def run_import(target: str, nodes: list[tuple[list[str], list[str]]], relationsh
     started = time.perf_counter()
     stats = ImportStats()
     bad = _Bad(max_bad, stats)
+    built = ImportSchema(schema)          # a bad statement stops the import before anything is written
     require_new_directory(target)
     try:
         node_groups = [_Group(labels, [read_input(p, delimiter) for p in files]) for labels, files in nodes]
@@ -68,19 +70,21 @@ def run_import(target: str, nodes: list[tuple[list[str], list[str]]], relationsh
                     bad.add(f.path, line, reason, text)
         node_total = sum(f.table.num_rows for g in node_groups for f in g.files)
         rel_total = sum(f.table.num_rows for g in rel_groups for f in g.files)
-        writer = SnapshotWriter(target, {"next_node_id": node_total, "next_rel_id": rel_total})
+        writer = SnapshotWriter(target, {"next_node_id": node_total, "next_rel_id": rel_total,
+                                         "schema": built.entries, "indexes": built.indexes})
+        checks = built if built.has_checks else None
         try:
             ids: dict = {}
             task = progress.add_task("nodes", total=node_total) if progress else None
             for group in node_groups:
                 for f in group.files:
-                    _write_nodes(writer, f, group.names, ids, array_delimiter, bad, stats)
+                    _write_nodes(writer, f, group.names, ids, array_delimiter, bad, stats, checks)
                     if progress:
                         progress.advance(task, f.table.num_rows)
             task = progress.add_task("relationships", total=rel_total) if progress else None
             for group in rel_groups:
                 for f in group.files:
-                    _write_rels(writer, f, group.names, ids, array_delimiter, bad, stats)
+                    _write_rels(writer, f, group.names, ids, array_delimiter, bad, stats, checks)
                     if progress:
                         progress.advance(task, f.table.num_rows)
             writer.close()
@@ -89,8 +93,8 @@ def run_import(target: str, nodes: list[tuple[list[str], list[str]]], relationsh
             raise
         if report_path is not None:
             write_report(report_path, stats.report)
-        if schema:
-            _run_schema(target, schema, progress)
+        if built.remaining:
+            _run_schema(target, built.remaining, progress)
     except HeaderError as exc:
         shutil.rmtree(target, ignore_errors=True)
         raise ImportFailed(str(exc)) from None
@@ -122,7 +126,8 @@ def _split(columns: list[Column], f: InputFile, array_delimiter: str):
     return props, bad_rows
 
 
-def _write_nodes(writer, f: InputFile, labels: list[str], ids: dict, array_delimiter, bad: _Bad, stats) -> None:
+def _write_nodes(writer, f: InputFile, labels: list[str], ids: dict, array_delimiter, bad: _Bad, stats,
+                 checks: ImportSchema | None) -> None:
     columns = parse_header(f.names)
     id_col = next((c for c in columns if c.role == "ID"), None)
     label_cols = [c for c in columns if c.role == "LABEL"]
@@ -131,6 +136,7 @@ def _write_nodes(writer, f: InputFile, labels: list[str], ids: dict, array_delim
     label_values = [f.table.column(c.index).to_pylist() for c in label_cols]
     space = ids.setdefault(id_col.space if id_col else None, {})
     base = list(dict.fromkeys(labels))
+    row_checks = checks.checks_for("node", base) if checks is not None else []
     nid = stats.next_node
     for row in range(f.table.num_rows):
         reason = bad_rows.get(row)
@@ -152,18 +158,23 @@ def _write_nodes(writer, f: InputFile, labels: list[str], ids: dict, array_delim
                 value = values[row]
                 if value:
                     row_labels.extend(x for x in value.split(array_delimiter) if x and x not in row_labels)
+            if checks is not None:
+                row_checks = checks.checks_for("node", row_labels)
         record = {}
         for name, values in props:
             value = values[row]
             if value is not None:
                 record[name] = value
+        for check in row_checks:
+            check(nid, record)
         writer.node(nid, row_labels, record)
         nid += 1
     stats.nodes += nid - stats.next_node
     stats.next_node = nid
 
 
-def _write_rels(writer, f: InputFile, types: list[str], ids: dict, array_delimiter, bad: _Bad, stats) -> None:
+def _write_rels(writer, f: InputFile, types: list[str], ids: dict, array_delimiter, bad: _Bad, stats,
+                checks: ImportSchema | None) -> None:
     columns = parse_header(f.names)
     start_col = next((c for c in columns if c.role == "START_ID"), None)
     end_col = next((c for c in columns if c.role == "END_ID"), None)
@@ -179,6 +190,9 @@ def _write_rels(writer, f: InputFile, types: list[str], ids: dict, array_delimit
     start_space = ids.get(start_col.space, {})
     end_space = ids.get(end_col.space, {})
     default_type = types[0] if types else None
+    fixed = None                      # the row checks when every row has the default type
+    if checks is not None and type_values is None and default_type:
+        fixed = checks.checks_for("relationship", [default_type])
     rid = stats.next_rel
     for row in range(f.table.num_rows):
         reason = bad_rows.get(row)
@@ -200,6 +214,9 @@ def _write_rels(writer, f: InputFile, types: list[str], ids: dict, array_delimit
             value = values[row]
             if value is not None:
                 record[name] = value
+        if checks is not None:
+            for check in fixed if fixed is not None else checks.checks_for("relationship", [rel_type]):
+                check(rid, record)
         writer.rel(rid, rel_type, start, end, record)
         rid += 1
     stats.relationships += rid - stats.next_rel

@@ -71,8 +71,8 @@ def _parameter_name(parameter: ast.Parameter, params: dict) -> str:
 
 
 # ---------------------------------------------------------------- constraints
-def _create_constraint(db, tx, cmd: ast.CreateConstraint, params, catalog: Catalog) -> CommandResult:
-    result = CommandResult()
+def constraint_of(cmd: ast.CreateConstraint) -> Constraint:
+    """The catalog object a CREATE CONSTRAINT statement names (also used by ``relate import``)."""
     kind = cmd.kind.upper()
     property_type = None
     if kind == "TYPE":
@@ -86,7 +86,13 @@ def _create_constraint(db, tx, cmd: ast.CreateConstraint, params, catalog: Catal
     if kind in ("TYPE",) and len(props) != 1:
         raise SchemaError("A property type constraint takes exactly one property", phase="compile time")
     name = cmd.name or generated_name("constraint", kind, cmd.entity, cmd.label, props, property_type)
-    constraint = Constraint(name, kind, cmd.entity, cmd.label, props, property_type)
+    return Constraint(name, kind, cmd.entity, cmd.label, props, property_type)
+
+
+def _create_constraint(db, tx, cmd: ast.CreateConstraint, params, catalog: Catalog) -> CommandResult:
+    result = CommandResult()
+    constraint = constraint_of(cmd)
+    name, props = constraint.name, constraint.properties
     same_name = catalog.constraints.get(name)
     equivalent = next((c for c in catalog.constraints.values() if c.schema() == constraint.schema()), None)
     if same_name is not None or equivalent is not None:
