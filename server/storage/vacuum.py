@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .adjacency import remove as adjacency_remove
-from .indexes import order_key
+from .indexes import RANK_STRING, order_key
 from .versions import prune
 
 if TYPE_CHECKING:
@@ -145,8 +145,21 @@ def fill_index(store: GraphStore, index: PropertyIndex) -> None:
     else:
         members, chains, check_label = store._type_index.get(index.label, {}), store._rels, False
     label, key, put = index.label, index.key, index.put_unsorted
+    entries = index.entries
     for eid in list(members):
         rec = chains.get(eid)
+        if rec is not None and rec.prev is None:     # one version (the usual case): inlined
+            props = rec.props
+            if props is not None and (not check_label or label in rec.labels):
+                value = props.get(key)
+                if value is not None:
+                    okey = (RANK_STRING, value) if type(value) is str else order_key(value)
+                    if okey is not None:
+                        if okey in entries:
+                            put(okey, eid)
+                        else:
+                            entries[okey] = eid
+            continue
         while rec is not None:
             props = rec.props
             if props is not None and (not check_label or label in rec.labels):
