@@ -273,8 +273,8 @@ class Session:
 
     def clear_cancel(self) -> None:
         """Forget earlier cancellations: a new request starts (call it from the thread that calls cancel(),
-        before handing the request to the session's thread), or the server's inline watchdog fired as a
-        statement finished (the session's next statement, e.g. one waiting for the writer, must run)."""
+        before handing the request to the session's thread): a cancel aimed at a statement that has
+        ended must not stop the session's next one (e.g. one waiting for the writer)."""
         self._parse_cancelled = False
 
     def _watch(self, ctx: ExecContext) -> None:
