@@ -370,8 +370,7 @@ class Session:
     def _stream_read(self, plan: Plan, params, deadline, started, query) -> EngineResult:
         """Auto-commit read: rows stream lazily from a snapshot that closes when they run out."""
         tx = self.db.store.begin_read()
-        ctx = ExecContext(tx, params, self.db, deadline=deadline)
-        ctx.scope, ctx.budget = self.scope, self.ai_budget
+        ctx = ExecContext(tx, params, self.db, deadline=deadline, scope=self.scope, budget=self.ai_budget)
         self._watch(ctx)
         summary = Summary(counters=ctx.counters, query_type="r", costs=ctx.costs,
                           notifications=ctx.notifications)
@@ -394,8 +393,7 @@ class Session:
         else:
             tx = begin_write() if plan.updating else store.begin_read()
             savepoint = None
-        ctx = ExecContext(tx, params, self.db, deadline=deadline)
-        ctx.scope, ctx.budget = self.scope, self.ai_budget
+        ctx = ExecContext(tx, params, self.db, deadline=deadline, scope=self.scope, budget=self.ai_budget)
         if plan.batched and plan.updating and explicit is None:
             ctx.commit_batch = lambda: self._commit_batch(ctx)
         self._watch(ctx)
