@@ -273,8 +273,8 @@ class Session:
 
     def clear_cancel(self) -> None:
         """Forget earlier cancellations: a new request starts (call it from the thread that calls cancel(),
-        before handing the request to the session's thread), or the server's inline watchdog fired as a
-        statement finished (the session's next statement, e.g. one waiting for the writer, must run)."""
+        before handing the request to the session's thread): a cancel aimed at a statement that has
+        ended must not stop the session's next one (e.g. one waiting for the writer)."""
         self._parse_cancelled = False
 
     def _watch(self, ctx: ExecContext) -> None:
@@ -370,8 +370,7 @@ class Session:
     def _stream_read(self, plan: Plan, params, deadline, started, query) -> EngineResult:
         """Auto-commit read: rows stream lazily from a snapshot that closes when they run out."""
         tx = self.db.store.begin_read()
-        ctx = ExecContext(tx, params, self.db, deadline=deadline)
-        ctx.scope, ctx.budget = self.scope, self.ai_budget
+        ctx = ExecContext(tx, params, self.db, deadline=deadline, scope=self.scope, budget=self.ai_budget)
         self._watch(ctx)
         summary = Summary(counters=ctx.counters, query_type="r", costs=ctx.costs,
                           notifications=ctx.notifications)
@@ -394,8 +393,7 @@ class Session:
         else:
             tx = begin_write() if plan.updating else store.begin_read()
             savepoint = None
-        ctx = ExecContext(tx, params, self.db, deadline=deadline)
-        ctx.scope, ctx.budget = self.scope, self.ai_budget
+        ctx = ExecContext(tx, params, self.db, deadline=deadline, scope=self.scope, budget=self.ai_budget)
         if plan.batched and plan.updating and explicit is None:
             ctx.commit_batch = lambda: self._commit_batch(ctx)
         self._watch(ctx)
