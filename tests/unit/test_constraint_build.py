@@ -1,6 +1,10 @@
 """Creating a uniqueness constraint on a populated graph: duplicates are found from the index's shared
 keys (stale entries re-checked against the snapshot), a failure names the value and leaves no trace,
-and a built constraint survives a reopen."""
+and a built constraint survives a reopen and kill -9."""
+import signal
+import subprocess
+import sys
+
 import pytest
 
 from relate.errors import ConstraintValidationFailed
@@ -72,5 +76,39 @@ def test_constraint_survives_reopen(tmp_path):
         with pytest.raises(ConstraintValidationFailed):
             run(s, "CREATE (:P {id: 250})")
         assert run(s, "MATCH (n:P {id: 250}) RETURN count(n) AS c") == [(1,)]
+    finally:
+        db.close()
+
+
+KILLED_WRITER = """
+import os, signal, sys
+from relate.server.engine import Database
+db = Database.open(sys.argv[1])
+s = db.session()
+s.run("UNWIND range(1, 3000) AS i CREATE (:P {id: i}), (:Q {id: i % 10})").consume()
+s.run("CREATE CONSTRAINT pid FOR (n:P) REQUIRE n.id IS UNIQUE").consume()
+try:
+    s.run("CREATE CONSTRAINT qid FOR (n:Q) REQUIRE n.id IS UNIQUE").consume()
+except Exception as exc:
+    print(type(exc).__name__, flush=True)
+os.kill(os.getpid(), signal.SIGKILL)             # no close, no checkpoint: the WAL alone must hold it
+"""
+
+
+def test_built_constraint_survives_kill_9_and_a_failed_one_leaves_nothing(tmp_path):
+    path = str(tmp_path / "db")
+    done = subprocess.run([sys.executable, "-c", KILLED_WRITER, path], capture_output=True, text=True, timeout=120)
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    assert done.stdout.strip() == "ConstraintValidationFailed"
+    db = Database.open(path)
+    try:
+        s = db.session()
+        assert run(s, "SHOW CONSTRAINTS YIELD name") == [("pid",)]
+        read = db.store.begin_read()
+        assert read.has_property_index("node", "P", "id") and not read.has_property_index("node", "Q", "id")
+        read.close()
+        with pytest.raises(ConstraintValidationFailed):
+            run(s, "CREATE (:P {id: 2999})")
+        run(s, "CREATE (:Q {id: 1})")
     finally:
         db.close()
