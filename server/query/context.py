@@ -39,7 +39,7 @@ class ExecContext:
     __slots__ = ("tx", "params", "db", "counters", "_now", "deadline", "cancelled", "_ticks",
                  "deleted_nodes", "deleted_rels", "pending_deletes", "touched_nodes", "touched_rels",
                  "writes", "commit_batch", "ai", "costs", "notifications", "scope",
-                 "budget", "load_position", "visible", "memo", "_every")
+                 "budget", "load_position", "load_progress", "visible", "memo", "_every")
 
     def __init__(self, tx, params: dict, db, *, deadline: float | None = None, scope: dict | None = None,
                  budget: Optional[dict] = None):
@@ -69,6 +69,7 @@ class ExecContext:
         self.scope = {} if scope is None else scope   # the session's bound scope (user, context): never a parameter
         self.budget = budget                # the session's AI budget (relevance/costs.py)
         self.load_position: Optional[tuple[str, int]] = None   # (url, line) of LOAD CSV's current row
+        self.load_progress = None           # LOAD CSV: the file being read (relate.server.load.progress)
         self.visible = None                 # (tx, node-id predicate) of declared labels' scope (relevance)
         self.memo: dict = {}                # per-statement values of parameter-only expressions (expressions.py)
 
