@@ -21,23 +21,27 @@ from relate.protocol.secrets import redact
 from relate.protocol.states import IGNORING_STATES, State, server_transition
 
 from ..inline import ON_LOOP, MustNotWait
-from .worker import WATCHDOG, SessionWorker
+from .worker import SessionWorker
 
 SERVER_AGENT = "Relate/0.1.0"
 SLOW_QUERY_S = 1.0
 # Inline statements: an auto-commit read that ran to its summary in under INLINE_MAX_S of CPU runs on
 # the event loop thread from then on, instead of hopping to the session thread and back (a hop costs
 # ~50-100 us, more than the statement), until a run takes INLINE_DEMOTE_S of CPU or more (CPU time,
-# and the gap, keep a busy machine's preemptions from flapping it). A run still going after
-# INLINE_BUDGET_S (wall clock) is cancelled by the watchdog and runs again on the session thread.
+# and the gap, keep a busy machine's preemptions from flapping it). An inline run gets the engine's own
+# statement deadline of INLINE_BUDGET_S (wall clock): past it the engine's checks raise QueryTimeout and
+# the statement runs again on the session thread (no watchdog thread that would wake, and take the GIL,
+# every few ms while statements run: ~40 us per vector statement on 2 busy cores).
 # Procedures never run inline: they may wait on other threads where cancellation cannot reach. An
 # index search may: a step that would wait (a model call, an index populating, catching up on commits,
 # locked by a writer, or remote) raises MustNotWait on the loop, and the statement runs on the session
-# thread instead (relate.server.inline).
+# thread instead (relate.server.inline); its next runs go there directly (1, 2, 4, ... up to
+# INLINE_HOLD_MAX of them in a row), so a statement that always meets such a step does not run twice.
 INLINE_MAX_S = 0.001
 INLINE_DEMOTE_S = 0.002
 INLINE_BUDGET_S = 0.005
 INLINE_MEMO_SIZE = 512
+INLINE_HOLD_MAX = 64
 _NOT_INLINE = re.compile(r"\b(CALL|LOAD|PROFILE|EXPLAIN|USE)\b", re.IGNORECASE)
 _log = structlog.get_logger("relate.session")
 
@@ -77,10 +81,10 @@ def _fetch(result, n: int) -> tuple[list, Any]:
     return rows, None
 
 
-def _run_prefetch(session, query: str, params: dict, n: int):
+def _run_prefetch(session, query: str, params: dict, n: int, timeout: float | None = None):
     """RUN and the first batch of the PULL pipelined behind it, in one thread hop. A failure while
     fetching is kept for the PULL, so errors surface where they would in embedded mode."""
-    result = session.run(query, params)
+    result = session.run(query, params) if timeout is None else session.run(query, params, timeout=timeout)
     try:
         rows, summary = _fetch(result, n)
     except Exception as exc:
@@ -126,6 +130,7 @@ class SessionCore:
         self._protocol_failure = False         # FAILED by a violation: ACK_FAILURE is not enough
         self._running = False                  # an engine call is in flight on the worker
         self._cheap: dict[str, bool] = {}      # query text -> its last run was a cheap complete read
+        self._held: dict[str, tuple[int, int]] = {}   # query text -> (runs left off the loop, streak)
         self._timed_out = False
         self._closed = False
         self.user: str | None = None
@@ -384,6 +389,10 @@ class SessionCore:
                  and wall < INLINE_BUDGET_S and getattr(summary, "query_type", None) == "r" and not self._in_tx())
         if cheap and known:
             return
+        held = self._held.get(query)
+        if cheap and held is not None and held[0] > 0:    # met MustNotWait lately: not inline yet
+            self._held[query] = (held[0] - 1, held[1])
+            return
         # a statement that embeds or searches for relevance may call a model: never on the event loop
         if cheap and not _NOT_INLINE.search(query) and not getattr(getattr(summary, "costs", None), "ai_used", False):
             if len(self._cheap) >= INLINE_MEMO_SIZE:
@@ -393,8 +402,9 @@ class SessionCore:
             self._cheap.pop(query, None)
 
     def _run_inline(self, query: str, params: dict, want: int, deadline: float | None):
-        """Run a known-cheap auto-commit read and its first PULL batch on the loop thread, guarded by
-        the watchdog; None when it must run on the session thread instead (over budget)."""
+        """Run a known-cheap auto-commit read and its first PULL batch on the loop thread, under the
+        engine's deadline of the inline budget; None when it must run on the session thread instead
+        (over budget, a step that may wait, or more rows than one batch)."""
         budget = INLINE_BUDGET_S
         if deadline is not None:
             budget = min(budget, deadline - time.monotonic())
@@ -403,34 +413,39 @@ class SessionCore:
         engine = self._engine
         started, cpu = time.perf_counter(), time.thread_time()
         engine.clear_cancel()
-        entry = WATCHDOG.arm(engine.cancel, budget)
         on_loop = ON_LOOP.set(True)
         try:
-            result, prefetched = _run_prefetch(engine, query, params, want)
+            result, prefetched = _run_prefetch(engine, query, params, want, budget)
         except MustNotWait:
+            self._hold_back(query)
             return None
-        except Terminated:
-            if not entry[2]:
-                raise
+        except QueryTimeout:                  # the budget (or the client's deadline: the rerun says so)
             self._cheap.pop(query, None)
             return None
         finally:
             ON_LOOP.reset(on_loop)
-            WATCHDOG.disarm(entry)
-            if entry[2]:
-                engine.clear_cancel()         # the cancel was for this run only (now disarmed)
-        if isinstance(prefetched[2], MustNotWait):       # reached while fetching the first rows
+        rows, summary, error = prefetched
+        if isinstance(error, (MustNotWait, QueryTimeout)) or (error is None and summary is None):
+            # Reached while fetching the first rows; or rows remain, which would stream under the
+            # budget's deadline: the statement runs again on the session thread (it is a read).
             result.close()
+            if isinstance(error, MustNotWait):
+                self._hold_back(query)
+            else:
+                self._cheap.pop(query, None)
             return None
-        if entry[2]:
-            # The watchdog cancelled it, possibly just as it finished: a complete result stands; one
-            # that failed or still has rows to stream (they would raise Terminated) runs again.
-            self._cheap.pop(query, None)
-            if prefetched[2] is not None or prefetched[1] is None:
-                result.close()
-                return None
+        self._held.pop(query, None)
         self._learn(query, prefetched, time.perf_counter() - started, time.thread_time() - cpu)
         return result, prefetched
+
+    def _hold_back(self, query: str) -> None:
+        """``query`` met a step that may wait on the loop: its next runs go to the session thread, twice
+        as many each time this happens in a row (it may be passing: an index catching up, populating)."""
+        self._cheap.pop(query, None)
+        streak = self._held.get(query, (0, 0))[1] + 1
+        if len(self._held) >= INLINE_MEMO_SIZE:
+            self._held.clear()
+        self._held[query] = (min(2 ** (streak - 1), INLINE_HOLD_MAX), streak)
 
     def _open_result(self, qid: int) -> tuple[int, _OpenResult]:
         qid = self._last_qid if qid == m.LAST_QUERY else qid
