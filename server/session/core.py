@@ -20,7 +20,7 @@ from relate.protocol import messages as m
 from relate.protocol.secrets import redact
 from relate.protocol.states import IGNORING_STATES, State, server_transition
 
-from ..inline import ON_LOOP, MustNotWait
+from ..inline import INLINE_UNTIL, ON_LOOP, MustNotWait, OverInlineBudget
 from .worker import SessionWorker
 
 SERVER_AGENT = "Relate/0.1.0"
@@ -28,10 +28,9 @@ SLOW_QUERY_S = 1.0
 # Inline statements: an auto-commit read that ran to its summary in under INLINE_MAX_S of CPU runs on
 # the event loop thread from then on, instead of hopping to the session thread and back (a hop costs
 # ~50-100 us, more than the statement), until a run takes INLINE_DEMOTE_S of CPU or more (CPU time,
-# and the gap, keep a busy machine's preemptions from flapping it). An inline run gets the engine's own
-# statement deadline of INLINE_BUDGET_S (wall clock): past it the engine's checks raise QueryTimeout and
-# the statement runs again on the session thread (no watchdog thread that would wake, and take the GIL,
-# every few ms while statements run: ~40 us per vector statement on 2 busy cores).
+# and the gap, keep a busy machine's preemptions from flapping it). A run still going after
+# INLINE_BUDGET_S (wall clock) stops at its next check (OverInlineBudget, relate.server.inline) and runs
+# again on the session thread: no watchdog thread, whose wake-ups would compete for the GIL.
 # Procedures never run inline: they may wait on other threads where cancellation cannot reach. An
 # index search may: a step that would wait (a model call, an index populating, catching up on commits,
 # locked by a writer, or remote) raises MustNotWait on the loop, and the statement runs on the session
@@ -81,10 +80,10 @@ def _fetch(result, n: int) -> tuple[list, Any]:
     return rows, None
 
 
-def _run_prefetch(session, query: str, params: dict, n: int, timeout: float | None = None):
+def _run_prefetch(session, query: str, params: dict, n: int):
     """RUN and the first batch of the PULL pipelined behind it, in one thread hop. A failure while
     fetching is kept for the PULL, so errors surface where they would in embedded mode."""
-    result = session.run(query, params) if timeout is None else session.run(query, params, timeout=timeout)
+    result = session.run(query, params)
     try:
         rows, summary = _fetch(result, n)
     except Exception as exc:
@@ -342,6 +341,7 @@ class SessionCore:
         from relate.server.relevance.scope import bind
         scope = await self._worker.call(bind, self._auth, self.user, message.auth.get("context"))
         self._engine = await self._worker.call(self._db.session)
+        self._engine.connection_id = self.connection_id     # SHOW TRANSACTIONS: which connection runs what
         self._engine.external_cancel = True    # _call clears cancellation before each request
         self._engine.scope = scope
         if self._auth.enabled:
@@ -402,9 +402,8 @@ class SessionCore:
             self._cheap.pop(query, None)
 
     def _run_inline(self, query: str, params: dict, want: int, deadline: float | None):
-        """Run a known-cheap auto-commit read and its first PULL batch on the loop thread, under the
-        engine's deadline of the inline budget; None when it must run on the session thread instead
-        (over budget, a step that may wait, or more rows than one batch)."""
+        """Run a known-cheap auto-commit read and its first PULL batch on the loop thread, within its
+        budget; None when it must run on the session thread instead (over budget, or it would wait)."""
         budget = INLINE_BUDGET_S
         if deadline is not None:
             budget = min(budget, deadline - time.monotonic())
@@ -413,35 +412,30 @@ class SessionCore:
         engine = self._engine
         started, cpu = time.perf_counter(), time.thread_time()
         engine.clear_cancel()
-        on_loop = ON_LOOP.set(True)
+        on_loop, until = ON_LOOP.set(True), INLINE_UNTIL.set(time.monotonic() + budget)
         try:
-            result, prefetched = _run_prefetch(engine, query, params, want, budget)
-        except MustNotWait:
-            self._hold_back(query)
-            return None
-        except QueryTimeout:                  # the budget (or the client's deadline: the rerun says so)
-            self._cheap.pop(query, None)
+            result, prefetched = _run_prefetch(engine, query, params, want)
+        except MustNotWait as exc:
+            self._off_loop(query, exc)
             return None
         finally:
+            INLINE_UNTIL.reset(until)
             ON_LOOP.reset(on_loop)
-        rows, summary, error = prefetched
-        if isinstance(error, (MustNotWait, QueryTimeout)) or (error is None and summary is None):
-            # Reached while fetching the first rows; or rows remain, which would stream under the
-            # budget's deadline: the statement runs again on the session thread (it is a read).
+        if isinstance(prefetched[2], MustNotWait):       # reached while fetching the first rows
             result.close()
-            if isinstance(error, MustNotWait):
-                self._hold_back(query)
-            else:
-                self._cheap.pop(query, None)
+            self._off_loop(query, prefetched[2])
             return None
         self._held.pop(query, None)
         self._learn(query, prefetched, time.perf_counter() - started, time.thread_time() - cpu)
         return result, prefetched
 
-    def _hold_back(self, query: str) -> None:
-        """``query`` met a step that may wait on the loop: its next runs go to the session thread, twice
-        as many each time this happens in a row (it may be passing: an index catching up, populating)."""
+    def _off_loop(self, query: str, exc: MustNotWait) -> None:
+        """``query`` could not finish on the loop: over its budget it is no longer cheap; a step that may
+        wait holds it back: its next runs go to the session thread, twice as many each time this happens
+        in a row (it may be passing: an index catching up, populating)."""
         self._cheap.pop(query, None)
+        if isinstance(exc, OverInlineBudget):
+            return
         streak = self._held.get(query, (0, 0))[1] + 1
         if len(self._held) >= INLINE_MEMO_SIZE:
             self._held.clear()

@@ -14,7 +14,7 @@ import sys
 import threading
 import time
 
-from relate.errors import ClientError, QueryTimeout, Terminated, TransactionError, error_from_code
+from relate.errors import ClientError, Terminated, TransactionError, error_from_code
 from relate.server.inline import ON_LOOP, MustNotWait
 from relate.summary import Counters, Summary
 
@@ -108,15 +108,12 @@ class ScriptedSession:
         self._db = db
         self._tx: dict | None = None
         self._cancelled = threading.Event()
-        self._deadline: float | None = None     # run(timeout=): the server's inline budget
 
     @property
     def in_transaction(self):
         return self._tx is not None
 
     def check(self):
-        if self._deadline is not None and time.monotonic() > self._deadline:
-            raise QueryTimeout("the statement ran past its timeout")
         if self._cancelled.is_set():
             self._cancelled.clear()
             raise Terminated("The statement was terminated")
@@ -127,9 +124,8 @@ class ScriptedSession:
     def clear_cancel(self):
         self._cancelled.clear()
 
-    def run(self, query, params, timeout=None):
+    def run(self, query, params):
         self._cancelled.clear()
-        self._deadline = time.monotonic() + timeout if timeout else None
         word, _, rest = query.partition(" ")
         if query == "RETURN 1":
             return ScriptedResult(["1"], iter([(1,)]), self)
