@@ -268,6 +268,67 @@ def score_document(node, doc: tuple, corpus: Corpus) -> float | None:
     return None
 
 
+def compile_scorer(node, corpus: Corpus):
+    """``score_document(node, doc, corpus)`` as a function of ``doc`` alone: the same floats.
+
+    A query of plain terms (the usual one) walks each field's token ids once, counting the query's
+    terms and the stop-word gaps together, instead of walking the plan and scanning the field again
+    per term (``array.count`` boxes every element: ~0.8 us a scan). Other queries walk the plan.
+    The statistics are read once: callers hold the index's read lock.
+    """
+    if type(node) is PTerm:
+        must, should, must_not = [], [node], []
+    elif type(node) is PBool and all(type(c) is PTerm for c in (*node.must, *node.should, *node.must_not)):
+        must, should, must_not = node.must, node.should, node.must_not
+    else:
+        return lambda doc: score_document(node, doc, corpus)
+    terms = (*must, *should, *must_not)
+    if any(t.tid == GAP for t in terms):
+        return lambda doc: score_document(node, doc, corpus)
+    wanted: dict[int, frozenset] = {}
+    for t in terms:
+        wanted[t.field] = wanted.get(t.field, frozenset([GAP])) | {t.tid}
+    fields = sorted(wanted.items())
+    avgdl = {f: corpus.avgdl(f) for f in wanted}
+    must_terms = [(t.field, t.tid, t.weight) for t in must]
+    should_terms = [(t.field, t.tid, t.weight) for t in should]
+    not_terms = [(t.field, t.tid) for t in must_not]
+    required = bool(must)
+
+    def score(doc: tuple) -> float | None:
+        held = {}                         # field -> ({query term id: tf}, field length)
+        for f, want in fields:
+            ids = doc[f]
+            if ids is not None:
+                tfs: dict[int, int] = {}
+                for tid in [tid for tid in ids.tolist() if tid in want]:
+                    tfs[tid] = tfs.get(tid, 0) + 1
+                held[f] = (tfs, len(ids) - tfs.pop(GAP, 0))
+        total = 0.0
+        for f, tid, weight in must_terms:         # the order score_document adds them in
+            entry = held.get(f)
+            tf = entry[0].get(tid) if entry is not None else None
+            if not tf:
+                return None
+            total += bm25_term(weight, tf, entry[1], avgdl[f])
+        for f, tid in not_terms:
+            entry = held.get(f)
+            if entry is not None and tid in entry[0]:
+                return None
+        matched = False
+        for f, tid, weight in should_terms:
+            entry = held.get(f)
+            tf = entry[0].get(tid) if entry is not None else None
+            if tf:
+                total += bm25_term(weight, tf, entry[1], avgdl[f])
+                matched = True
+        if not required and not matched:
+            return None
+        return total
+
+    return score
+
+
 def phrase_freq(ids, tokens: list, slop: int) -> float:
     """Phrase frequency: exact matches count 1; with slop, in-order matches count 1 / (1 + distance)."""
     positions = []
