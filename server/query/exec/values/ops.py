@@ -16,7 +16,7 @@ from relate.server.query import limits
 
 __all__ = [
     "equals", "compare", "less", "less_equal", "greater", "greater_equal",
-    "order_key", "order_key_desc", "group_key", "is_aggregate", "make_aggregator",
+    "order_key", "order_key_desc", "group_key", "is_aggregate", "make_aggregator", "aggregator_factory",
     "TEMPORAL_ORDER", "temporal_rank", "type_name", "is_number", "format_float", "cypher_str",
     "add", "subtract", "multiply", "divide", "modulo", "power", "negate",
 ]
@@ -374,6 +374,11 @@ def is_aggregate(name: str) -> bool:
 def make_aggregator(name: str, distinct: bool = False):
     from relate.server.query.exec.functions.aggregates import make_aggregator as _make
     return _make(name, distinct)
+
+
+def aggregator_factory(name: str, distinct: bool = False):
+    from relate.server.query.exec.functions.aggregates import aggregator_factory as _factory
+    return _factory(name, distinct)
 
 
 # --------------------------------------------------------------------------------------------
