@@ -106,4 +106,4 @@ class ExpandBest(Expand):
         return [found[i] for i in sorted(chosen)]
 
 
-_MEMO_NODES = 100_000          # nodes one memo keeps (a few short tuples each); past it, computed each time
+_MEMO_NODES = 20_000           # nodes one memo keeps (~200 bytes each: <= ~4 MB per plan); past it, computed each time
