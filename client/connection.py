@@ -312,6 +312,12 @@ class Connection:
     def in_transaction(self) -> bool:
         return self._session.in_transaction
 
+    def progress(self) -> dict[str, Any] | None:
+        """How far this connection's running statement has got, from another thread (the shell's
+        progress bar): ``{operation, url, line, bytesRead, bytesTotal, percent}`` while a LOAD CSV
+        reads a file, else None."""
+        return self._session.progress()
+
     def close(self) -> None:
         if self._closed:
             return

@@ -21,6 +21,7 @@ from typing import Optional
 from relate.protocol.errors import (DatabaseError, ParameterMissing, QueryTimeout, RelateError, Terminated,
                                     TransactionError, TransientError)
 from relate.protocol.secrets import redact
+from relate.protocol.values import Duration
 from relate.protocol.summary import Plan as PrintablePlan, Summary
 
 from . import privileges
@@ -202,11 +203,18 @@ class Database:
 
     def show_transactions(self) -> list[dict]:
         rows = []
+        now = time.monotonic()
         for i, session in enumerate(list(self._sessions), start=1):
-            if session.running_query is not None or session.in_transaction:
+            query, since = session.running_query, session.running_since
+            if query is not None or session.in_transaction:
+                elapsed = None
+                if query is not None and since is not None:
+                    elapsed = Duration(nanoseconds=int((now - since) * 1e9))
                 rows.append({"database": "neo4j", "transactionId": f"neo4j-transaction-{i}",
-                             "currentQuery": redact(session.running_query or ""),
-                             "status": "Running" if session.running_query else "Idle", "elapsedTime": None})
+                             "currentQuery": redact(query or ""),
+                             "status": "Running" if query else "Idle", "elapsedTime": elapsed,
+                             "connectionId": session.connection_id, "username": session.principal,
+                             "progress": session.progress()})
         return rows
 
 
@@ -218,6 +226,8 @@ class Session:
         self._explicit: Optional[ExplicitTx] = None
         self._ctx: Optional[ExecContext] = None
         self.running_query: Optional[str] = None
+        self.running_since: Optional[float] = None    # time.monotonic() when running_query started
+        self.connection_id: Optional[str] = None      # the server's connection (None embedded)
         self.closed = False
         self._parse_cancelled = False
         # True when the caller clears cancellation itself (clear_cancel, before each request): a
@@ -264,6 +274,14 @@ class Session:
         self.rollback()
         self.closed = True
 
+    def progress(self) -> Optional[dict]:
+        """How far the running statement's long work has got (a LOAD CSV's file), or None; any thread."""
+        ctx = self._ctx
+        if ctx is None:
+            return None
+        load, position = ctx.load_progress, ctx.load_position
+        return None if load is None else load.snapshot(position[1] if position is not None else None)
+
     def cancel(self) -> None:
         """Stop the running statement (from another thread): it raises Terminated."""
         self._parse_cancelled = True          # a statement still being parsed stops too
@@ -273,8 +291,8 @@ class Session:
 
     def clear_cancel(self) -> None:
         """Forget earlier cancellations: a new request starts (call it from the thread that calls cancel(),
-        before handing the request to the session's thread), or the server's inline watchdog fired as a
-        statement finished (the session's next statement, e.g. one waiting for the writer, must run)."""
+        before handing the request to the session's thread): a cancel aimed at a statement that has
+        ended must not stop the session's next one (e.g. one waiting for the writer)."""
         self._parse_cancelled = False
 
     def _watch(self, ctx: ExecContext) -> None:
@@ -370,16 +388,16 @@ class Session:
     def _stream_read(self, plan: Plan, params, deadline, started, query) -> EngineResult:
         """Auto-commit read: rows stream lazily from a snapshot that closes when they run out."""
         tx = self.db.store.begin_read()
-        ctx = ExecContext(tx, params, self.db, deadline=deadline)
-        ctx.scope, ctx.budget = self.scope, self.ai_budget
+        ctx = ExecContext(tx, params, self.db, deadline=deadline, scope=self.scope, budget=self.ai_budget)
         self._watch(ctx)
+        self.running_query, self.running_since = query, time.monotonic()
         summary = Summary(counters=ctx.counters, query_type="r", costs=ctx.costs,
                           notifications=ctx.notifications)
 
         def done():
             tx.close()
             if self._ctx is ctx:
-                self._ctx = None
+                self._ctx = self.running_query = None
         return EngineResult(plan.columns, plan.root.rows(ctx, {}), tx=tx, summary=summary, started=started,
                             on_done=done)
 
@@ -394,12 +412,11 @@ class Session:
         else:
             tx = begin_write() if plan.updating else store.begin_read()
             savepoint = None
-        ctx = ExecContext(tx, params, self.db, deadline=deadline)
-        ctx.scope, ctx.budget = self.scope, self.ai_budget
+        ctx = ExecContext(tx, params, self.db, deadline=deadline, scope=self.scope, budget=self.ai_budget)
         if plan.batched and plan.updating and explicit is None:
             ctx.commit_batch = lambda: self._commit_batch(ctx)
         self._watch(ctx)
-        self.running_query = query
+        self.running_query, self.running_since = query, time.monotonic()
         try:
             try:
                 rows = [materialize_row(row, tx) for row in plan.root.rows(ctx, {})]

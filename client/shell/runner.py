@@ -64,7 +64,7 @@ class ShellRunner:
         started = time.perf_counter()
         if self.progress_console is not None and _LOAD.search(text):
             from .progress import running
-            with running(self.progress_console, "LOAD CSV"):
+            with running(self.progress_console, "LOAD CSV", getattr(self.connection, "progress", None)):
                 result = self.connection.execute(text, self.params)
         else:
             result = self.connection.execute(text, self.params)

@@ -11,21 +11,25 @@ from __future__ import annotations
 import csv
 import gzip
 import io
+import os
 from pathlib import Path
 from typing import Iterator
 
 from .paths import load_error
+from .progress import LoadProgress
 
 ARROW_SUFFIXES = {".parquet": "parquet", ".arrow": "ipc", ".feather": "ipc", ".ipc": "ipc"}
 FIELD_LIMIT = 16 << 20          # longest accepted field (bytes): bounds memory on hostile files
 BATCH_ROWS = 4096
 
 
-def rows(path: Path, url: str, headers: bool, terminator: str | None) -> Iterator[tuple[int, object]]:
+def rows(path: Path, url: str, headers: bool, terminator: str | None,
+         progress: LoadProgress | None = None) -> Iterator[tuple[int, object]]:
+    """``progress`` (optional) learns how far the file has been read."""
     kind = ARROW_SUFFIXES.get(path.suffix.lower())
     if kind is not None:
-        return _arrow_rows(path, url, headers, kind)
-    return _csv_rows(path, url, headers, terminator)
+        return _arrow_rows(path, url, headers, kind, progress)
+    return _csv_rows(path, url, headers, terminator, progress)
 
 
 def _delimiter(terminator: str | None) -> str:
@@ -38,17 +42,26 @@ def _delimiter(terminator: str | None) -> str:
     return terminator
 
 
-def _open_text(path: Path):
-    with open(path, "rb") as probe:
-        magic = probe.read(2)
-    raw = gzip.open(path, "rb") if magic == b"\x1f\x8b" else open(path, "rb")
-    return io.TextIOWrapper(raw, encoding="utf-8-sig", newline="")
+def _open_text(path: Path, progress: LoadProgress | None):
+    disk = open(path, "rb")
+    try:
+        magic = disk.read(2)
+        disk.seek(0)
+        raw = gzip.GzipFile(fileobj=disk, mode="rb") if magic == b"\x1f\x8b" else disk
+        text = io.TextIOWrapper(raw, encoding="utf-8-sig", newline="")
+    except BaseException:
+        disk.close()
+        raise
+    if progress is not None:
+        progress.fd, progress.bytes_total = disk.fileno(), os.fstat(disk.fileno()).st_size
+    return text, disk
 
 
-def _csv_rows(path: Path, url: str, headers: bool, terminator: str | None):
+def _csv_rows(path: Path, url: str, headers: bool, terminator: str | None, progress: LoadProgress | None):
     delimiter = _delimiter(terminator)
     csv.field_size_limit(FIELD_LIMIT)
-    with _open_text(path) as text:
+    text, disk = _open_text(path, progress)
+    with disk, text:
         reader = csv.reader(text, delimiter=delimiter, strict=True)
         line = 1
         try:
@@ -79,13 +92,19 @@ def _csv_rows(path: Path, url: str, headers: bool, terminator: str | None):
             raise load_error(f"LOAD CSV: {url} near line {line}: the file is not UTF-8 text") from None
         except (OSError, EOFError) as bad:      # a truncated or corrupt gzip stream
             raise load_error(f"LOAD CSV: {url} near line {line}: unreadable ({bad})") from None
+        finally:
+            if progress is not None:
+                progress.fd = None                 # the descriptor closes with the file
 
 
-def _arrow_batches(path: Path, kind: str):
+def _arrow_batches(path: Path, kind: str, progress: LoadProgress | None):
     import pyarrow as pa
     import pyarrow.parquet as pq
     if kind == "parquet":
-        yield from pq.ParquetFile(path).iter_batches(batch_size=BATCH_ROWS)
+        parquet = pq.ParquetFile(path)
+        if progress is not None:
+            progress.rows_total = parquet.metadata.num_rows
+        yield from parquet.iter_batches(batch_size=BATCH_ROWS)
         return
     try:
         reader = pa.ipc.open_file(path)
@@ -96,11 +115,13 @@ def _arrow_batches(path: Path, kind: str):
             yield from stream
 
 
-def _arrow_rows(path: Path, url: str, headers: bool, kind: str):
+def _arrow_rows(path: Path, url: str, headers: bool, kind: str, progress: LoadProgress | None):
     import pyarrow as pa
     line = 1
     try:
-        for batch in _arrow_batches(path, kind):
+        for batch in _arrow_batches(path, kind, progress):
+            if progress is not None:
+                progress.rows_read += batch.num_rows
             names = batch.schema.names
             columns = [_column_values(batch.column(i)) for i in range(batch.num_columns)]
             for values in zip(*columns):

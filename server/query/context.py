@@ -14,8 +14,12 @@ from typing import Any, Callable, Optional
 from relate.protocol.errors import QueryTimeout, Terminated
 from relate.protocol.summary import Counters
 
+from ..inline import INLINE_UNTIL, OverInlineBudget
+
 # check() looks at the clock only every this many calls: time.monotonic() is the costly part.
 _CHECK_EVERY = 256
+# ... and more often for a statement running on the server's event loop (a few ms budget, see inline.py)
+_INLINE_CHECK_EVERY = 32
 # checked() leaves lists up to this long alone and checks once per this many items of longer ones.
 CHUNK = 1024
 
@@ -26,23 +30,28 @@ class Costs(dict):
     ai_used = False
 
 
+_NO_COSTS = {"semanticCalls": 0, "llmCalls": 0, "apiCalls": 0}    # copied per statement (cheaper than keywords)
+
+
 class ExecContext:
     """Per-statement state: transaction, parameters, counters, statement clock and cancellation."""
 
-    __slots__ = ("tx", "params", "db", "counters", "now", "deadline", "cancelled", "_ticks",
+    __slots__ = ("tx", "params", "db", "counters", "_now", "deadline", "cancelled", "_ticks",
                  "deleted_nodes", "deleted_rels", "pending_deletes", "touched_nodes", "touched_rels",
                  "writes", "commit_batch", "ai", "costs", "notifications", "scope",
-                 "budget", "load_position", "visible", "memo")
+                 "budget", "load_position", "load_progress", "visible", "memo", "_every")
 
-    def __init__(self, tx, params: dict, db, *, deadline: float | None = None):
+    def __init__(self, tx, params: dict, db, *, deadline: float | None = None, scope: dict | None = None,
+                 budget: Optional[dict] = None):
         self.tx = tx
         self.params = params
         self.db = db
         self.counters = Counters()
-        self.now = datetime.now(timezone.utc)   # one clock reading per statement
+        self._now: datetime | None = None       # the statement's clock, read on first use (see now)
         self.deadline = deadline                # time.monotonic() value, or None
         self.cancelled = False                  # set from another thread by Session.cancel()
-        self._ticks = _CHECK_EVERY
+        self._every = _CHECK_EVERY if INLINE_UNTIL.get() is None else _INLINE_CHECK_EVERY
+        self._ticks = self._every
         self.deleted_nodes: set[int] = set()    # deleted by this statement (access is an error)
         self.deleted_rels: set[int] = set()
         self.pending_deletes: dict[int, Any] = {}   # node id -> position of the DELETE, checked at the end
@@ -55,20 +64,29 @@ class ExecContext:
         # AI state (embedding cache, relevance searches) made on first use by relate.server.ai.statement;
         # costs and notifications are the summary's own dict/list, filled while the rows stream.
         self.ai = None
-        self.costs = Costs(semanticCalls=0, llmCalls=0, apiCalls=0)
+        self.costs = Costs(_NO_COSTS)
         self.notifications: list[dict] = []
-        self.scope: dict = {}               # the session's bound scope (user, context): never a parameter
-        self.budget: Optional[dict] = None  # the session's AI budget (relevance/costs.py)
+        self.scope = {} if scope is None else scope   # the session's bound scope (user, context): never a parameter
+        self.budget = budget                # the session's AI budget (relevance/costs.py)
         self.load_position: Optional[tuple[str, int]] = None   # (url, line) of LOAD CSV's current row
+        self.load_progress = None           # LOAD CSV: the file being read (relate.server.load.progress)
         self.visible = None                 # (tx, node-id predicate) of declared labels' scope (relevance)
         self.memo: dict = {}                # per-statement values of parameter-only expressions (expressions.py)
+
+    @property
+    def now(self) -> datetime:
+        """One clock reading per statement (most statements never read it: it costs ~0.2 us)."""
+        now = self._now
+        if now is None:
+            now = self._now = datetime.now(timezone.utc)
+        return now
 
     def check(self) -> None:
         """Raise Terminated or QueryTimeout when the statement was cancelled or ran out of time."""
         self._ticks -= 1
         if self._ticks > 0:
             return
-        self._ticks = _CHECK_EVERY
+        self._ticks = self._every
         self.check_now()
 
     def check_now(self) -> None:
@@ -76,12 +94,18 @@ class ExecContext:
             raise Terminated("the statement was terminated", phase="runtime")
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise QueryTimeout("the statement ran past its timeout", phase="runtime")
+        until = INLINE_UNTIL.get()
+        if until is not None:
+            if time.monotonic() > until:
+                raise OverInlineBudget("the statement outlived its budget on the event loop", phase="runtime")
+        elif self._every != _CHECK_EVERY:
+            self._every = _CHECK_EVERY          # its remaining rows stream on the session thread
 
     def charge(self, n: int) -> None:
         """Count ``n`` items of work at once (a list about to be walked); check when they use up the budget."""
         self._ticks -= n
         if self._ticks <= 0:
-            self._ticks = _CHECK_EVERY
+            self._ticks = self._every
             self.check_now()
 
     def cancel(self) -> None:

@@ -20,8 +20,8 @@ from relate.protocol import messages as m
 from relate.protocol.secrets import redact
 from relate.protocol.states import IGNORING_STATES, State, server_transition
 
-from ..inline import ON_LOOP, MustNotWait
-from .worker import WATCHDOG, SessionWorker
+from ..inline import INLINE_UNTIL, ON_LOOP, MustNotWait, OverInlineBudget
+from .worker import SessionWorker
 
 SERVER_AGENT = "Relate/0.1.0"
 SLOW_QUERY_S = 1.0
@@ -29,7 +29,8 @@ SLOW_QUERY_S = 1.0
 # the event loop thread from then on, instead of hopping to the session thread and back (a hop costs
 # ~50-100 us, more than the statement), until a run takes INLINE_DEMOTE_S of CPU or more (CPU time,
 # and the gap, keep a busy machine's preemptions from flapping it). A run still going after
-# INLINE_BUDGET_S (wall clock) is cancelled by the watchdog and runs again on the session thread.
+# INLINE_BUDGET_S (wall clock) stops at its next check (OverInlineBudget, relate.server.inline) and runs
+# again on the session thread: no watchdog thread, whose wake-ups would compete for the GIL.
 # Procedures never run inline: they may wait on other threads where cancellation cannot reach. An
 # index search may: a step that would wait (a model call, an index populating, catching up on commits,
 # locked by a writer, or remote) raises MustNotWait on the loop, and the statement runs on the session
@@ -337,6 +338,7 @@ class SessionCore:
         from relate.server.relevance.scope import bind
         scope = await self._worker.call(bind, self._auth, self.user, message.auth.get("context"))
         self._engine = await self._worker.call(self._db.session)
+        self._engine.connection_id = self.connection_id     # SHOW TRANSACTIONS: which connection runs what
         self._engine.external_cancel = True    # _call clears cancellation before each request
         self._engine.scope = scope
         if self._auth.enabled:
@@ -393,8 +395,8 @@ class SessionCore:
             self._cheap.pop(query, None)
 
     def _run_inline(self, query: str, params: dict, want: int, deadline: float | None):
-        """Run a known-cheap auto-commit read and its first PULL batch on the loop thread, guarded by
-        the watchdog; None when it must run on the session thread instead (over budget)."""
+        """Run a known-cheap auto-commit read and its first PULL batch on the loop thread, within its
+        budget; None when it must run on the session thread instead (over budget, or it would wait)."""
         budget = INLINE_BUDGET_S
         if deadline is not None:
             budget = min(budget, deadline - time.monotonic())
@@ -403,32 +405,21 @@ class SessionCore:
         engine = self._engine
         started, cpu = time.perf_counter(), time.thread_time()
         engine.clear_cancel()
-        entry = WATCHDOG.arm(engine.cancel, budget)
-        on_loop = ON_LOOP.set(True)
+        on_loop, until = ON_LOOP.set(True), INLINE_UNTIL.set(time.monotonic() + budget)
         try:
             result, prefetched = _run_prefetch(engine, query, params, want)
-        except MustNotWait:
-            return None
-        except Terminated:
-            if not entry[2]:
-                raise
-            self._cheap.pop(query, None)
+        except MustNotWait as exc:
+            if isinstance(exc, OverInlineBudget):
+                self._cheap.pop(query, None)
             return None
         finally:
+            INLINE_UNTIL.reset(until)
             ON_LOOP.reset(on_loop)
-            WATCHDOG.disarm(entry)
-            if entry[2]:
-                engine.clear_cancel()         # the cancel was for this run only (now disarmed)
         if isinstance(prefetched[2], MustNotWait):       # reached while fetching the first rows
             result.close()
+            if isinstance(prefetched[2], OverInlineBudget):
+                self._cheap.pop(query, None)
             return None
-        if entry[2]:
-            # The watchdog cancelled it, possibly just as it finished: a complete result stands; one
-            # that failed or still has rows to stream (they would raise Terminated) runs again.
-            self._cheap.pop(query, None)
-            if prefetched[2] is not None or prefetched[1] is None:
-                result.close()
-                return None
         self._learn(query, prefetched, time.perf_counter() - started, time.thread_time() - cpu)
         return result, prefetched
 

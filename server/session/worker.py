@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import queue
 import threading
-import time
 from typing import Any, Callable
 
 _STOP = None
@@ -82,60 +81,3 @@ def _serve(jobs: queue.SimpleQueue) -> None:
         except RuntimeError:                # the loop is closed: nobody waits any more
             pass
         del result, error, loop, future, fn, args
-
-
-class InlineWatchdog:
-    """Cancels an engine call that runs on the event loop thread (a statement known to be cheap)
-    once it outlives its budget, so the loop is never held for long: the caller then runs the
-    statement again on the session's worker thread, where RESET and time limits apply as usual.
-
-    One daemon thread per process polls every ``POLL_S`` while inline calls happen and parks on an
-    Event after ``IDLE_S`` without any, so arming costs no thread wake-up in the steady state."""
-
-    POLL_S = 0.002
-    IDLE_S = 0.5
-
-    def __init__(self):
-        self._lock = threading.Lock()
-        self._armed: list | None = None        # [deadline (monotonic), cancel, fired]
-        self._last = 0.0
-        self._wake = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def arm(self, cancel: Callable[[], Any], budget: float) -> list:
-        now = time.monotonic()
-        entry = [now + budget, cancel, False]
-        with self._lock:
-            self._armed = entry
-            self._last = now
-            parked = not self._wake.is_set()
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._watch, name="relate-inline-watchdog", daemon=True)
-                self._thread.start()
-        if parked:
-            self._wake.set()
-        return entry
-
-    def disarm(self, entry: list) -> None:
-        with self._lock:
-            if self._armed is entry:
-                self._armed = None
-
-    def _watch(self) -> None:
-        while True:
-            self._wake.wait()
-            time.sleep(self.POLL_S)
-            now = time.monotonic()
-            with self._lock:
-                entry = self._armed
-                if entry is not None and now >= entry[0] and not entry[2]:
-                    entry[2] = True
-                    try:
-                        entry[1]()
-                    except Exception:      # noqa: BLE001 - a closed session: nothing to stop
-                        pass
-                elif entry is None and now - self._last >= self.IDLE_S:
-                    self._wake.clear()
-
-
-WATCHDOG = InlineWatchdog()

@@ -25,3 +25,37 @@ def test_load_csv_reads_the_import_directory_only(start_server, tmp_path):
                 conn.execute("LOAD CSV FROM $url AS r RETURN r", url=url).values()
             assert err.value.code == "Neo.ClientError.Statement.ExternalResourceFailed"
         assert conn.execute("RETURN 1 AS ok").values() == [[1]]     # the session is still usable
+
+
+def test_a_running_load_csv_reports_its_progress_over_the_wire(start_server, tmp_path):
+    """Connection.progress() (the shell's bar) asks the server through a second connection: the row
+    of SHOW TRANSACTIONS whose connectionId is this connection's."""
+    import threading
+    import time
+    imports = tmp_path / "imports"
+    imports.mkdir()
+    (imports / "big.csv").write_text("id\n" + "".join(f"{i}\n" for i in range(600_000)))
+    server = start_server("--import-dir", str(imports))
+    with relate.connect(server.url, auth=AUTH) as conn:
+        assert conn.progress() is None
+        seen: list = []
+        done = threading.Event()
+
+        def load():
+            try:
+                conn.execute("LOAD CSV WITH HEADERS FROM 'file:///big.csv' AS row "
+                             "WITH row WHERE row.id = 'none' RETURN count(*) AS c").fetchall()
+            finally:
+                done.set()
+        thread = threading.Thread(target=load)
+        thread.start()
+        while not done.is_set():
+            state = conn.progress()
+            if state is not None and state["percent"] is not None:
+                seen.append(state)
+            time.sleep(0.01)
+        thread.join()
+        assert seen, "progress seen while the LOAD CSV ran"
+        assert all(s["url"] == "file:///big.csv" and 0 <= s["percent"] <= 100 for s in seen)
+        assert [s["line"] for s in seen] == sorted(s["line"] for s in seen)
+        assert conn.progress() is None

@@ -1,4 +1,4 @@
-"""A cancel aimed at a statement that has ended (the server's inline watchdog firing as a cheap read
+"""A cancel aimed at a statement that has ended (a RESET or time limit firing as a statement
 finishes) must not terminate the session's next statement; Session.clear_cancel forgets it (the server
 calls it; a session without external_cancel forgets a stale cancel at each statement by itself)."""
 import threading

@@ -60,3 +60,20 @@ def test_only_cheap_vector_searches_run_on_the_loop(db, monkeypatch):
     with pytest.raises(MustNotWait):
         on_loop(lambda: rows(db, SEARCH, {"v": vector}))
     assert rows(db, SEARCH, {"v": vector})[0] == ("blue sky",)
+
+
+def test_a_statement_past_its_loop_budget_stops_at_its_next_check(db):
+    """No watchdog thread: the statement's own checks stop it once INLINE_UNTIL has passed."""
+    import time
+
+    from relate.server.inline import INLINE_UNTIL, OverInlineBudget
+    slow = "UNWIND range(1, 50000000) AS i WITH i WHERE i < 0 RETURN count(i) AS c"
+    token = INLINE_UNTIL.set(time.monotonic() + 0.005)
+    started = time.perf_counter()
+    try:
+        with pytest.raises(OverInlineBudget):
+            on_loop(lambda: rows(db, slow))
+    finally:
+        INLINE_UNTIL.reset(token)
+    assert time.perf_counter() - started < 1.0
+    assert rows(db, "UNWIND range(1, 1000) AS i WITH i WHERE i < 0 RETURN count(i) AS c") == [(0,)]

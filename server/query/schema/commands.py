@@ -37,6 +37,7 @@ FUNCTION_COLUMNS = ["name", "category", "description"]
 FUNCTION_EXTRA = ["signature", "isBuiltIn", "argumentDescription", "returnDescription", "aggregating"]
 USER_COLUMNS = ["user", "roles", "passwordChangeRequired", "suspended"]
 TRANSACTION_COLUMNS = ["database", "transactionId", "currentQuery", "status", "elapsedTime"]
+TRANSACTION_EXTRA = ["connectionId", "username", "progress"]     # progress: a LOAD CSV's file read so far
 
 SEARCH_INDEX_KIND = "search_index"      # the IndexManager's catalog entries
 
@@ -261,7 +262,7 @@ def _show(db, tx, cmd: ast.ShowCommand, params, catalog: Catalog) -> CommandResu
         if kind == "CURRENT USER":
             rows = [row for row in rows if row["user"] == roles.current_user_name()]
     elif kind == "TRANSACTIONS":
-        rows, default, extra = db.show_transactions(), TRANSACTION_COLUMNS, []
+        rows, default, extra = db.show_transactions(), TRANSACTION_COLUMNS, TRANSACTION_EXTRA
     elif kind in ("RELEVANCE JOINS", "LABELS"):
         from relate.server.relevance.ddl import show_rows
         rows, default = show_rows(tx, kind)

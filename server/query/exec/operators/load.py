@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from relate.server.load.paths import load_error, resolve_url
+from relate.server.load.progress import LoadProgress
 from relate.server.load.readers import rows as file_rows
 
 from .base import Operator
@@ -28,12 +29,13 @@ class LoadCsv(Operator):
             if url is None:
                 raise load_error("LOAD CSV needs a URL, got null")
             path = resolve_url(url, import_dir)
+            ctx.load_progress = LoadProgress(url)       # SHOW TRANSACTIONS and the shell read it
             try:
-                for line, record in file_rows(path, url, headers, terminator):
+                for line, record in file_rows(path, url, headers, terminator, ctx.load_progress):
                     check()
                     ctx.load_position = (url, line)
                     out = dict(row)
                     out[var] = record
                     yield out
             finally:
-                ctx.load_position = None
+                ctx.load_position = ctx.load_progress = None
