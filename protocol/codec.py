@@ -66,6 +66,8 @@ class ValueTooDeep(CodecError):
 
 
 _CONTAINERS = (list, dict, tuple)
+_NESTING = frozenset((list, dict, tuple, Structure))
+_FLAT_AT = 16          # from this many items a container is first checked for nested ones in C
 
 
 def check_depth(value: Any, limit: int) -> None:
@@ -82,6 +84,12 @@ def check_depth(value: Any, limit: int) -> None:
         elif kind is dict:
             item = item.values()
         elif kind is not list and kind is not tuple:
+            continue
+        # A long run of scalars (an embedding's floats, a batch of ids) is passed over at C speed:
+        # walking it item by item in Python cost ~20 us for 384 floats, on every such request.
+        # (A first item that nests is taken as a sign that the walk is needed anyway: rows of lists.)
+        if len(item) >= _FLAT_AT and (kind is dict or type(item[0]) not in _NESTING) \
+                and _NESTING.isdisjoint(set(map(type, item))):
             continue
         for child in item:
             kind = type(child)

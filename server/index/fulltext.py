@@ -24,7 +24,7 @@ from .analyzers import get_analyzer
 from .corpus import GAP, Corpus
 from .engines import open_engine
 from .plain_query import LUCENE, parse_query
-from .query_plan import PNone, build_plan, score_document
+from .query_plan import PNone, build_plan, compile_scorer
 
 DEFAULT_TIMEOUT_S = 30.0
 ENGINE_BATCH = 500              # overlay size that triggers an engine commit right away
@@ -150,13 +150,14 @@ class FullTextIndex:
         want = skip + (len(corpus) if limit is None else limit)
         if isinstance(plan, PNone) or want == 0 or not len(corpus):
             return []
+        score_of = compile_scorer(plan, corpus)
         if keys is not None:
-            return self._search_keys(plan, keys, accept, skip, want, corpus)
+            return self._search_keys(score_of, keys, accept, skip, want, corpus)
         overlay = self.overlay
         fresh = []                        # changed since the engine commit: scored directly
         for key, analyzed in overlay.items():
             if analyzed is not None and (accept is None or accept(key)):
-                score = score_document(plan, corpus.docs[key], corpus)
+                score = score_of(corpus.docs[key])
                 if score is not None:
                     fresh.append((key, score))
         fetch = want + max(8, want // 4)
@@ -167,7 +168,7 @@ class FullTextIndex:
                 if key in overlay or (accept is not None and not accept(key)):
                     continue
                 doc = corpus.docs.get(key)
-                score = None if doc is None else score_document(plan, doc, corpus)
+                score = None if doc is None else score_of(doc)
                 if score is not None:
                     scored.append((key, score))
             scored.sort(key=lambda hit: (-hit[1], hit[0]))
@@ -178,13 +179,13 @@ class FullTextIndex:
             fetch *= 4
         return scored[skip:want]
 
-    def _search_keys(self, plan, keys, accept, skip: int, want: int, corpus) -> list[tuple[int, float]]:
+    def _search_keys(self, score_of, keys, accept, skip: int, want: int, corpus) -> list[tuple[int, float]]:
         scored = []
         for key in set(keys):
             doc = corpus.docs.get(key)
             if doc is None or (accept is not None and not accept(key)):
                 continue
-            score = score_document(plan, doc, corpus)
+            score = score_of(doc)
             if score is not None:
                 scored.append((key, score))
         scored.sort(key=lambda hit: (-hit[1], hit[0]))

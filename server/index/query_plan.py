@@ -268,6 +268,70 @@ def score_document(node, doc: tuple, corpus: Corpus) -> float | None:
     return None
 
 
+def compile_scorer(node, corpus: Corpus):
+    """``score_document(node, doc, corpus)`` as a function of ``doc`` alone: the same floats.
+
+    A query of plain terms (the usual one) walks each field's token ids once, keeping the few that
+    are query terms or stop-word gaps, and counts in those, instead of walking the plan and scanning
+    the field again per term (``array.count`` boxes every element: ~0.8 us a scan). Other queries
+    walk the plan.
+    The statistics are read once: callers hold the index's read lock.
+    """
+    if type(node) is PTerm:
+        must, should, must_not = [], [node], []
+    elif type(node) is PBool and all(type(c) is PTerm for c in (*node.must, *node.should, *node.must_not)):
+        must, should, must_not = node.must, node.should, node.must_not
+    else:
+        return lambda doc: score_document(node, doc, corpus)
+    terms = (*must, *should, *must_not)
+    if any(t.tid == GAP for t in terms):
+        return lambda doc: score_document(node, doc, corpus)
+    wanted: dict[int, frozenset] = {}
+    for t in terms:
+        wanted[t.field] = wanted.get(t.field, frozenset([GAP])) | {t.tid}
+    slot = {f: i for i, f in enumerate(sorted(wanted))}          # fields as positions in a list
+    fields = [(f, wanted[f], corpus.avgdl(f)) for f in sorted(wanted)]
+    must_terms = [(slot[t.field], t.tid, t.weight) for t in must]
+    should_terms = [(slot[t.field], t.tid, t.weight) for t in should]
+    not_terms = [(slot[t.field], t.tid) for t in must_not]
+    required = bool(must)
+
+    def score(doc: tuple) -> float | None:
+        # per field: the query's terms (and gaps) as they occur in it, the field length, its avgdl
+        held = []
+        for f, want, avgdl in fields:
+            ids = doc[f]
+            if ids is None:
+                held.append(_ABSENT)
+            else:
+                hits = [tid for tid in ids.tolist() if tid in want]
+                held.append((hits, len(ids) - hits.count(GAP), avgdl))
+        total = 0.0
+        for i, tid, weight in must_terms:         # the order score_document adds them in
+            hits, dl, avgdl = held[i]
+            tf = hits.count(tid)
+            if not tf:
+                return None
+            total += bm25_term(weight, tf, dl, avgdl)
+        for i, tid in not_terms:
+            if tid in held[i][0]:
+                return None
+        matched = False
+        for i, tid, weight in should_terms:
+            hits, dl, avgdl = held[i]
+            if tid in hits:
+                total += bm25_term(weight, hits.count(tid), dl, avgdl)
+                matched = True
+        if not required and not matched:
+            return None
+        return total
+
+    return score
+
+
+_ABSENT = ((), 0, 1.0)          # a field the document does not hold: no term occurs in it
+
+
 def phrase_freq(ids, tokens: list, slop: int) -> float:
     """Phrase frequency: exact matches count 1; with slop, in-order matches count 1 / (1 + distance)."""
     positions = []

@@ -34,11 +34,13 @@ SLOW_QUERY_S = 1.0
 # Procedures never run inline: they may wait on other threads where cancellation cannot reach. An
 # index search may: a step that would wait (a model call, an index populating, catching up on commits,
 # locked by a writer, or remote) raises MustNotWait on the loop, and the statement runs on the session
-# thread instead (relate.server.inline).
+# thread instead (relate.server.inline); its next runs go there directly (1, 2, 4, ... up to
+# INLINE_HOLD_MAX of them in a row), so a statement that always meets such a step does not run twice.
 INLINE_MAX_S = 0.001
 INLINE_DEMOTE_S = 0.002
 INLINE_BUDGET_S = 0.005
 INLINE_MEMO_SIZE = 512
+INLINE_HOLD_MAX = 64
 _NOT_INLINE = re.compile(r"\b(CALL|LOAD|PROFILE|EXPLAIN|USE)\b", re.IGNORECASE)
 _log = structlog.get_logger("relate.session")
 
@@ -127,6 +129,7 @@ class SessionCore:
         self._protocol_failure = False         # FAILED by a violation: ACK_FAILURE is not enough
         self._running = False                  # an engine call is in flight on the worker
         self._cheap: dict[str, bool] = {}      # query text -> its last run was a cheap complete read
+        self._held: dict[str, tuple[int, int]] = {}   # query text -> (runs left off the loop, streak)
         self._timed_out = False
         self._closed = False
         self.user: str | None = None
@@ -386,6 +389,10 @@ class SessionCore:
                  and wall < INLINE_BUDGET_S and getattr(summary, "query_type", None) == "r" and not self._in_tx())
         if cheap and known:
             return
+        held = self._held.get(query)
+        if cheap and held is not None and held[0] > 0:    # met MustNotWait lately: not inline yet
+            self._held[query] = (held[0] - 1, held[1])
+            return
         # a statement that embeds or searches for relevance may call a model: never on the event loop
         if cheap and not _NOT_INLINE.search(query) and not getattr(getattr(summary, "costs", None), "ai_used", False):
             if len(self._cheap) >= INLINE_MEMO_SIZE:
@@ -409,19 +416,30 @@ class SessionCore:
         try:
             result, prefetched = _run_prefetch(engine, query, params, want)
         except MustNotWait as exc:
-            if isinstance(exc, OverInlineBudget):
-                self._cheap.pop(query, None)
+            self._off_loop(query, exc)
             return None
         finally:
             INLINE_UNTIL.reset(until)
             ON_LOOP.reset(on_loop)
         if isinstance(prefetched[2], MustNotWait):       # reached while fetching the first rows
             result.close()
-            if isinstance(prefetched[2], OverInlineBudget):
-                self._cheap.pop(query, None)
+            self._off_loop(query, prefetched[2])
             return None
+        self._held.pop(query, None)
         self._learn(query, prefetched, time.perf_counter() - started, time.thread_time() - cpu)
         return result, prefetched
+
+    def _off_loop(self, query: str, exc: MustNotWait) -> None:
+        """``query`` could not finish on the loop: over its budget it is no longer cheap; a step that may
+        wait holds it back: its next runs go to the session thread, twice as many each time this happens
+        in a row (it may be passing: an index catching up, populating)."""
+        self._cheap.pop(query, None)
+        if isinstance(exc, OverInlineBudget):
+            return
+        streak = self._held.get(query, (0, 0))[1] + 1
+        if len(self._held) >= INLINE_MEMO_SIZE:
+            self._held.clear()
+        self._held[query] = (min(2 ** (streak - 1), INLINE_HOLD_MAX), streak)
 
     def _open_result(self, qid: int) -> tuple[int, _OpenResult]:
         qid = self._last_qid if qid == m.LAST_QUERY else qid

@@ -135,3 +135,27 @@ def test_unencodable_values_raise_codec_error(value):
 def test_garbage_raises_codec_error(data):
     with pytest.raises(CodecError):
         codec.unpack(data)
+
+
+def _deep(levels):
+    value = []
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize("shape", ["list tail", "map value", "list head"])
+def test_too_deep_found_behind_long_runs_of_scalars(shape):
+    """Long lists of scalars are passed over quickly by the depth check, but a deep value hidden
+    among (or after) many scalars is still refused, whatever its position."""
+    deep = _deep(wire.MAX_DEPTH + 5)
+    floats = [0.5] * 400
+    value = {"list tail": floats + [deep], "map value": {**{f"k{i}": i for i in range(40)}, "z": deep},
+             "list head": [deep] + floats}[shape]
+    with pytest.raises(wire.ValueTooDeep):
+        wire.check_depth([value], wire.MAX_DEPTH)
+
+
+def test_long_flat_parameter_list_decodes_within_the_depth_limit():
+    value = {"v": [float(i) for i in range(384)], "ids": list(range(1000)), "names": ["a"] * 50}
+    assert value_codec(strict=True).unpack(codec.pack(value)) == value

@@ -4,7 +4,8 @@ backpressure, transactions) can be tested with exact control. Started as a real 
 
 Statements: ``RETURN 1``; ``ROWS n`` (n rows of i, i*2, 'x', produced lazily); ``SLEEP s`` (one row after s seconds of
 fetching, cancellable);
-``ECHO`` (the parameters as one row); ``FAIL code`` ; ``SET k v`` / ``GET k`` (a shared map, transactional).
+``ECHO`` (the parameters as one row); ``LOOPWAIT`` (one row; raises MustNotWait when run on the event
+loop, as a step that may wait does; ``LOOPWAITS`` returns how many times it did); ``FAIL code`` ; ``SET k v`` / ``GET k`` (a shared map, transactional).
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import threading
 import time
 
 from relate.errors import ClientError, Terminated, TransactionError, error_from_code
+from relate.server.inline import ON_LOOP, MustNotWait
 from relate.summary import Counters, Summary
 
 
@@ -59,6 +61,7 @@ class ScriptedDatabase:
         self.data: dict[str, str] = {}
         self.lock = threading.Lock()
         self.checkpoints = 0
+        self.loop_waits = 0           # LOOPWAIT runs refused on the event loop
 
     def session(self):
         return ScriptedSession(self)
@@ -131,6 +134,13 @@ class ScriptedSession:
             return ScriptedResult(["i", "j", "s"], ((i, i * 2, "x") for i in range(1, n + 1)), self)
         if word == "SLEEP":
             return ScriptedResult(["slept"], self._sleep(float(rest)), self)
+        if query == "LOOPWAIT":
+            if ON_LOOP.get():
+                self._db.loop_waits += 1
+                raise MustNotWait("scripted: this statement may wait")
+            return ScriptedResult(["ok"], iter([(1,)]), self)
+        if query == "LOOPWAITS":
+            return ScriptedResult(["n"], iter([(self._db.loop_waits,)]), self)
         if word == "ECHO":
             keys = sorted(params)
             return ScriptedResult(keys, iter([tuple(params[k] for k in keys)]), self)

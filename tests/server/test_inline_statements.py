@@ -130,3 +130,19 @@ def test_searches_learned_as_cheap_see_every_commit_and_embed_on_the_session_thr
         for _ in range(5):
             assert [r.name for r in conn.execute(text, v=vector).fetchall()] == ["blue sky"]
         assert [r.name for r in conn.execute(text, v="blue sky").fetchall()] == ["blue sky"]
+
+
+def test_a_cheap_statement_that_returns_more_than_a_batch_streams_them_all(server):
+    """A statement learned as cheap that now has more rows than one batch is run on the session
+    thread (its rows must not stream under the inline budget's deadline): every row arrives."""
+    query = "UNWIND range(1, $n) AS i RETURN i"
+    with relate.connect(server.url, auth=AUTH) as conn:
+        for _ in range(5):
+            assert [r.i for r in conn.execute(query, n=3).fetchall()] == [1, 2, 3]
+        result = conn.execute(query, n=250_000)
+        total = 0
+        for i, row in enumerate(result, 1):
+            assert row.i == i
+            total += 1
+        assert total == 250_000
+        assert [r.i for r in conn.execute(query, n=2).fetchall()] == [1, 2]

@@ -353,3 +353,14 @@ def test_a_lost_connection_is_replaced_and_managed_work_retried(server):
         assert conn.execute("RETURN 1").fetchall() == [(1,)]  # the next statement reconnects
         conn._session._wire._transport._sock.close()
         assert conn.execute_write(lambda tx: tx.execute("RETURN 1").fetchall()) == [(1,)]
+
+
+def test_a_statement_that_must_not_wait_on_the_loop_is_not_tried_there_every_time(conn):
+    """A statement learned as cheap whose inline run meets a step that may wait (MustNotWait) runs
+    again on the session thread; its next runs go there directly, backing off 1, 2, 4, ... runs, so
+    it is not run twice per request (every answer stays right)."""
+    before = conn.execute("LOOPWAITS").fetchone().n
+    for _ in range(30):
+        assert conn.execute("LOOPWAIT").fetchall() == [(1,)]
+    tried = conn.execute("LOOPWAITS").fetchone().n - before
+    assert 1 <= tried <= 5          # on-loop tries at runs 2, 4, 7, 12, 21 of 30 (not 29)

@@ -1,7 +1,8 @@
 """Expressions of parameters and literals only (``datetime($since).epochMillis``) are computed once per
-statement, not once per row, and answer as before; row-dependent and volatile ones still run per row."""
+statement, not once per row, and answer as before; row-dependent and volatile ones still run per row.
+Every occurrence of the same such expression in a statement shares the one value."""
 from relate.server.query.exec.functions import temporal
-from tests.helpers import rows
+from tests.helpers import rows, run
 
 
 def test_a_parameter_only_filter_is_parsed_once_per_statement(db, monkeypatch):
@@ -37,3 +38,24 @@ def test_a_failing_parameter_expression_fails_each_statement(db):
     for _ in range(2):
         with pytest.raises(RelateError):
             rows(db, "UNWIND [1, 2] AS i RETURN datetime($since) AS d", {"since": "not a date"})
+
+
+def test_every_occurrence_of_one_expression_shares_the_value(db, monkeypatch):
+    run(db, "UNWIND range(1, 50) AS i CREATE (:E {ts: i * 1000})")
+    calls = []
+    parse = temporal._parse
+
+    def counting(kind, text, zone):
+        calls.append(text)
+        return parse(kind, text, zone)
+    monkeypatch.setattr(temporal, "_parse", counting)
+    text = ("MATCH (e:E) WHERE e.ts >= datetime($since).epochMillis RETURN count(e) AS c "
+            "UNION ALL MATCH (e:E) WHERE e.ts < datetime($since).epochMillis + 1 RETURN count(e) AS c")
+    assert rows(db, text, {"since": "1970-01-01T00:00:10Z"}) == [(41,), (10,)]
+    assert calls == ["1970-01-01T00:00:10Z"]
+    # different expressions keep their own values; the next statement computes again
+    assert rows(db, "RETURN datetime($a).epochMillis AS a, datetime($b).epochMillis AS b",
+                {"a": "1970-01-01T00:00:01Z", "b": "1970-01-01T00:00:02Z"}) == [(1000, 2000)]
+    assert rows(db, text, {"since": "1970-01-01T00:00:20Z"}) == [(31,), (20,)]
+    assert calls == ["1970-01-01T00:00:10Z", "1970-01-01T00:00:01Z", "1970-01-01T00:00:02Z",
+                     "1970-01-01T00:00:20Z"]

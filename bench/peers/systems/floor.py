@@ -62,8 +62,11 @@ class FaissTantivyFloor(System):
         self.graph = _Graph(wl)
 
     def build_indexes(self, wl: Workload) -> None:
+        self.build_vector_index(wl)
+        self.build_text_index(wl)
+
+    def build_vector_index(self, wl: Workload) -> None:
         import faiss
-        import tantivy
         faiss.omp_set_num_threads(1)   # every system queries on one thread
         if wl.n >= HNSW_MIN_SIZE:
             self.index = faiss.IndexHNSWFlat(384, HNSW_M, faiss.METRIC_INNER_PRODUCT)
@@ -75,6 +78,9 @@ class FaissTantivyFloor(System):
         else:
             self.index = faiss.IndexFlatIP(384)
             self.index.add(self.vectors)
+
+    def build_text_index(self, wl: Workload) -> None:
+        import tantivy
         builder = tantivy.SchemaBuilder()
         builder.add_integer_field("row", stored=True, fast=True)
         builder.add_text_field("text", stored=False)

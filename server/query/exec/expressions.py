@@ -60,8 +60,10 @@ def _per_statement_input(fn: Compiled) -> bool:
     return _is_const(fn) or hasattr(fn, "per_statement")
 
 
-def _per_statement(fn: Compiled) -> Compiled:
-    """``fn`` evaluated once per statement (its value kept in ``ctx.memo``) when it is immutable."""
+def _per_statement(fn: Compiled, expr: ast.Expr | None = None) -> Compiled:
+    """``fn`` evaluated once per statement (its value kept in ``ctx.memo``) when it is immutable.
+    With ``expr``, every occurrence of the same expression (its structural repr) shares the value:
+    ``datetime($since)`` in two branches of a UNION is parsed once."""
     from relate.protocol.temporal import Date, DateTime, LocalDateTime, LocalTime, Time
     kept = _KEPT_TYPES | {Date, DateTime, LocalDateTime, LocalTime, Time}
 
@@ -69,12 +71,13 @@ def _per_statement(fn: Compiled) -> Compiled:
         memo = getattr(ctx, "memo", None)
         if memo is None:
             return fn(row, ctx)
-        value = memo.get(once, _MISSING)
+        value = memo.get(key, _MISSING)
         if value is _MISSING:
             value = fn(row, ctx)
             if type(value) in kept:
-                memo[once] = value
+                memo[key] = value
         return value
+    key = once if expr is None else ("per statement", repr(expr))
     once.per_statement = True        # type: ignore[attr-defined]
     return once
 
@@ -378,7 +381,7 @@ class _Compiler:
         def property_of(row, ctx):
             return get_property(subject(row, ctx), key, ctx)
         if hasattr(subject, "per_statement"):       # never an entity: parameters hold none
-            return _per_statement(property_of)
+            return _per_statement(property_of, e)
         return _fold(property_of, [subject])
 
     def _Subscript(self, e: ast.Subscript) -> Compiled:
@@ -766,7 +769,7 @@ class _Compiler:
                 return _fold(call, compiled)
         if (name in functions.PURE or name in _STATEMENT_FUNCTIONS) and compiled \
                 and all(_per_statement_input(c) for c in compiled):
-            return _per_statement(call)
+            return _per_statement(call, e)
         return call
 
     def _coalesce(self, args: list[Compiled]) -> Compiled:

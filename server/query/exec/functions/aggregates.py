@@ -15,7 +15,7 @@ from relate.protocol.values import Duration
 from relate.server.query.exec.functions.registry import AGGREGATES, ARITY, aggregate
 from relate.server.query.exec.values.ops import arithmetic_error, group_key, order_key, type_name
 
-__all__ = ["is_aggregate", "make_aggregator", "AGGREGATES"]
+__all__ = ["is_aggregate", "make_aggregator", "aggregator_factory", "AGGREGATES"]
 
 
 class CountStar:
@@ -61,6 +61,10 @@ class Sum:
         self.duration = None
 
     def add(self, value):
+        t = type(value)
+        if (t is float or t is int) and self.duration is None:
+            self.total += value             # the usual case, checked inline
+            return
         if value is None:
             return
         _number_or_duration(value, "sum")
@@ -292,9 +296,16 @@ def is_aggregate(name: str) -> bool:
 
 def make_aggregator(name: str, distinct: bool = False):
     """A fresh accumulator for ``name`` (``"count(*)"`` for count(*)); DISTINCT when asked."""
+    return aggregator_factory(name, distinct)()
+
+
+def aggregator_factory(name: str, distinct: bool = False):
+    """What makes ``make_aggregator(name, distinct)``'s accumulators, looked up once (per group,
+    an aggregation then only calls it)."""
     try:
         factory = AGGREGATES[name.lower()]
     except KeyError:
         raise ArgumentError(f"Unknown aggregate function '{name}'", phase="compile time") from None
-    inner = factory()
-    return Distinct(inner) if distinct and name.lower() != "count(*)" else inner
+    if distinct and name.lower() != "count(*)":
+        return lambda: Distinct(factory())
+    return factory

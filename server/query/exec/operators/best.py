@@ -12,14 +12,20 @@ from .rows import _Descending
 
 class ExpandBest(Expand):
     """Per input row: the first relationship in ORDER BY order, and for each collected property the
-    first whose value is not null; in expansion order, so ties resolve as a stable sort would."""
-    __slots__ = ("keys", "values", "text")
+    first whose value is not null; in expansion order, so ties resolve as a stable sort would.
+
+    What a node's expansion keeps depends only on the snapshot, so on read snapshots it is memoized
+    per (snapshot ts, node), across the statements that run this cached plan: a snapshot with the
+    same ts sees the same graph (MVCC), and the first snapshot past a commit starts a new memo. A hit
+    charges the work budget what walking the relationships again would."""
+    __slots__ = ("keys", "values", "text", "_memo")
     name = "Expand(Best)"
 
     def __init__(self, source, start, rel, end, types, direction, end_labels, unique_with, best):
         super().__init__(source, start, rel, end, types, direction, False, end_labels, unique_with)
         self.keys, self.values = best.keys, best.values
         self.text = ", ".join(f"{rel.strip()}.{k}" + (" DESC" if d else "") for k, d in best.keys)
+        self._memo: tuple[int, dict] | None = None      # (snapshot ts, node id -> (kept, walked))
 
     def details(self):
         return f"{super().details()} first by {self.text}"
@@ -29,6 +35,7 @@ class ExpandBest(Expand):
         types, direction, end_test, unique_with = self.types, self.direction, self.end_test, self.unique_with
         tx = ctx.tx
         expand = tx.expand_props
+        memo = self._memo_for(tx)
         for row in self.source.rows(ctx, arg):
             node = row[start_var]
             if node is None:
@@ -37,20 +44,38 @@ class ExpandBest(Expand):
                 raise CypherTypeError(f"Expected `{start_var}` to be a node, got {type_name(node)}",
                                       detail="InvalidArgumentType", phase="runtime")
             used = used_rel_ids(row, unique_with) if unique_with else None
-            found = expand(node.id, direction, types)
-            ctx.charge(len(found) + 1)
-            if used:
-                found = [f for f in found if f[0] not in used]
-            if end_test is not None:
-                labels = tx.node_labels
-                found = [f for f in found if end_test(labels(f[1]))]
-            if len(found) > 1:
-                found = self._chosen(found)
-            for rid, other, _ in found:
+            kept = memo.get(node.id) if memo is not None and not used else None
+            if kept is None:
+                found = expand(node.id, direction, types)
+                walked = len(found) + 1
+                ctx.charge(walked)
+                if used:
+                    found = [f for f in found if f[0] not in used]
+                if end_test is not None:
+                    labels = tx.node_labels
+                    found = [f for f in found if end_test(labels(f[1]))]
+                if len(found) > 1:
+                    found = self._chosen(found)
+                kept = ([(rid, other) for rid, other, _ in found], walked)
+                if memo is not None and not used and len(memo) < _MEMO_NODES:
+                    memo[node.id] = kept
+            else:
+                ctx.charge(kept[1])
+            for rid, other in kept[0]:
                 out = dict(row)
                 out[rel_var] = RelRef(rid)
                 out[end_var] = NodeRef(other)
                 yield out
+
+    def _memo_for(self, tx) -> dict | None:
+        """The memo of the snapshot ``tx`` reads, or None (a write transaction sees its own writes;
+        an older snapshot than the memo's computes without one)."""
+        if not getattr(tx, "fixed", False):
+            return None
+        ts, memo = tx.ts, self._memo
+        if memo is None or memo[0] < ts:
+            memo = self._memo = (ts, {})
+        return memo[1] if memo[0] == ts else None
 
     def _chosen(self, found: list) -> list:
         props = [f[2] for f in found]
@@ -79,3 +104,6 @@ class ExpandBest(Expand):
             if present:
                 chosen.add(pick(present, key=rank))
         return [found[i] for i in sorted(chosen)]
+
+
+_MEMO_NODES = 20_000           # nodes one memo keeps (~200 bytes each: <= ~4 MB per plan); past it, computed each time

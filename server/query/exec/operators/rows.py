@@ -9,7 +9,7 @@ from relate.protocol.errors import ArgumentError
 from ...context import checked
 from ...refs import NodeRef, RelRef
 from .base import Operator
-from ..values.ops import group_key, make_aggregator, order_key, type_name
+from ..values.ops import aggregator_factory, group_key, order_key, order_key_desc, type_name
 
 
 class Project(Operator):
@@ -61,6 +61,9 @@ class Aggregate(Operator):
         key_fns = [f for _, f in self.grouping]
         specs = self.aggregates
         arg_fns = [fns for _, _, _, fns in specs]
+        factories = [aggregator_factory(fname, distinct) for _, fname, distinct, _ in specs]
+        # one argument each (the usual case): called directly, without an argument list per row
+        one_arg = [fns[0] for fns in arg_fns] if all(len(fns) == 1 for fns in arg_fns) else None
         groups: dict = {}
         single = len(key_fns) == 1
         for row in self.source.rows(ctx, arg):
@@ -68,10 +71,14 @@ class Aggregate(Operator):
             key = group_key(values[0]) if single else tuple(group_key(v) for v in values)
             entry = groups.get(key)
             if entry is None:
-                entry = (values, [make_aggregator(fname, distinct) for _, fname, distinct, _ in specs])
+                entry = (values, [make() for make in factories])
                 groups[key] = entry
-            for agg, fns in zip(entry[1], arg_fns):
-                agg.add(*[f(row, ctx) for f in fns])
+            if one_arg is not None:
+                for agg, f in zip(entry[1], one_arg):
+                    agg.add(f(row, ctx))
+            else:
+                for agg, fns in zip(entry[1], arg_fns):
+                    agg.add(*[f(row, ctx) for f in fns])
         for values, aggs in checked(list(groups.values()), ctx):
             out = dict(zip(key_names, values))
             for (name, _, _, _), agg in zip(specs, aggs):
@@ -81,7 +88,7 @@ class Aggregate(Operator):
     def _single_group(self, ctx, arg) -> dict:
         """No grouping keys: one row, even over no input (count(*) is then 0)."""
         specs = self.aggregates
-        aggs = [make_aggregator(fname, distinct) for _, fname, distinct, _ in specs]
+        aggs = [aggregator_factory(fname, distinct)() for _, fname, distinct, _ in specs]
         if self.counting:
             n = self.source.count(ctx, arg)
             return {name: n for name, _, _, _ in specs}
@@ -237,17 +244,29 @@ class _Descending:
 
 
 def sort_key(keys):
-    """(key function, reverse) for ORDER BY ``keys`` = [(fn, descending)], where ctx is bound later."""
+    """(key function, reverse) for ORDER BY ``keys`` = [(fn, descending)], where ctx is bound later.
+
+    One direction sorts ascending keys (reversed for DESC); mixed directions give each DESC item
+    ``order_key_desc``. Up to three items the key is built without a generator (per row, per sort)."""
     fns = [f for f, _ in keys]
     descending = [d for _, d in keys]
     if all(descending) or not any(descending):
         reverse = descending[0]
-        if len(fns) == 1:
-            fn = fns[0]
-            return (lambda row, ctx: order_key(fn(row, ctx))), reverse
-        return (lambda row, ctx: tuple(order_key(f(row, ctx)) for f in fns)), reverse
-    return (lambda row, ctx: tuple(_Descending(order_key(f(row, ctx))) if d else order_key(f(row, ctx))
-                                   for f, d in zip(fns, descending))), False
+        convs = [order_key] * len(fns)
+    else:
+        reverse = False
+        convs = [order_key_desc if d else order_key for d in descending]
+    if len(fns) == 1:
+        f0, c0 = fns[0], convs[0]
+        return (lambda row, ctx: c0(f0(row, ctx))), reverse
+    if len(fns) == 2:
+        (f0, f1), (c0, c1) = fns, convs
+        return (lambda row, ctx: (c0(f0(row, ctx)), c1(f1(row, ctx)))), reverse
+    if len(fns) == 3:
+        (f0, f1, f2), (c0, c1, c2) = fns, convs
+        return (lambda row, ctx: (c0(f0(row, ctx)), c1(f1(row, ctx)), c2(f2(row, ctx)))), reverse
+    pairs = list(zip(convs, fns))
+    return (lambda row, ctx: tuple([c(f(row, ctx)) for c, f in pairs])), reverse
 
 
 class Sort(Operator):

@@ -16,7 +16,7 @@ from relate.server.query import limits
 
 __all__ = [
     "equals", "compare", "less", "less_equal", "greater", "greater_equal",
-    "order_key", "group_key", "is_aggregate", "make_aggregator",
+    "order_key", "order_key_desc", "group_key", "is_aggregate", "make_aggregator", "aggregator_factory",
     "TEMPORAL_ORDER", "temporal_rank", "type_name", "is_number", "format_float", "cypher_str",
     "add", "subtract", "multiply", "divide", "modulo", "power", "negate",
 ]
@@ -232,6 +232,47 @@ def order_key(v: Any) -> tuple:
     return (_OTHER, repr(v))
 
 
+def order_key_desc(v: Any) -> tuple:
+    """A key whose Python ordering is Cypher's ORDER BY ... DESC (nulls first), beside ascending keys.
+
+    Numbers and null, the usual descending keys (scores, timestamps), are plain tuples compared in C;
+    other values wrap their ascending key reversed (a Python-level comparison)."""
+    t = type(v)
+    if t is int:
+        return (-_NUMBER, 0, -v)
+    if t is float:
+        return (-_NUMBER, -1, 0) if v != v else (-_NUMBER, 0, -v)
+    if v is None:
+        return (-_NULL,)
+    key = order_key(v)
+    return (-key[0], _Reversed(key[1:]))
+
+
+class _Reversed:
+    """The rest of an ascending order key, compared the other way round."""
+    __slots__ = ("key",)
+
+    def __init__(self, key):
+        self.key = key
+
+    def __lt__(self, other):
+        return other.key < self.key
+
+    def __gt__(self, other):
+        return other.key > self.key
+
+    def __eq__(self, other):
+        return self.key == other.key
+
+    def __le__(self, other):
+        return other.key <= self.key
+
+    def __ge__(self, other):
+        return other.key >= self.key
+
+    __hash__ = None
+
+
 # --------------------------------------------------------------------------------------------
 # Grouping keys
 # --------------------------------------------------------------------------------------------
@@ -333,6 +374,11 @@ def is_aggregate(name: str) -> bool:
 def make_aggregator(name: str, distinct: bool = False):
     from relate.server.query.exec.functions.aggregates import make_aggregator as _make
     return _make(name, distinct)
+
+
+def aggregator_factory(name: str, distinct: bool = False):
+    from relate.server.query.exec.functions.aggregates import aggregator_factory as _factory
+    return _factory(name, distinct)
 
 
 # --------------------------------------------------------------------------------------------
