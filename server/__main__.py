@@ -11,6 +11,7 @@ from .config import Config, load_config
 from .startup import StartupError
 
 SWITCH_INTERVAL_S = 0.0005
+SWITCH_INTERVAL_FAST_S = 0.0001
 EXIT_USAGE = 2
 
 
@@ -49,8 +50,10 @@ def _main(argv: list[str] | None) -> int:
         return 0 if healthy else 1
     configure_logging(config)
     # Engine threads are CPU-bound Python; the event loop and short queries must get the GIL back
-    # quickly, so hand it over every 0.5 ms instead of 5 ms (a RETURN 1 needs a few hand-overs).
-    sys.setswitchinterval(SWITCH_INTERVAL_S)
+    # quickly: hand it over every 0.1 ms while at most one statement runs on a session thread, every
+    # 0.5 ms (not 5) while several do (session/worker.py's SwitchIntervalPolicy).
+    from .session.worker import SWITCH_POLICY
+    SWITCH_POLICY.enable(SWITCH_INTERVAL_FAST_S, SWITCH_INTERVAL_S)
     from .app import RelateServer
     server = RelateServer(config)
     if config.loop == "uvloop":

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import queue
+import sys
 import threading
 from typing import Any, Callable
 
@@ -30,6 +31,36 @@ if hasattr(threading, "_register_atexit"):
     threading._register_atexit(_stop_all)
 
 
+class SwitchIntervalPolicy:
+    """The GIL switch interval follows how many engine calls run on session threads. While at most one
+    does, a short interval: the event loop (and the cheap reads it runs inline) waits at most that long
+    for the GIL a CPU-bound statement holds (0.5 ms made a RETURN 1 beside one take ~0.8 ms; 0.1 ms
+    ~0.4 ms). With two or more, the longer one: CPU-bound statements switching among themselves every
+    0.1 ms lose ~8% of their throughput. Only the server enables it (``enable``); counted on the loop."""
+
+    def __init__(self) -> None:
+        self.enabled = False
+        self.short, self.long = 0.0001, 0.0005
+        self._busy = 0
+
+    def enable(self, short: float, long: float) -> None:
+        self.enabled, self.short, self.long = True, short, long
+        sys.setswitchinterval(short)
+
+    def started(self) -> None:
+        self._busy += 1
+        if self._busy == 2 and self.enabled:
+            sys.setswitchinterval(self.long)
+
+    def finished(self) -> None:
+        self._busy -= 1
+        if self._busy == 1 and self.enabled:
+            sys.setswitchinterval(self.short)
+
+
+SWITCH_POLICY = SwitchIntervalPolicy()
+
+
 class SessionWorker:
     __slots__ = ("_name", "_jobs", "_thread")
 
@@ -47,7 +78,11 @@ class SessionWorker:
         loop = asyncio.get_running_loop()
         future = loop.create_future()
         self._jobs.put((loop, future, fn, args))
-        return await future
+        SWITCH_POLICY.started()
+        try:
+            return await future
+        finally:
+            SWITCH_POLICY.finished()
 
     def close(self) -> None:
         if self._jobs is not None:
