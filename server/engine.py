@@ -54,6 +54,7 @@ class Prepared:
     parameters: frozenset = frozenset()
     columns: list[str] = field(default_factory=list)
     privilege: Optional[str] = None        # the least role that may run it (privileges.required_role)
+    allowed: Optional[tuple] = None        # (user, user entry) it was last allowed for (privileges.check)
 
     @property
     def is_command(self) -> bool:

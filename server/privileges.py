@@ -60,6 +60,11 @@ def _required(prepared) -> str:
 
 def check(principal: str, entry: dict | None, prepared) -> None:
     """Raise Forbidden (or CredentialsExpired) unless ``principal`` may run ``prepared``."""
+    # The last user this cached statement was allowed for, with that user's committed entry: a
+    # changed user (roles, password) commits a new entry object, so identity says nothing changed.
+    allowed = prepared.allowed
+    if allowed is not None and allowed[1] is entry and allowed[0] == principal:
+        return
     if entry is None:
         raise ClientError(f"User '{principal}' no longer exists.", code=FORBIDDEN)
     if entry.get("change_required") and not _changes_own_password(principal, prepared):
@@ -72,6 +77,7 @@ def check(principal: str, entry: dict | None, prepared) -> None:
     # Spelled out (no generator, no copy): this runs before every statement of a logged-in user.
     for role in LEGACY_ROLES if roles is None else roles:
         if _RANK.get(role, -1) >= rank:
+            prepared.allowed = (principal, entry)
             return
     raise ClientError(f"Permission denied: user '{principal}' needs the {needed} role to run this statement.",
                       code=FORBIDDEN)

@@ -43,6 +43,14 @@ class RequestQueue:
         self._writable = asyncio.Event()
         self._writable.set()
 
+    def offer(self, item) -> bool:
+        """Queue ``item`` without waiting when there is room (the common case: no coroutine); else False."""
+        if len(self._items) >= self._limit:
+            return False
+        self._items.append(item)
+        self._readable.set()
+        return True
+
     async def put(self, item) -> None:
         while len(self._items) >= self._limit:
             self._writable.clear()
@@ -213,7 +221,8 @@ class ClientConnection:
                 continue
             if event.signature == m.RESET:
                 core.interrupt()
-            await queue.put(event)
+            if not queue.offer(event):
+                await queue.put(event)
         return False
 
     async def _close(self) -> None:

@@ -58,3 +58,19 @@ def test_change_required_user_can_only_change_its_own_password(server):
         assert newbie.execute("RETURN 1").fetchall() == [(1,)]
     relate.connect(server.url, auth=AUTH).close()          # neo4j's password is unchanged
     relate.connect(server.url, auth=("newbie", "second-pass-2")).close()
+
+
+def test_a_statement_allowed_before_a_revoke_is_refused_after_it_in_the_same_session(server):
+    """The per-statement check remembers the user entry a cached statement was allowed for; a REVOKE
+    commits a new entry, so the very same statement text is checked again."""
+    with relate.connect(server.url, auth=AUTH) as admin:
+        admin.execute("CREATE USER vera IF NOT EXISTS SET PASSWORD 'vera-pass-1' CHANGE NOT REQUIRED").consume()
+        admin.execute("GRANT ROLE editor TO vera").consume()
+        with relate.connect(server.url, auth=("vera", "vera-pass-1")) as vera:
+            for _ in range(3):
+                vera.execute("CREATE (:Memo {by: 'vera'})").consume()
+            admin.execute("REVOKE ROLE editor FROM vera").consume()
+            expect(vera, "CREATE (:Memo {by: 'vera'})", FORBIDDEN)
+            admin.execute("GRANT ROLE editor TO vera").consume()
+            vera.execute("CREATE (:Memo {by: 'vera'})").consume()
+        assert admin.execute("MATCH (m:Memo) RETURN count(m) AS c").fetchone().c == 4
