@@ -5,7 +5,7 @@ that the ``send_*`` methods return. Nothing here touches a socket, a clock or a 
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 from . import handshake as hs
 from . import messages as m
@@ -86,12 +86,13 @@ class ServerConnection:
             self.broken = True
             events.append(exc)
             return events
+        unpack, decode_request = self.codec.unpack, m.decode_request
         for payload in payloads:
             if isinstance(payload, MessageSkipped):
                 events.append(payload)
                 continue
             try:
-                events.append(self.decode(payload))
+                events.append(decode_request(unpack(payload)))
             except ProtocolViolation as exc:
                 events.append(exc)
                 if exc.fatal:                     # hostile bytes (too deep): stop reading this peer
@@ -103,10 +104,9 @@ class ServerConnection:
         """One request from its frame's payload."""
         return m.decode_request(self.codec.unpack(payload))
 
-    @staticmethod
-    def transition(state: State, signature: int) -> Transition | None:
-        """Where ``signature`` leads from ``state``; None when the state table refuses it."""
-        return server_transition(state, signature)
+    # Where a request's signature leads from a state; None when the state table refuses it (the
+    # table's own function, not a wrapper: the session core calls it for every request).
+    transition: Callable[[State, int], Transition | None] = staticmethod(server_transition)
 
     # -- replies: bytes to send ---------------------------------------------------------------------
 
