@@ -52,11 +52,9 @@ class RequestQueue:
         return True
 
     async def put(self, item) -> None:
-        while len(self._items) >= self._limit:
+        while not self.offer(item):
             self._writable.clear()
             await self._writable.wait()
-        self._items.append(item)
-        self._readable.set()
 
     async def get(self):
         while not self._items:

@@ -5,14 +5,20 @@ from relate.server.query.exec.functions import temporal
 from tests.helpers import rows, run
 
 
-def test_a_parameter_only_filter_is_parsed_once_per_statement(db, monkeypatch):
-    calls = []
+def parsed_texts(monkeypatch) -> list:
+    """The temporal strings parsed from now on, in order (temporal._parse counted)."""
+    calls: list = []
     parse = temporal._parse
 
     def counting(kind, text, zone):
         calls.append(text)
         return parse(kind, text, zone)
     monkeypatch.setattr(temporal, "_parse", counting)
+    return calls
+
+
+def test_a_parameter_only_filter_is_parsed_once_per_statement(db, monkeypatch):
+    calls = parsed_texts(monkeypatch)
     text = ("UNWIND range(0, 99) AS i WITH i WHERE i * 1000 >= datetime($since).epochMillis "
             "RETURN count(*) AS c, min(i) AS first")
     assert rows(db, text, {"since": "1970-01-01T00:00:50Z"}) == [(50, 50)]
@@ -42,13 +48,7 @@ def test_a_failing_parameter_expression_fails_each_statement(db):
 
 def test_every_occurrence_of_one_expression_shares_the_value(db, monkeypatch):
     run(db, "UNWIND range(1, 50) AS i CREATE (:E {ts: i * 1000})")
-    calls = []
-    parse = temporal._parse
-
-    def counting(kind, text, zone):
-        calls.append(text)
-        return parse(kind, text, zone)
-    monkeypatch.setattr(temporal, "_parse", counting)
+    calls = parsed_texts(monkeypatch)
     text = ("MATCH (e:E) WHERE e.ts >= datetime($since).epochMillis RETURN count(e) AS c "
             "UNION ALL MATCH (e:E) WHERE e.ts < datetime($since).epochMillis + 1 RETURN count(e) AS c")
     assert rows(db, text, {"since": "1970-01-01T00:00:10Z"}) == [(41,), (10,)]

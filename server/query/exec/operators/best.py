@@ -7,7 +7,7 @@ from relate.protocol.errors import CypherTypeError
 from ...refs import NodeRef, RelRef
 from ..values.ops import order_key, type_name
 from .base import Expand, used_rel_ids
-from .rows import _Descending
+from ..values.ops import Reversed
 
 
 class ExpandBest(Expand):
@@ -89,7 +89,7 @@ class ExpandBest(Expand):
         elif all(d == descending for _, d in keys):
             ranks = [tuple(order_key(p.get(n)) for n, _ in keys) for p in props]
         else:
-            ranks = [tuple(_Descending(order_key(p.get(n))) if d else order_key(p.get(n)) for n, d in keys)
+            ranks = [tuple(Reversed(order_key(p.get(n))) if d else order_key(p.get(n)) for n, d in keys)
                      for p in props]
             descending = False
         # max/min return the first of equal candidates: the earliest row, as the stable sort kept it

@@ -220,29 +220,6 @@ class Distinct(Operator):
             yield row
 
 
-class _Descending:
-    """Reverses the order of one sort key inside a composite key."""
-    __slots__ = ("key",)
-
-    def __init__(self, key):
-        self.key = key
-
-    def __lt__(self, other):
-        return other.key < self.key
-
-    def __gt__(self, other):
-        return other.key > self.key
-
-    def __eq__(self, other):
-        return self.key == other.key
-
-    def __le__(self, other):
-        return other.key <= self.key
-
-    def __ge__(self, other):
-        return other.key >= self.key
-
-
 def sort_key(keys):
     """(key function, reverse) for ORDER BY ``keys`` = [(fn, descending)], where ctx is bound later.
 

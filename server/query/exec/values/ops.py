@@ -245,11 +245,11 @@ def order_key_desc(v: Any) -> tuple:
     if v is None:
         return (-_NULL,)
     key = order_key(v)
-    return (-key[0], _Reversed(key[1:]))
+    return (-key[0], Reversed(key[1:]))
 
 
-class _Reversed:
-    """The rest of an ascending order key, compared the other way round."""
+class Reversed:
+    """An order key compared the other way round (a descending item inside a composite key)."""
     __slots__ = ("key",)
 
     def __init__(self, key):
