@@ -54,6 +54,9 @@ def _main(argv: list[str] | None) -> int:
     # 0.5 ms (not 5) while several do (session/worker.py's SwitchIntervalPolicy).
     from .session.worker import SWITCH_POLICY
     SWITCH_POLICY.enable(SWITCH_INTERVAL_FAST_S, SWITCH_INTERVAL_S)
+    # After a reply the loop polls briefly for the next request rather than sleeping (net/busy_poll.py).
+    from .net.busy_poll import BUSY_POLL
+    BUSY_POLL.enable(config.busy_poll_us)
     from .app import RelateServer
     server = RelateServer(config)
     if config.loop == "uvloop":

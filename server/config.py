@@ -48,6 +48,7 @@ class Config:
     max_string_chars: int = 64 * 2 ** 20    # largest string a statement may build
     max_list_items: int = 16 * 2 ** 20      # largest list a statement may build (by concatenation)
     batch_size: int = 1000                  # rows per engine fetch inside one PULL
+    busy_poll_us: int = 500                 # the loop polls this long after a reply before sleeping
     shutdown_timeout: float = 10.0          # seconds SIGTERM waits for running requests
     ready_file: str | None = None           # written with the bound addresses once listening
     check: str | None = None                # --check host:port: probe a server and exit
@@ -125,6 +126,9 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("--message-timeout", type=float,
                         help="seconds a started request may take to arrive whole (default 30)")
     parser.add_argument("--batch-size", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--busy-poll-us", type=int,
+                        help="microseconds the server keeps polling for a client's next request after a "
+                             "reply, adaptively (default 500; 0 sleeps at once: less CPU, more latency)")
     parser.add_argument("--shutdown-timeout", type=float, help="seconds SIGTERM waits for running requests")
     parser.add_argument("--ready-file", help="write the bound addresses here once listening")
     parser.add_argument("--check", metavar="HOST:PORT", help="check that a server answers, then exit 0 or 1")

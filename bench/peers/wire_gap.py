@@ -6,11 +6,14 @@ time, then RETURN 1 and a point lookup (one round trip, the floor of the extra).
     bench/peers/.venv/bin/python bench/peers/wire_gap.py --n 30000 --reps 400 [--dir DIR]
 
 The database is loaded once into DIR (default: a temporary directory) and copied for the server, so
-both sides open equal directories; keep DIR to time again without loading.
+both sides open equal directories; keep DIR to time again without loading. The embedded side runs in a
+child process, so the driver here is its process's only thread (as in the bench's own workers): the
+blocking driver polls for replies only then (client/driver/transport.py).
 """
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import shutil
 import statistics
@@ -50,13 +53,56 @@ def timed(system: RelateSystem, query: str, params: list[dict], reps: int) -> li
     return out
 
 
+def embedded_child(conn, directory: str) -> None:
+    """The embedded side, in its own process: ('run', query, params) -> rows, ('time', query, params,
+    reps) -> milliseconds per call, ('close',)."""
+    system = RelateSystem(wire=False)
+    system.start(directory)
+    try:
+        while True:
+            command = conn.recv()
+            if command[0] == "close":
+                break
+            if command[0] == "run":
+                conn.send(system.run(command[1], command[2]))
+            else:
+                conn.send(timed(system, command[1], command[2], command[3]))
+    finally:
+        system.close()
+        conn.close()
+
+
+class EmbeddedProcess:
+    """RelateSystem(wire=False) behind a pipe: ``run`` as the system's, ``timed`` runs in the child."""
+
+    def __init__(self, directory: str):
+        self._conn, child = multiprocessing.get_context("spawn").Pipe()
+        self._process = multiprocessing.get_context("spawn").Process(target=embedded_child,
+                                                                      args=(child, directory))
+        self._process.start()
+
+    def run(self, query: str, params: dict | None = None) -> list:
+        self._conn.send(("run", query, params or {}))
+        return self._conn.recv()
+
+    def timed(self, query: str, params: list[dict], reps: int) -> list[float]:
+        self._conn.send(("time", query, params, reps))
+        return self._conn.recv()
+
+    def close(self) -> None:
+        self._conn.send(("close",))
+        self._process.join(60)
+
+
 def interleaved(systems: dict, query: str, params: list[dict], reps: int, blocks: int = 8) -> dict:
     """Each system's samples, taken in blocks that alternate the order (load hits both alike)."""
     samples: dict[str, list[float]] = {name: [] for name in systems}
     order = list(systems)
     for block in range(blocks):
         for name in (order if block % 2 == 0 else order[::-1]):
-            samples[name] += timed(systems[name], query, params, max(1, reps // blocks))
+            system, n = systems[name], max(1, reps // blocks)
+            samples[name] += (system.timed(query, params, n) if isinstance(system, EmbeddedProcess)
+                              else timed(system, query, params, n))
     return {name: statistics.median(values) for name, values in samples.items()}
 
 
@@ -74,10 +120,12 @@ def main() -> None:
         build(wl, directory)
     shutil.rmtree(os.path.join(directory, "wire"), ignore_errors=True)      # a fresh copy: new password
     shutil.copytree(os.path.join(directory, "embedded"), os.path.join(directory, "wire"))
-    systems = {"embedded": RelateSystem(wire=False), "wire": RelateSystem(wire=True)}
+    wire = RelateSystem(wire=True)
+    systems: dict = {"embedded": EmbeddedProcess(os.path.join(directory, "embedded")),
+                     "wire": wire}
     try:
-        for name, system in systems.items():
-            system.start(os.path.join(directory, name))
+        wire.start(os.path.join(directory, "wire"))
+        for system in systems.values():
             system.run("CALL db.awaitIndexes(600)")
         print(f"N = {args.n}, {args.reps} calls per cell, medians in ms")
         for ef in ("auto", 32):

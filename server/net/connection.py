@@ -17,6 +17,7 @@ from relate.protocol.connection import ServerConnection
 from relate.protocol.states import AUTHENTICATED_STATES, State
 
 from ..session import SessionCore
+from .busy_poll import BUSY_POLL
 from .output import WireOutput
 
 HANDSHAKE_TIMEOUT_S = 10.0
@@ -161,6 +162,7 @@ class ClientConnection:
                 break
             if queue.empty():
                 await out.flush()
+                BUSY_POLL.replied()
 
     # The wire format, as hooks a listener for another protocol (Bolt) overrides: a sans-I/O
     # connection object (receive_data(bytes) -> requests or violations, pending, transition) and
@@ -190,6 +192,7 @@ class ClientConnection:
                     data = await self._reader.read(READ_SIZE)
                 if not data:
                     return
+                BUSY_POLL.received()
                 if await self._dispatch(protocol.receive_data(data), queue, core):
                     break       # hostile bytes: stop decoding this peer
             # The processor answers the violation and closes; until then a running statement must

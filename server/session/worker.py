@@ -43,6 +43,11 @@ class SwitchIntervalPolicy:
         self.short, self.long = 0.0001, 0.0005
         self._busy = 0
 
+    @property
+    def busy(self) -> bool:
+        """Whether an engine call runs on a session thread now."""
+        return self._busy > 0
+
     def enable(self, short: float, long: float) -> None:
         self.enabled, self.short, self.long = True, short, long
         sys.setswitchinterval(short)
