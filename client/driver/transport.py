@@ -22,6 +22,10 @@ DEFAULT_PORT = 7688
 # Transport.recv); ``?busy_poll_us=0`` in the URL or RELATE_DRIVER_BUSY_POLL_US=0 turns it off.
 DEFAULT_BUSY_POLL_US = 2000
 MIN_POLL_S = 20e-6
+# Polling that got less than half the CPU over at least CONTENDED_AFTER_S (other tasks want this CPU)
+# stops for a back-off that doubles from BACKOFF_MIN_S to BACKOFF_MAX_S while that keeps happening.
+CONTENDED_AFTER_S = 100e-6
+BACKOFF_MIN_S, BACKOFF_MAX_S = 0.01, 1.0
 async_sleep = asyncio.sleep
 sleep = time.sleep
 
@@ -113,6 +117,8 @@ class Transport:
         # TLS sockets take no recv flags: they always wait in the kernel.
         self._poll_max = 0.0 if isinstance(sock, ssl.SSLSocket) else busy_poll_s
         self._poll = self._poll_max
+        self._resume_at = 0.0          # no polling before this time.perf_counter(): the CPU was contended
+        self._backoff = BACKOFF_MIN_S
 
     @classmethod
     def connect(cls, address: Address, *, ssl_context, timeout: float) -> "Transport":
@@ -135,23 +141,38 @@ class Transport:
         a process that sleeps lets its CPU halt, and waking a halted (virtual) CPU costs the sender an
         interrupt and this side a cold CPU (~50-100 us per sub-millisecond reply on a VM). A window that
         runs out is halved (to nothing); a reply that comes within the full window restores it. Only
-        while this is the process's one Python thread: polling keeps the GIL from any other."""
+        while this is the process's one Python thread (polling keeps the GIL from any other), and not
+        while other work wants this CPU: polling yields it at every turn, and once it got less than half
+        of it, it stops for a while (many clients on few CPUs would only slow the server down)."""
         poll = self._poll
         if poll >= MIN_POLL_S and threading.active_count() == 1:
-            clock, recv_into, buffer = time.perf_counter, self._sock.recv_into, self._buffer
-            until = clock() + poll
+            clock, cpu_clock, yield_cpu = time.perf_counter, time.thread_time, os.sched_yield
+            recv_into, buffer = self._sock.recv_into, self._buffer
+            started, cpu_started = clock(), cpu_clock()
+            until = started + poll
             while True:
                 try:
                     size = recv_into(buffer, 0, socket.MSG_DONTWAIT)
+                    elapsed = clock() - started
+                    if elapsed <= CONTENDED_AFTER_S or cpu_clock() - cpu_started >= elapsed / 2:
+                        self._backoff = BACKOFF_MIN_S      # an uncontended poll
                     return self._view[:size].tobytes()
                 except (BlockingIOError, InterruptedError):
-                    if clock() >= until:
+                    now = clock()
+                    if now >= until:
+                        self._poll = poll / 2
                         break
-            self._poll = poll / 2
+                    yield_cpu()
+                    elapsed = now - started
+                    if elapsed > CONTENDED_AFTER_S and cpu_clock() - cpu_started < elapsed / 2:
+                        self._poll, self._resume_at = 0.0, now + self._backoff
+                        self._backoff = min(BACKOFF_MAX_S, self._backoff * 2)
+                        break
         elif self._poll_max and poll < self._poll_max:
             started = time.perf_counter()
             size = self._sock.recv_into(self._buffer)
-            if time.perf_counter() - started <= self._poll_max:
+            finished = time.perf_counter()
+            if finished - started <= self._poll_max and finished >= self._resume_at:
                 self._poll = self._poll_max
             return self._view[:size].tobytes()
         size = self._sock.recv_into(self._buffer)
