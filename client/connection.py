@@ -123,15 +123,24 @@ class Result:
         return out
 
     def fetchall(self) -> list[Row]:
-        self._check_unread()
-        self._check_open()
+        if self._consumed:
+            self._check_unread()
+        connection = self._connection
+        if connection is not None and connection._closed:
+            self._check_open()
         # Whole buffers at a time (not a row at a time through the iterator): most results fit one.
         make = self._row
-        out = list(map(make, self._buffer[self._pos:]))
+        out = list(map(make, self._buffer[self._pos:])) if self._buffer else []
         self._buffer, self._pos = [], 0
-        while self._fill(_BATCH):
-            out.extend(map(make, self._buffer))
-            self._buffer = []
+        backend = self._backend
+        while not self._done:
+            if connection is not None and connection._closed:
+                self._check_open()
+            batch = backend.fetch(_BATCH)
+            out.extend(map(make, batch))
+            # a short batch with the summary in: the rows ran out (no empty fetch to learn it)
+            if len(batch) < _BATCH and (not batch or backend.summary is not None):
+                self._done = True
         self._consumed = True
         return out
 

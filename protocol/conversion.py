@@ -38,7 +38,7 @@ def to_parameters(params: Mapping[str, Any] | None) -> dict[str, Any]:
         if type(key) is not str:
             raise _refuse(f"parameter names must be strings, not {type(key).__name__}")
         kind = type(value)
-        if kind in _PLAIN or (kind is int and INT64_MIN <= value <= INT64_MAX):
+        if (kind is int and INT64_MIN <= value <= INT64_MAX) or kind in _PLAIN:
             out[key] = value                    # the common case without a call
         else:
             out[key] = to_value(value, key)

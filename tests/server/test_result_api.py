@@ -124,3 +124,22 @@ def test_the_asyncio_result_has_the_same_helpers(server):
             await db.close()
     asyncio.run(check(":memory:", None))
     asyncio.run(check(server.url, AUTH))
+
+
+@pytest.mark.parametrize("rows", [0, 1, 999, 1000, 1001, 2500])
+@pytest.mark.parametrize("fetch_size", [None, 7, 5000])
+def test_fetchall_returns_every_row_whatever_the_batches(server, rows, fetch_size):
+    """fetchall stops as soon as a short batch comes with the summary (no extra fetch), and never
+    early: a network batch bigger than the client's own (fetch_size 5000) still comes back whole."""
+    for connection in (relate.connect(":memory:"),
+                       relate.connect(server.url + (f"?fetch_size={fetch_size}" if fetch_size else ""), auth=AUTH)):
+        with connection as db:
+            result = db.execute("UNWIND range(1, $n) AS i RETURN i", n=rows)
+            if rows:
+                assert result.fetchone() == (1,)
+            rest = result.fetchall()
+            assert [row[0] for row in rest] == list(range(2, rows + 1))
+            assert result.summary.query_type == "r"
+            with pytest.raises(relate.ResultConsumedError):
+                result.fetchall()
+            assert db.execute("RETURN 1 AS x").fetchall() == [(1,)]      # the connection goes on
