@@ -38,7 +38,6 @@ class BusyPoll:
         self._last_reply = 0.0
         self._polling = False
         self._ended_by_request = False
-
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def enable(self, max_us: int) -> None:
@@ -54,9 +53,7 @@ class BusyPoll:
         self._until = now + self.window_s
         if not self._polling:
             self._polling, self._ended_by_request = True, False
-            loop = self._loop
-            if loop is None:
-                loop = self._loop = asyncio.get_running_loop()
+            self._loop = loop = asyncio.get_running_loop()     # the loop of the reply being sent
             loop.call_soon(self._poll)
 
     def received(self) -> None:
