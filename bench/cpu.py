@@ -19,6 +19,7 @@ import tempfile
 import time
 
 import relate
+from figures import report   # bench/ is on sys.path: run as python bench/cpu.py
 
 AUTH = ("neo4j", "bench-password")
 LOOKUP = "MATCH (p:CpuBench {id: $id}) RETURN p.name AS name"
@@ -91,14 +92,8 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             server.send_signal(signal.SIGTERM)
             server.wait(30)
-    width = max(map(len, figures))
-    print(f"relate CPU per statement (best of {args.rounds} rounds; µs)")
-    for name, value in figures.items():
-        print(f"  {name.ljust(width)}  {value:8.2f}")
-    if args.json:
-        with open(args.json, "w") as file:
-            json.dump(figures, file, indent=2)
-    return 0
+    return report(f"relate CPU per statement (best of {args.rounds} rounds; µs)", figures, args.json,
+                  lambda value: f"{value:8.2f}")
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 import relate
+from figures import report   # bench/ is on sys.path: run as python bench/wire.py
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "hybrid-recall"
@@ -201,14 +202,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _report(args, figures: dict) -> int:
-    width = max(map(len, figures))
-    print(f"relate wire benchmark ({args.loop}, {os.cpu_count()} CPUs{', quick' if args.quick else ''})")
-    for name, value in figures.items():
-        print(f"  {name.ljust(width)}  {'n/a' if value is None else f'{value:,.1f}'}")
-    if args.json:
-        with open(args.json, "w") as file:
-            json.dump(figures, file, indent=2)
-    return 0
+    return report(f"relate wire benchmark ({args.loop}, {os.cpu_count()} CPUs{', quick' if args.quick else ''})",
+                  figures, args.json, lambda value: f"{value:,.1f}")
 
 
 if __name__ == "__main__":
