@@ -27,6 +27,8 @@ _code_by_class: dict[type[Any], int] = {cls: code for code, cls in _class_by_cod
 
 INT64_MIN = -(1 << 63)
 INT64_MAX = (1 << 63) - 1
+# Stored as they are, with no check or copy (ints need their range check; lists are copied).
+SCALAR_CLASSES: frozenset[type[Any]] = frozenset((str, float, bool, bytes, Vector, *_code_by_class))
 
 
 def ext_code(cls: type[Any]) -> int | None:

@@ -426,6 +426,18 @@ class GraphStore:
             if key not in key_names:
                 self._intern_key(key)
 
+    def _adopt_props(self, props: dict[str, Any]) -> Props:
+        """A fresh map (see WriteTx.create_node) taken as it is when it is already clean: no nulls,
+        every key the interned one, no list to copy, no out-of-range int; else cleaned like any other.
+        (A load's CREATE rows share their keys' string objects, so this is the common case.)"""
+        key_names, scalars = self._key_names, codec.SCALAR_CLASSES
+        for key, value in props.items():
+            cls = type(value)
+            if key_names.get(key) is not key or (cls not in scalars and not (
+                    cls is int and codec.INT64_MIN <= value <= codec.INT64_MAX)):
+                return self._clean_props(props)
+        return props
+
     def _clean_props(self, props: dict[str, Any]) -> Props:
         out = {}
         key_names = self._key_names

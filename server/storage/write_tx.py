@@ -112,16 +112,20 @@ class WriteTx(ReadTx):
 
     # -- nodes ---------------------------------------------------------------------------------------
 
-    def create_node(self, labels: Iterable[str] = (), props: dict[str, Any] | None = None) -> int:
+    def create_node(self, labels: Iterable[str] = (), props: dict[str, Any] | None = None, *,
+                    fresh: bool = False) -> int:
+        """A new node; ``fresh`` props are a map the caller built for this call and keeps no hold on
+        (the Cypher layer's, nulls dropped and values checked): taken without a copy when already clean."""
         if not self._active:
             self._require_active()
         store = self._store
         nid = store._next_node_id
         store._next_node_id = nid + 1
-        self._insert_node(nid, labels, props)
+        self._insert_node(nid, labels, props, fresh=fresh)
         return nid
 
-    def _insert_node(self, nid: int, labels: Iterable[str], props: Any, trusted: bool = False) -> None:
+    def _insert_node(self, nid: int, labels: Iterable[str], props: Any, trusted: bool = False,
+                     fresh: bool = False) -> None:
         """Create node ``nid``; ``trusted`` props (WAL replay) are already clean and private.
         (``props`` is typed Any: a caller's map or None, or the dict a WAL record decoded to.)"""
         store = self._store
@@ -129,8 +133,10 @@ class WriteTx(ReadTx):
         if trusted:
             store._note_keys(props)
             props = props or EMPTY_PROPS
+        elif props:
+            props = (store._adopt_props(props) if fresh else store._clean_props(props)) or EMPTY_PROPS
         else:
-            props = (store._clean_props(props) or EMPTY_PROPS) if props else EMPTY_PROPS
+            props = EMPTY_PROPS
         store._nodes[nid] = NodeVersion(PENDING, labels, props, None)
         self._touched_nodes.append(nid)
         delta = self._node_delta
@@ -318,16 +324,19 @@ class WriteTx(ReadTx):
 
     # -- relationships -------------------------------------------------------------------------------
 
-    def create_rel(self, type: str, start: int, end: int, props: dict[str, Any] | None = None) -> int:
+    def create_rel(self, type: str, start: int, end: int, props: dict[str, Any] | None = None, *,
+                   fresh: bool = False) -> int:
+        """A new relationship; ``fresh`` as in ``create_node``."""
         if not self._active:
             self._require_active()
         store = self._store
         rid = store._next_rel_id
         store._next_rel_id = rid + 1
-        self._insert_rel(rid, type, start, end, props)
+        self._insert_rel(rid, type, start, end, props, fresh=fresh)
         return rid
 
-    def _insert_rel(self, rid: int, type: str, start: int, end: int, props: Any, trusted: bool = False) -> None:
+    def _insert_rel(self, rid: int, type: str, start: int, end: int, props: Any, trusted: bool = False,
+                    fresh: bool = False) -> None:
         """Create relationship ``rid``; ``props`` as in ``_insert_node``."""
         if start < 0 or end < 0:
             refuse_write(min(start, end), "node")
@@ -345,7 +354,7 @@ class WriteTx(ReadTx):
             store._note_keys(props)
             props = props or EMPTY_PROPS
         elif props:
-            props = store._clean_props(props) or EMPTY_PROPS
+            props = (store._adopt_props(props) if fresh else store._clean_props(props)) or EMPTY_PROPS
         else:
             props = EMPTY_PROPS
         store._rels[rid] = RelVersion(PENDING, type, start, end, props, None)

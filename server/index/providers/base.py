@@ -122,3 +122,14 @@ def filter_hits(found: Iterable[tuple[int, float]], skip: int, limit: int | None
     """Keep hits in ``keys`` passing ``accept``, then the page [skip, skip + limit)."""
     out = [(k, s) for k, s in found if (keys is None or k in keys) and (accept is None or accept(k))]
     return out[skip:] if limit is None else out[skip:skip + limit]
+
+
+def visible_rows(ctx: ExecContext, entity: str, hits: Iterable[tuple[int, float]]) -> list[dict[str, Any]]:
+    """Rows for hits still visible in the caller's snapshot (the index may be ahead of it)."""
+    from relate.server.query.refs import NodeRef, RelRef
+    from relate.server.relevance.scope import node_filter
+    tx = ctx.tx
+    if entity == NODE:
+        visible = node_filter(ctx) or tx.node_exists        # scoped / curated labels (docs/relevance.md)
+        return [{"node": NodeRef(key), "score": score} for key, score in hits if visible(key)]
+    return [{"relationship": RelRef(key), "score": score} for key, score in hits if tx.rel_exists(key)]

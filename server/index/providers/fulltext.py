@@ -5,16 +5,17 @@ from typing import TYPE_CHECKING
 
 from relate.protocol.errors import ArgumentError
 
-from ..analyzers import DEFAULT_ANALYZER, get_analyzer
-from ..definitions import IndexDefinition, index_config, quote
+from ..analyzers import ANALYZERS, DEFAULT_ANALYZER, get_analyzer
+from ..definitions import NODE, RELATIONSHIP, IndexDefinition, index_config, quote
 from ..engines import ENGINES
 from ..fulltext import FullTextIndex
 from . import register
-from .base import SearchProvider
+from .base import SearchProvider, visible_rows
 
 if TYPE_CHECKING:
     from typing import AbstractSet, Any, Callable, Sequence
 
+    from relate.server.query.context import ExecContext
     from relate.server.query.procedures import ProcedureRegistry
 
     from ..managed import ManagedIndex
@@ -80,8 +81,34 @@ class FullTextProvider(SearchProvider):
         return index.impl.search(query, skip, limit, timeout_s, mode=mode, keys=keys, accept=accept)  # type: ignore[no-any-return]
 
     def register_procedures(self, registry: ProcedureRegistry) -> None:
-        from ..procedures import register_fulltext
-        register_fulltext(registry)
+        fulltext_in: list[tuple[Any, ...]] = [("indexName", "STRING?"), ("queryString", "STRING?"), ("options", "MAP?", {})]
+        registry.register("db.index.fulltext.queryNodes", fulltext_in, [("node", "NODE?"), ("score", "FLOAT?")],
+                          lambda ctx, name, query, options=None: _fulltext(ctx, NODE, name, query, options),
+                          description="Nodes matching a Lucene query in a full-text index, by BM25 score.")
+        registry.register("db.index.fulltext.queryRelationships", fulltext_in,
+                          [("relationship", "RELATIONSHIP?"), ("score", "FLOAT?")],
+                          lambda ctx, name, query, options=None: _fulltext(ctx, RELATIONSHIP, name, query, options),
+                          description="Relationships matching a Lucene query in a full-text index, by BM25 score.")
+        registry.register("db.index.fulltext.listAvailableAnalyzers", [],
+                          [("analyzer", "STRING?"), ("description", "STRING?"), ("stopwords", "LIST? OF STRING?")],
+                          lambda ctx: ({"analyzer": a.name, "description": a.description,
+                                        "stopwords": sorted(a.stopwords)} for a in ANALYZERS.values()),
+                          description="The full-text analyzers and their stopwords.")
+
+
+def _fulltext(ctx: ExecContext, entity: str, name: str | None, query: str | None, options: Any
+              ) -> list[dict[str, Any]]:
+    if name is None or query is None:
+        return []
+    options = dict(options or {})
+    unknown = set(options) - {"skip", "limit", "analyzer", "eventually_consistent", "mode"}
+    if unknown:
+        raise ArgumentError(f"Unknown full-text query option(s) {sorted(unknown)}; expected skip, limit and mode")
+    skip, limit = options.get("skip") or 0, options.get("limit")
+    # Lucene syntax by default, as Neo4j; {mode: 'plain'} reads the text as words only.
+    hits = ctx.db.index_manager.fulltext_search(name, query, skip, limit, entity=entity,
+                                                mode=options.get("mode") or "lucene")
+    return visible_rows(ctx, entity, hits)
 
 
 register(FullTextProvider())

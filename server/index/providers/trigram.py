@@ -16,14 +16,15 @@ import msgpack
 
 from relate.protocol.errors import ArgumentError
 
-from ..definitions import IndexDefinition, index_config
+from ..definitions import NODE, RELATIONSHIP, IndexDefinition, index_config
 from ..trigram import TrigramIndex
 from . import register
-from .base import SearchProvider, filter_hits
+from .base import SearchProvider, filter_hits, visible_rows
 
 if TYPE_CHECKING:
     from typing import AbstractSet, Any, Callable, Sequence
 
+    from relate.server.query.context import ExecContext
     from relate.server.query.procedures import ProcedureRegistry
 
     from ..managed import ManagedIndex
@@ -101,8 +102,31 @@ class TrigramProvider(SearchProvider):
         return filter_hits(impl.search(query, k, threshold), skip, limit, keys, accept)
 
     def register_procedures(self, registry: ProcedureRegistry) -> None:
-        from ..procedures import register_trigram
-        register_trigram(registry)
+        trigram_in: list[tuple[Any, ...]] = [("indexName", "STRING?"), ("text", "STRING?"), ("options", "MAP?", {})]
+        registry.register("db.index.trigram.queryNodes", trigram_in, [("node", "NODE?"), ("score", "FLOAT?")],
+                          lambda ctx, name, text, options=None: _trigram(ctx, NODE, name, text, options),
+                          description="Nodes whose indexed string is most similar to a text (trigram similarity).")
+        registry.register("db.index.trigram.queryRelationships", trigram_in,
+                          [("relationship", "RELATIONSHIP?"), ("score", "FLOAT?")],
+                          lambda ctx, name, text, options=None: _trigram(ctx, RELATIONSHIP, name, text, options),
+                          description="Relationships whose indexed string is most similar to a text (trigram similarity).")
+
+
+def _trigram(ctx: ExecContext, entity: str, name: str | None, text: str | None, options: Any
+             ) -> list[dict[str, Any]]:
+    if name is None or text is None:
+        return []
+    options = dict(options or {})
+    unknown = set(options) - {"skip", "limit", "threshold"}
+    if unknown:
+        raise ArgumentError(f"Unknown trigram query option(s) {sorted(unknown)}; expected skip, limit and threshold")
+    limit, skip = options.get("limit", 10), options.get("skip") or 0
+    for key, value in (("limit", limit), ("skip", skip)):
+        if type(value) is not int or value < 0:
+            raise ArgumentError(f"The trigram query option `{key}` must be a non-negative integer, got {value!r}")
+    hits = ctx.db.index_manager.search(name, text, limit, kind="TRIGRAM", entity=entity, skip=skip,
+                                       threshold=options.get("threshold"))
+    return visible_rows(ctx, entity, hits)
 
 
 register(TrigramProvider())

@@ -6,10 +6,10 @@ from typing import TYPE_CHECKING
 from relate.protocol.errors import ArgumentError
 
 from .. import vector as vector_defaults
-from ..definitions import IndexDefinition, index_config, positive_int
+from ..definitions import NODE, RELATIONSHIP, IndexDefinition, index_config, positive_int
 from ..vector import VectorIndex
 from . import register
-from .base import SearchProvider
+from .base import SearchProvider, visible_rows
 
 if TYPE_CHECKING:
     from typing import AbstractSet, Any, Callable, Sequence
@@ -193,8 +193,44 @@ class VectorProvider(SearchProvider):
         return query
 
     def register_procedures(self, registry: ProcedureRegistry) -> None:
-        from ..procedures import register_vector
-        register_vector(registry)
+        vector_in = [("indexName", "STRING?"), ("numberOfNearestNeighbours", "INTEGER?"), ("query", "ANY?")]
+        registry.register("db.index.vector.queryNodes", vector_in, [("node", "NODE?"), ("score", "FLOAT?")],
+                          lambda ctx, name, k, vector: _vector(ctx, NODE, name, k, vector),
+                          description="The k nearest nodes to a vector (or text) in a vector index.")
+        registry.register("db.index.vector.queryRelationships", vector_in,
+                          [("relationship", "RELATIONSHIP?"), ("score", "FLOAT?")],
+                          lambda ctx, name, k, vector: _vector(ctx, RELATIONSHIP, name, k, vector),
+                          description="The k nearest relationships to a vector (or text) in a vector index.")
+        registry.register("db.index.vector.setSearchOptions", [("indexName", "STRING?"), ("options", "MAP?")],
+                          [("name", "STRING?"), ("indexConfig", "MAP?")], _set_search_options, mode="SCHEMA",
+                          description="Change a vector index's search-time settings without a rebuild.")
+
+
+def _vector(ctx: ExecContext, entity: str, name: str | None, k: int | None, vector: Any) -> list[dict[str, Any]]:
+    if name is None or k is None or vector is None:
+        return []
+    hits = ctx.db.index_manager.vector_search(name, vector, k, (), entity=entity)
+    return visible_rows(ctx, entity, hits)
+
+
+def _set_search_options(ctx: ExecContext, name: str | None, options: Any) -> list[dict[str, Any]]:
+    """Change a vector index's search-time settings without a rebuild; in a writing transaction the change
+    commits with it, otherwise in a transaction of its own (waiting at most 30 s for the writer)."""
+    if name is None:
+        raise ArgumentError("db.index.vector.setSearchOptions needs an index name")
+    tx = ctx.tx if hasattr(ctx.tx, "put_schema") else None
+    manager = ctx.db.index_manager
+    if tx is None:
+        wtx = manager.store.begin_write(timeout=30.0)
+        try:
+            definition = manager.set_search_options(name, options, tx=wtx)
+            wtx.commit()
+        except BaseException:
+            wtx.rollback()
+            raise
+    else:
+        definition = manager.set_search_options(name, options, tx=tx)
+    return [{"name": definition.name, "indexConfig": dict(definition.config)}]
 
 
 register(VectorProvider())

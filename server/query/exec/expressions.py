@@ -6,6 +6,8 @@ compile time (errors while folding are left to runtime, where Cypher reports the
 """
 from __future__ import annotations
 
+import sys
+
 from typing import Any, Callable
 
 from relate.protocol.errors import (CypherSemanticError, CypherSyntaxError, CypherTypeError,
@@ -437,7 +439,9 @@ class _Compiler:
         return list_literal
 
     def _MapLiteral(self, e: ast.MapLiteral) -> Compiled:
-        entries = [(k, self.compile(v)) for k, v in e.entries]
+        # Interned keys: the store keeps interned property keys, and takes a CREATE's fresh map as it
+        # is when its keys are those very strings (storage/store.py _adopt_props).
+        entries = [(sys.intern(k), self.compile(v)) for k, v in e.entries]
         if all(_is_const(v) for _, v in entries):
             return _constant({k: v.constant_value for k, v in entries})
 

@@ -99,7 +99,7 @@ def create_part(ctx, row: dict, part: PartSpec) -> None:
                                           f"{type_name(bound)}", detail="InvalidArgumentType", phase="runtime")
                 continue
             props = _clean_props(spec.props(row, ctx)) if spec.props is not None else {}
-            nid = tx.create_node(spec.labels, props)
+            nid = tx.create_node(spec.labels, props, fresh=True)
             nodes += 1
             labels += len(spec.labels)
             props_set += len(props)
@@ -107,7 +107,7 @@ def create_part(ctx, row: dict, part: PartSpec) -> None:
             row[spec.var] = NodeRef(nid)
         for spec, start_var, end_var in part.rels:
             props = _clean_props(spec.props(row, ctx)) if spec.props is not None else {}
-            rid = tx.create_rel(spec.type, row[start_var].id, row[end_var].id, props)
+            rid = tx.create_rel(spec.type, row[start_var].id, row[end_var].id, props, fresh=True)
             rels += 1
             props_set += len(props)
             ctx.touched_rels.add(rid)
@@ -187,7 +187,7 @@ class Create(Operator):
                     rid = create_rel(rel_type, start.id, end.id, None)
                 else:
                     props = _clean_props(props_fn(row, ctx))
-                    rid = create_rel(rel_type, start.id, end.id, props)
+                    rid = create_rel(rel_type, start.id, end.id, props, fresh=True)
                     props_set += len(props)
                 rels += 1
                 touched(rid)
