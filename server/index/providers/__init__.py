@@ -3,9 +3,13 @@
 A provider (``base.SearchProvider``) owns everything kind-specific: DDL validation, the live structure,
 applying committed changes, searching, save/load, its SHOW INDEXES columns and its procedures. The
 manager, the live index, the schema commands, the SEARCH rules and the SEARCH operator dispatch
-through ``get_provider(kind)``; adding a kind is one module here that calls ``register``.
+through ``get_provider(kind)``; adding a kind is one module here that calls ``register``: every module
+of this package is imported (in name order) when the registry is first used, so nothing else is edited.
 """
 from __future__ import annotations
+
+import importlib
+import pkgutil
 
 from relate.protocol.errors import ArgumentError
 
@@ -43,7 +47,17 @@ def providers() -> list[SearchProvider]:
     return [_PROVIDERS[k] for k in kinds()]
 
 
-# The built-in kinds register themselves on import (after the registry above exists).
-from . import fulltext, trigram, vector  # noqa: E402,F401
+def discover() -> list[str]:
+    """Import every module of this package not imported yet (each registers its kind); their names."""
+    found = []
+    for module in pkgutil.iter_modules(__path__):
+        if module.name != "base":
+            importlib.import_module(f"{__name__}.{module.name}")
+            found.append(module.name)
+    return found
+
+
+# The kinds register themselves on import (after the registry above exists).
+discover()
 
 __all__ = ["SearchProvider", "register", "get_provider", "is_search_kind", "kinds", "providers"]
