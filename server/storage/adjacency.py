@@ -88,9 +88,12 @@ def typed_pairs(entry: Entry | None, rel_type: str) -> list[tuple[int, int]]:
     if entry is None:
         return []
     if isinstance(entry, tuple):
-        if len(entry) == 3:
+        size = len(entry)
+        if size == 3:
             return [(entry[1], entry[2])] if entry[0] == rel_type else []
-        return [(entry[i + 1], entry[i + 2]) for i in range(0, len(entry), 3) if entry[i] == rel_type]
+        if size == 6 and entry[0] == rel_type and entry[3] == rel_type:     # two of one type: common
+            return [(entry[1], entry[2]), (entry[4], entry[5])]
+        return [(entry[i + 1], entry[i + 2]) for i in range(0, size, 3) if entry[i] == rel_type]
     group = entry.get(rel_type)
     return list(group.items()) if group else []
 
