@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 
 from relate.protocol.errors import ArgumentError
 
-from ..definitions import NODE, IndexDefinition, quote
+from ..definitions import NODE, RELATIONSHIP, IndexDefinition, quote
 
 if TYPE_CHECKING:
     from typing import AbstractSet, Any, Callable, Iterable, Sequence
@@ -133,3 +133,14 @@ def visible_rows(ctx: ExecContext, entity: str, hits: Iterable[tuple[int, float]
         visible = node_filter(ctx) or tx.node_exists        # scoped / curated labels (docs/relevance.md)
         return [{"node": NodeRef(key), "score": score} for key, score in hits if visible(key)]
     return [{"relationship": RelRef(key), "score": score} for key, score in hits if tx.rel_exists(key)]
+
+
+def register_queries(registry: ProcedureRegistry, kind: str, inputs: list[tuple[Any, ...]],
+                     query: Callable[..., list[dict[str, Any]]], description: str) -> None:
+    """db.index.<kind>.queryNodes and .queryRelationships, both ``query(ctx, entity, *arguments)``;
+    ``description`` names the entities as {nodes} or {Nodes} (filled with relationships for the second)."""
+    for entity, procedure, column in ((NODE, "queryNodes", "node"), (RELATIONSHIP, "queryRelationships", "relationship")):
+        plural = column + "s"
+        registry.register(f"db.index.{kind}.{procedure}", inputs, [(column, f"{column.upper()}?"), ("score", "FLOAT?")],
+                          lambda ctx, *arguments, entity=entity: query(ctx, entity, *arguments),
+                          description=description.format(nodes=plural, Nodes=plural.capitalize()))

@@ -6,11 +6,11 @@ from typing import TYPE_CHECKING
 from relate.protocol.errors import ArgumentError
 
 from ..analyzers import ANALYZERS, DEFAULT_ANALYZER, get_analyzer
-from ..definitions import NODE, RELATIONSHIP, IndexDefinition, index_config, quote
+from ..definitions import IndexDefinition, index_config, quote
 from ..engines import ENGINES
 from ..fulltext import FullTextIndex
 from . import register
-from .base import SearchProvider, visible_rows
+from .base import SearchProvider, register_queries, visible_rows
 
 if TYPE_CHECKING:
     from typing import AbstractSet, Any, Callable, Sequence
@@ -81,14 +81,8 @@ class FullTextProvider(SearchProvider):
         return index.impl.search(query, skip, limit, timeout_s, mode=mode, keys=keys, accept=accept)  # type: ignore[no-any-return]
 
     def register_procedures(self, registry: ProcedureRegistry) -> None:
-        fulltext_in: list[tuple[Any, ...]] = [("indexName", "STRING?"), ("queryString", "STRING?"), ("options", "MAP?", {})]
-        registry.register("db.index.fulltext.queryNodes", fulltext_in, [("node", "NODE?"), ("score", "FLOAT?")],
-                          lambda ctx, name, query, options=None: _fulltext(ctx, NODE, name, query, options),
-                          description="Nodes matching a Lucene query in a full-text index, by BM25 score.")
-        registry.register("db.index.fulltext.queryRelationships", fulltext_in,
-                          [("relationship", "RELATIONSHIP?"), ("score", "FLOAT?")],
-                          lambda ctx, name, query, options=None: _fulltext(ctx, RELATIONSHIP, name, query, options),
-                          description="Relationships matching a Lucene query in a full-text index, by BM25 score.")
+        register_queries(registry, "fulltext", [("indexName", "STRING?"), ("queryString", "STRING?"), ("options", "MAP?", {})],
+                         _fulltext, "{Nodes} matching a Lucene query in a full-text index, by BM25 score.")
         registry.register("db.index.fulltext.listAvailableAnalyzers", [],
                           [("analyzer", "STRING?"), ("description", "STRING?"), ("stopwords", "LIST? OF STRING?")],
                           lambda ctx: ({"analyzer": a.name, "description": a.description,

@@ -16,10 +16,10 @@ import msgpack
 
 from relate.protocol.errors import ArgumentError
 
-from ..definitions import NODE, RELATIONSHIP, IndexDefinition, index_config
+from ..definitions import IndexDefinition, index_config
 from ..trigram import TrigramIndex
 from . import register
-from .base import SearchProvider, filter_hits, visible_rows
+from .base import SearchProvider, filter_hits, register_queries, visible_rows
 
 if TYPE_CHECKING:
     from typing import AbstractSet, Any, Callable, Sequence
@@ -102,14 +102,8 @@ class TrigramProvider(SearchProvider):
         return filter_hits(impl.search(query, k, threshold), skip, limit, keys, accept)
 
     def register_procedures(self, registry: ProcedureRegistry) -> None:
-        trigram_in: list[tuple[Any, ...]] = [("indexName", "STRING?"), ("text", "STRING?"), ("options", "MAP?", {})]
-        registry.register("db.index.trigram.queryNodes", trigram_in, [("node", "NODE?"), ("score", "FLOAT?")],
-                          lambda ctx, name, text, options=None: _trigram(ctx, NODE, name, text, options),
-                          description="Nodes whose indexed string is most similar to a text (trigram similarity).")
-        registry.register("db.index.trigram.queryRelationships", trigram_in,
-                          [("relationship", "RELATIONSHIP?"), ("score", "FLOAT?")],
-                          lambda ctx, name, text, options=None: _trigram(ctx, RELATIONSHIP, name, text, options),
-                          description="Relationships whose indexed string is most similar to a text (trigram similarity).")
+        register_queries(registry, "trigram", [("indexName", "STRING?"), ("text", "STRING?"), ("options", "MAP?", {})],
+                         _trigram, "{Nodes} whose indexed string is most similar to a text (trigram similarity).")
 
 
 def _trigram(ctx: ExecContext, entity: str, name: str | None, text: str | None, options: Any

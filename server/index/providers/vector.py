@@ -6,10 +6,10 @@ from typing import TYPE_CHECKING
 from relate.protocol.errors import ArgumentError
 
 from .. import vector as vector_defaults
-from ..definitions import NODE, RELATIONSHIP, IndexDefinition, index_config, positive_int
+from ..definitions import IndexDefinition, index_config, positive_int
 from ..vector import VectorIndex
 from . import register
-from .base import SearchProvider, visible_rows
+from .base import SearchProvider, register_queries, visible_rows
 
 if TYPE_CHECKING:
     from typing import AbstractSet, Any, Callable, Sequence
@@ -193,14 +193,9 @@ class VectorProvider(SearchProvider):
         return query
 
     def register_procedures(self, registry: ProcedureRegistry) -> None:
-        vector_in = [("indexName", "STRING?"), ("numberOfNearestNeighbours", "INTEGER?"), ("query", "ANY?")]
-        registry.register("db.index.vector.queryNodes", vector_in, [("node", "NODE?"), ("score", "FLOAT?")],
-                          lambda ctx, name, k, vector: _vector(ctx, NODE, name, k, vector),
-                          description="The k nearest nodes to a vector (or text) in a vector index.")
-        registry.register("db.index.vector.queryRelationships", vector_in,
-                          [("relationship", "RELATIONSHIP?"), ("score", "FLOAT?")],
-                          lambda ctx, name, k, vector: _vector(ctx, RELATIONSHIP, name, k, vector),
-                          description="The k nearest relationships to a vector (or text) in a vector index.")
+        register_queries(registry, "vector", [("indexName", "STRING?"), ("numberOfNearestNeighbours", "INTEGER?"),
+                                              ("query", "ANY?")],
+                         _vector, "The k nearest {nodes} to a vector (or text) in a vector index.")
         registry.register("db.index.vector.setSearchOptions", [("indexName", "STRING?"), ("options", "MAP?")],
                           [("name", "STRING?"), ("indexConfig", "MAP?")], _set_search_options, mode="SCHEMA",
                           description="Change a vector index's search-time settings without a rebuild.")
