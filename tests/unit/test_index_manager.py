@@ -272,6 +272,7 @@ def test_concurrent_searches_and_writes(store, engine):
     for t in threads:
         t.join()
     assert errors == []
+    assert im.await_indexes(30)    # both indexes caught up with the last commit, then they hold the same notes
     assert len(im.get("note_t").impl) == len(im.get("note_e").impl)
     im.close()
 
