@@ -138,10 +138,15 @@ def test_a_killed_replica_is_replaced_by_its_peer_then_catches_up(indexed):
     _assert_same(im, random.Random(3))
     _write(store, _notes(20, seed=11))                       # commits while it restarts
     _assert_same(im, random.Random(4))
-    for _ in range(2):                                       # both replicas answer in turn
-        _assert_same(im, random.Random(5))
+    # searches prefer the healthy peer; the repairer catches the restarted replica up in the background
+    deadline = time.monotonic() + 60
+    while not victim.healthy and time.monotonic() < deadline:
+        time.sleep(0.1)
     info = ray.get(victim.handle.info.remote())
     assert info["pid"] != pid and info["seq"] == impl.shards[0].seq
+    for _ in range(2):                                       # both replicas answer in turn, alike
+        _assert_same(im, random.Random(5))
+    assert {row["state"] for row in impl.health()} == {"ONLINE"}
 
 
 def _wait_dead(ray, handle, timeout_s: float = 20.0, old_pid: int | None = None) -> None:

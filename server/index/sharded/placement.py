@@ -40,6 +40,7 @@ log = structlog.get_logger(__name__)
 SEND_CHUNK = 5_000          # buffered ops per shard that are sent without waiting for a commit ts
 CALL_TIMEOUT_S = 60.0       # one shard call (apply, search, save)
 RESTART_WAIT_S = 30.0       # how long a search waits for a shard whose only replicas Ray is restarting
+REPAIR_BACKOFF_S = (0.2, 5.0)   # the repairer's first and longest pause between tries at a lagging replica
 SHARD_CONCURRENCY = 8      # calls one shard actor serves at once (searches share its read lock)
 PLACEMENT = "placement.json"
 UNAVAILABLE = "Neo.TransientError.General.DatabaseUnavailable"
@@ -83,6 +84,8 @@ class _Placement:
         # set by the live index (sharded/live.py); None (no store) leaves a lost replica BEHIND
         self.reseeder = None
         self._known: set[int] = set()
+        self._repairer: threading.Thread | None = None   # catches up replicas that missed batches (_repair_loop)
+        self._repairer_lock = threading.Lock()   # its own: searches holding the read side start it
         # stable for a database directory on this host (a restarted server finds its actors again)
         home = f"{socket.gethostname()}:{os.path.abspath(directory)}" if directory else f"mem-{uuid.uuid4()}"
         self._prefix = f"relate-{zlib.crc32(home.encode()):08x}-{definition.name}"
@@ -162,6 +165,7 @@ class _Placement:
                 raise
             replica.healthy, replica.error = False, f"{type(exc).__name__}"
             log.warning("shard.replica_down", replica=replica.name, error=type(exc).__name__)
+            self._schedule_repair()
 
     def _catch_up(self, shard: _Shard, replica: _Replica) -> bool:
         """Replay the logged batches the replica lacks; False when the log does not reach back to it
@@ -177,6 +181,7 @@ class _Placement:
                         self._start_reseed(shard, replica)
                         return False
                     replica.healthy, replica.error = False, f"behind at batch {replica.seq}; the log starts later"
+                    self._schedule_repair()          # a peer may be up to date later
                     return False
                 missing = [batch for batch in shard.log if batch[0] > replica.seq]
             for seq, ts, ops in missing:
@@ -212,6 +217,7 @@ class _Placement:
             replica.error = f"re-seed failed: {type(exc).__name__}"
             log.warning("shard.reseed_failed", replica=replica.name, error=type(exc).__name__)
             replica.rebuilding = False
+            self._schedule_repair()
             return
         finally:
             if chunks is not None:
@@ -234,6 +240,44 @@ class _Placement:
                 if not self._dead(exc):
                     raise
         return False
+
+    def _schedule_repair(self) -> None:
+        """Start the repairer unless it runs. Searches prefer healthy replicas, so without it a replica that
+        missed batches while Ray restarted it would stay behind for as long as its peer lives."""
+        with self._repairer_lock:
+            if self._repairer is None or not self._repairer.is_alive():
+                self._repairer = threading.Thread(target=self._repair_loop, name=f"repair-{self._prefix}",
+                                                  daemon=True)
+                self._repairer.start()
+
+    def _lagging(self) -> list[tuple[_Shard, _Replica]]:
+        return [(shard, replica) for shard in list(self.shards) for replica in shard.replicas
+                if not replica.healthy and not replica.rebuilding]
+
+    def _repair_loop(self) -> None:
+        """Until every replica is healthy (or the index is closed): probe each lagging replica and, once it
+        answers, replay what it missed (`_catch_up`), pausing longer after each round that left one behind."""
+        pause = REPAIR_BACKOFF_S[0]
+        while True:
+            time.sleep(pause)
+            lagging = self._lagging()
+            if not lagging:
+                with self._repairer_lock:   # a replica marked down meanwhile starts a new repairer
+                    if not self._lagging():
+                        self._repairer = None
+                        return
+                continue
+            for shard, replica in lagging:
+                try:
+                    self.ray.get(replica.handle.position.remote(), timeout=2.0)   # back yet? (no lock held)
+                    with self._rw.read():                                      # no batch is half sent
+                        if shard in self.shards and self._catch_up(shard, replica):
+                            log.info("shard.replica_caught_up", replica=replica.name, batch=replica.seq)
+                except Exception as exc:    # still restarting: try again after the pause
+                    replica.error = replica.error or type(exc).__name__
+                    if not self._dead(exc):
+                        log.warning("shard.repair_failed", replica=replica.name, error=repr(exc))
+            pause = min(pause * 2, REPAIR_BACKOFF_S[1])
 
     # ---- fan-out ----------------------------------------------------------------------------
     def _fan_out(self, method: str, args_of, wait: bool = True) -> list:
@@ -292,6 +336,7 @@ class _Placement:
                     restarting = restarting or isinstance(exc, self.ray.exceptions.ActorUnavailableError)
                     replica.healthy, replica.error = False, type(exc).__name__
                     errors.append(f"{replica.name}: {type(exc).__name__}")
+                    self._schedule_repair()
             if not restarting or not wait or time.monotonic() > deadline:
                 break
             time.sleep(0.2)
