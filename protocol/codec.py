@@ -7,6 +7,7 @@ and the driver supply. A structure without a hydrator stays a ``Structure``.
 """
 from __future__ import annotations
 
+from itertools import chain
 from typing import Any, Callable, Mapping
 
 import msgpack
@@ -198,6 +199,28 @@ class Codec:
             self._ext_depth = 0
         self._check_rows(bodies, rows)
         return rows
+
+    def unpack_batch(self, body: bytes | memoryview) -> list[tuple[Any, ...]]:
+        """One RECORDS body (a msgpack array of rows) decoded, as tuples; each row may nest as deep as a
+        RECORD's values may."""
+        try:
+            rows = msgpack.unpackb(body, ext_hook=self._ext_hook, raw=False, strict_map_key=False)
+        except CodecError:
+            raise
+        except msgpack.StackError:
+            raise ValueTooDeep("records nested too deep") from None
+        except Exception as exc:  # msgpack raises several unrelated classes for garbage input
+            raise CodecError(f"malformed records: {type(exc).__name__}: {exc}") from None
+        finally:
+            self._ext_depth = 0
+        if type(rows) is not list or not set(map(type, rows)) <= {list}:
+            raise CodecError("a RECORDS message holds an array of rows, each an array")
+        # Rows of scalars (the common case) are told apart at C speed; only rows that hold lists or maps
+        # are walked, each against the same limit as a single RECORD's.
+        if len(body) > self.max_depth and not _NESTING.isdisjoint(set(map(type, chain.from_iterable(rows)))):
+            for row in rows:
+                check_depth(row, self.max_depth)
+        return list(map(tuple, rows))
 
     def _check_rows(self, bodies: list[bytes], rows: list[tuple[Any, ...]]) -> None:
         # A value nesting d levels takes at least d bytes: bodies within the limit need no walk.

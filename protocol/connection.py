@@ -18,6 +18,10 @@ from .states import CLIENT_TRANSITIONS, State, Transition, server_transition
 __all__ = ["Handshaken", "Records", "ServerConnection", "ClientConnection", "ServerEvent", "ClientEvent"]
 
 _RECORD_HEAD = bytes([0x92, m.RECORD])      # msgpack: a 2-element array starting with RECORD
+_RECORDS_HEAD = bytes([0x92, m.RECORDS])
+# A RECORDS message is cut at about this size (many rows, or big ones, go out as several), far below
+# any receiver's maximum message size, so that rows that would pass one by one pass batched too.
+RECORDS_MAX_BYTES = 1 << 20
 _IGNORED = frame(bytes([0x91, m.IGNORED]))
 
 
@@ -53,6 +57,7 @@ class ServerConnection:
         self._handshaken = False
         self._decoder = FrameDecoder(max_message_size, skip_oversized=True)
         self.broken = False                       # a fatal violation: the stream cannot be trusted
+        self._rows_per_message = 0                # RECORDS: rows per message once a batch ran over (0: all)
 
     @property
     def pending(self) -> int:
@@ -120,8 +125,15 @@ class ServerConnection:
         return _IGNORED
 
     def send_records(self, rows: Sequence[Sequence[Any]], into: bytearray) -> None:
-        """Frame one RECORD per row onto ``into`` (in place: the hot path). Raises ``CodecError``
-        for a value that cannot be encoded."""
+        """Frame ``rows`` onto ``into`` (in place: the hot path): RECORDS batches from version 1.1, one
+        RECORD per row before. Raises ``CodecError`` for a value that cannot be encoded."""
+        if not rows:
+            return
+        if self.version is not None and self.version >= hs.BATCHED_RECORDS:
+            step = self._rows_per_message or len(rows)
+            for start in range(0, len(rows), step):
+                self._send_batch(rows[start:start + step] if step < len(rows) else rows, into)
+            return
         pack = self.codec.pack
         for row in rows:
             body = pack(row)
@@ -133,6 +145,20 @@ class ServerConnection:
                 into += b"\x00\x00"
             else:
                 append_frame(into, _RECORD_HEAD + body)
+
+    def _send_batch(self, rows: Sequence[Sequence[Any]], into: bytearray) -> None:
+        """One RECORDS message, or, when it would pass RECORDS_MAX_BYTES, two halves (and fewer rows per
+        message from then on, until small batches show that more fit again)."""
+        body = self.codec.pack([m.RECORDS, rows])
+        if len(body) > RECORDS_MAX_BYTES and len(rows) > 1:
+            self._rows_per_message = max(1, len(rows) * RECORDS_MAX_BYTES // (2 * len(body)))
+            half = len(rows) // 2
+            self._send_batch(rows[:half], into)
+            self._send_batch(rows[half:], into)
+            return
+        if self._rows_per_message and len(body) < RECORDS_MAX_BYTES // 4:
+            self._rows_per_message *= 2
+        append_frame(into, body)
 
 
 class ClientConnection:
@@ -189,6 +215,9 @@ class ClientConnection:
             if bodies:
                 events.append(Records(self.codec.unpack_rows(bodies)))
                 bodies = []
+            if payload.startswith(_RECORDS_HEAD):
+                events.append(Records(self.codec.unpack_batch(memoryview(payload)[2:])))
+                continue
             events.append(m.decode_reply(unpack(payload)))
         if bodies:
             events.append(Records(self.codec.unpack_rows(bodies)))

@@ -23,7 +23,8 @@ class Version(NamedTuple):
         return f"{self.major}.{self.minor}"
 
 
-VERSION = Version(1, 0)
+VERSION = Version(1, 1)          # the newest this side speaks (a proposal of 1.0 is answered 1.0)
+BATCHED_RECORDS = Version(1, 1)  # from here a PULL's rows travel as RECORDS batches, not one RECORD each
 NO_VERSION = Version(0, 0)
 
 

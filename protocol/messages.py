@@ -1,7 +1,8 @@
 """Requests and replies. On the wire each message is a msgpack array ``[signature, field...]``.
 
 Requests: HELLO, LOGON, RUN, PULL, DISCARD, BEGIN, COMMIT, ROLLBACK, RESET, ACK_FAILURE, GOODBYE.
-Replies: SUCCESS, RECORD, IGNORED, FAILURE. Signatures follow Bolt's where Bolt has the message.
+Replies: SUCCESS, RECORD, RECORDS (version 1.1: several rows in one message), IGNORED, FAILURE.
+Signatures follow Bolt's where Bolt has the message.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ HELLO, GOODBYE, ACK_FAILURE, RESET = 0x01, 0x02, 0x0E, 0x0F
 RUN, BEGIN, COMMIT, ROLLBACK = 0x10, 0x11, 0x12, 0x13
 DISCARD, PULL, LOGON = 0x2F, 0x3F, 0x6A
 SUCCESS, RECORD, IGNORED, FAILURE = 0x70, 0x71, 0x7E, 0x7F
+RECORDS = 0x72      # [RECORDS, [row, ...]]: a batch of rows in one message (protocol 1.1)
 
 ALL = -1            # PULL/DISCARD n meaning "every remaining row"
 LAST_QUERY = -1     # qid meaning "the most recent RUN"

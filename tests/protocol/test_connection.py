@@ -9,6 +9,7 @@ from relate.protocol import frame
 from relate.protocol import handshake as hs
 from relate.protocol import messages as m
 from relate.protocol.codec import ValueTooDeep
+from relate.protocol.errors import ProtocolViolation
 from relate.protocol.connection import ClientConnection, Handshaken, Records, ServerConnection
 from relate.protocol.framing import FrameTooLarge, MessageSkipped
 from relate.protocol.messages import MalformedMessage
@@ -140,3 +141,67 @@ def test_the_state_table_refuses_what_a_state_does_not_allow():
     assert not ClientConnection.allows(State.READY, m.COMMIT)
     assert not ClientConnection.allows(State.TX_READY, m.BEGIN)
     assert ClientConnection.allows(State.FAILED, m.RESET)
+
+
+def _frames(data: bytes) -> list[bytes]:
+    from relate.protocol import FrameDecoder
+    return FrameDecoder(1 << 30).feed(data)
+
+
+def test_from_version_1_1_a_batch_of_rows_is_one_records_message_and_reads_back_alike():
+    client, server = _opened()
+    rows = [(i, f"row {i}", [0.5] * 3, {"k": [i]}, Node(i, ["A"], {"p": i})) for i in range(50)]
+    out = bytearray()
+    server.send_records(rows, out)
+    (payload,) = _frames(bytes(out))                     # fifty rows, one message
+    assert payload[:2] == bytes([0x92, m.RECORDS])
+    events = client.receive_data(bytes(out))
+    assert [type(e) for e in events] == [Records]
+    got = events[0].rows
+    assert [r[:4] for r in got] == [(i, f"row {i}", [0.5] * 3, {"k": [i]}) for i in range(50)]
+    assert got[7][4].id == 7 and list(got[7][4].labels) == ["A"]
+
+
+def test_a_1_0_client_gets_one_record_message_per_row():
+    client, server = ClientConnection(versions=[hs.Version(1, 0)]), ServerConnection()
+    (opened,) = server.receive_data(client.initiate())
+    assert opened.version == hs.Version(1, 0)
+    client.receive_data(opened.reply)
+    out = bytearray()
+    server.send_records([(1,), (2,), (3,)], out)
+    assert [p[:2] for p in _frames(bytes(out))] == [bytes([0x92, m.RECORD])] * 3
+    assert [r for e in client.receive_data(bytes(out)) for r in e.rows] == [(1,), (2,), (3,)]
+
+
+def test_a_big_batch_is_cut_into_messages_below_the_batch_size_and_keeps_its_order():
+    from relate.protocol.connection import RECORDS_MAX_BYTES
+    client, server = _opened()
+    rows = [(i, "x" * 20_000) for i in range(300)]        # ~6 MiB in all
+    out = bytearray()
+    server.send_records(rows, out)
+    payloads = _frames(bytes(out))
+    assert len(payloads) > 5 and all(len(p) <= RECORDS_MAX_BYTES for p in payloads)
+    assert [r for e in client.receive_data(bytes(out)) for r in e.rows] == rows
+    small = bytearray()                                  # later small batches grow back to one message
+    for _ in range(12):
+        small.clear()
+        server.send_records([(i,) for i in range(1000)], small)
+    assert len(_frames(bytes(small))) == 1
+
+
+def test_hostile_records_batches_are_refused():
+    client, _ = _opened()
+    with pytest.raises(ProtocolViolation):                # a batch that is not an array of rows
+        client.receive_data(frame(msgpack.packb([m.RECORDS, [1, 2]])))
+    client, _ = _opened()
+    deep: list = []
+    for _ in range(300):
+        deep = [deep]
+    with pytest.raises(ValueTooDeep):                     # a row nested past the limit, as for RECORD
+        client.receive_data(frame(msgpack.packb([m.RECORDS, [[1], [deep]]])))
+    client, _ = _opened()
+    ok: list = []
+    for _ in range(250):
+        ok = [ok]
+    (records,) = client.receive_data(frame(msgpack.packb([m.RECORDS, [[ok]]])))
+    assert records.rows[0][0] == ok                       # as deep as a single RECORD may be

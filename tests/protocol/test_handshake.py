@@ -20,8 +20,9 @@ def test_bad_magic_is_refused():
 
 @pytest.mark.parametrize("proposed, chosen", [
     ([Version(1, 0)], Version(1, 0)),
-    ([Version(1, 9)], Version(1, 0)),                 # any minor up to the proposal: ours is 0
-    ([Version(7, 0), Version(1, 3)], Version(1, 0)),  # first proposal we speak
+    ([Version(1, 1)], Version(1, 1)),
+    ([Version(1, 9)], Version(1, 1)),                 # any minor up to the proposal: ours is 1
+    ([Version(7, 0), Version(1, 3)], Version(1, 1)),  # first proposal we speak
     ([Version(7, 0)], None),
     ([], None),
 ])

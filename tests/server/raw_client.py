@@ -9,6 +9,9 @@ from relate.protocol import handshake as hs
 from relate.protocol import messages as m
 
 
+ONE_RECORD_PER_ROW = (hs.Version(1, 0),)
+
+
 class RawClient:
     def __init__(self, port: int, timeout: float = 10.0):
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
@@ -16,8 +19,9 @@ class RawClient:
         self.decoder = FrameDecoder(1 << 30)
         self._ready: list = []
 
-    def handshake(self) -> hs.Version | None:
-        self.sock.sendall(hs.client_handshake())
+    def handshake(self, versions=ONE_RECORD_PER_ROW) -> hs.Version | None:
+        """Version 1.0 by default: every row a RECORD message of its own (what ``recv`` reads)."""
+        self.sock.sendall(hs.client_handshake(versions))
         data = b""
         while len(data) < 4:
             chunk = self.sock.recv(4 - len(data))
