@@ -332,3 +332,33 @@ def test_permissive_filters_on_hnsw_post_filter_with_recall_and_fall_back(metric
     monkeypatch.setattr("relate.server.index.vector.POSTFILTER_EXTRA", 0)
     got = index.search(vectors[0].tolist(), 10, [("g", ">=", 50)])
     assert calls == {"post": 1, "selector": 1} and len(got) == 10 and all(k % 100 >= 50 for k, _ in got)
+
+
+def test_a_permissive_filter_below_exact_max_scope_post_filters_from_a_few_thousand_rows(monkeypatch):
+    """The default exact_max_scope (15,000) keeps selective filters exact; a permissive one (>= 10% of the
+    rows) over more than POSTFILTER_MIN_SCOPE rows searches HNSW and filters after (far cheaper than an exact
+    scan of its scope), still k hits inside the filter at recall >= 0.98; a smaller scope stays exact."""
+    from relate.server.index import vector as vector_module
+    monkeypatch.setattr(vector_module, "POSTFILTER_MIN_SCOPE", 600)     # N here is 2,500 rows
+    index, vectors = random_index("cosine", seed=21, hnsw_min_size=0, m=16, ef_construction=100, ef_search=64)
+    assert index.hnsw and index.config.exact_max_scope >= N
+    calls = {"post": 0, "exact": 0}
+    post, exact = VectorIndex._postfilter_search, VectorIndex._exact_search
+    monkeypatch.setattr(VectorIndex, "_postfilter_search",
+                        lambda self, *a: calls.__setitem__("post", calls["post"] + 1) or post(self, *a))
+    monkeypatch.setattr(VectorIndex, "_exact_search",
+                        lambda self, *a: calls.__setitem__("exact", calls["exact"] + 1) or exact(self, *a))
+    keys, rng, found = np.arange(N), np.random.default_rng(22), 0
+    keep = keys % 100 < 30                                               # 750 rows: over 600, post-filtered
+    for _ in range(20):
+        q = rng.normal(size=DIMS)
+        expected = {k for k, _ in brute_force(vectors[keep], keys[keep], q, "cosine", 10)}
+        got = index.search(q.tolist(), 10, [("g", "<", 30)])
+        assert len(got) == 10 and all(k % 100 < 30 for k, _ in got)
+        found += len(expected & {k for k, _ in got})
+    assert found / 200 >= 0.98 and calls == {"post": 20, "exact": 0}
+    small = keys % 100 < 20                                              # 500 rows: exact, as before
+    q = rng.normal(size=DIMS)
+    got = index.search(q.tolist(), 10, [("g", "<", 20)])
+    assert [k for k, _ in got] == [k for k, _ in brute_force(vectors[small], keys[small], q, "cosine", 10)]
+    assert calls == {"post": 20, "exact": 1}
