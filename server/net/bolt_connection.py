@@ -32,6 +32,8 @@ class DatabaseNotFound(ProtocolViolation):
 
 
 class BoltConnection(ClientConnection):
+    answers_now = False       # Bolt's RUN/PULL carry other metadata (bookmarks, db): the usual path
+
     def __init__(self, reader, writer, server):
         super().__init__(reader, writer, server)
         self.id = "bolt-" + self.id

@@ -43,6 +43,7 @@ class RequestQueue:
         self._readable = asyncio.Event()
         self._writable = asyncio.Event()
         self._writable.set()
+        self.waiting = False          # the processor waits for a request (it handles none now)
 
     def offer(self, item) -> bool:
         """Queue ``item`` without waiting when there is room (the common case: no coroutine); else False."""
@@ -60,7 +61,11 @@ class RequestQueue:
     async def get(self):
         while not self._items:
             self._readable.clear()
-            await self._readable.wait()
+            self.waiting = True
+            try:
+                await self._readable.wait()
+            finally:
+                self.waiting = False
         item = self._items.popleft()
         self._writable.set()
         return item
@@ -142,7 +147,7 @@ class ClientConnection:
         out = self._output(protocol)
         queue = RequestQueue()
         preauth = getattr(self._server, "preauth", None)
-        self._reader_task = asyncio.create_task(self._read_requests(queue, protocol, core))
+        self._reader_task = asyncio.create_task(self._read_requests(queue, protocol, core, out))
         while True:
             item = await queue.get()
             if item is None:
@@ -176,7 +181,11 @@ class ClientConnection:
     async def _handle(self, request, out, queue: RequestQueue) -> None:
         await self.core.handle(request, out, queue.peek())
 
-    async def _read_requests(self, queue: RequestQueue, protocol, core: SessionCore) -> None:
+    # Whether the reader may answer a cheap RUN+PULL pair itself (SessionCore.answer_now): the
+    # native protocol's output supports it; another protocol's listener may turn it off.
+    answers_now = True
+
+    async def _read_requests(self, queue: RequestQueue, protocol, core: SessionCore, out) -> None:
         message_timeout = getattr(self._server.config, "message_timeout", None)
         try:
             while True:
@@ -193,7 +202,18 @@ class ClientConnection:
                 if not data:
                     return
                 BUSY_POLL.received()
-                if await self._dispatch(protocol.receive_data(data), queue, core):
+                events = protocol.receive_data(data)
+                if len(events) == 2 and self.answers_now and queue.waiting and queue.empty() and out.idle:
+                    # The common request, answered here: a task switch to the processor and back,
+                    # and the awaits of the usual path, cost more than a cheap statement itself.
+                    answered = core.answer_now(events[0], events[1], out)
+                    if answered:
+                        events = events[answered:]
+                        if not events:
+                            out.write_now()
+                            BUSY_POLL.replied()
+                            continue
+                if await self._dispatch(events, queue, core):
                     break       # hostile bytes: stop decoding this peer
             # The processor answers the violation and closes; until then a running statement must
             # still end when the client leaves, so keep watching the socket (its bytes are dropped).

@@ -23,6 +23,29 @@ class WireOutput:
     async def success(self, metadata: dict) -> None:
         self._buffer += self._protocol.send_success(metadata)
 
+    # Synchronous forms for SessionCore.answer_now (the connection writes the buffer afterwards).
+    def success_now(self, metadata: dict) -> None:
+        self._buffer += self._protocol.send_success(metadata)
+
+    def records_now(self, rows: list) -> None:
+        """Rows added whole or not at all; raises CodecError for a value that cannot be encoded."""
+        encoded = bytearray()
+        self._protocol.send_records(rows, encoded)
+        self._buffer += encoded
+
+    def write_now(self) -> None:
+        """Hand the buffer to the transport without waiting for it to drain (the caller made sure
+        the transport holds nothing unsent: a client that does not read gets no fast answers)."""
+        if self._buffer:
+            self._writer.write(bytes(self._buffer))
+            self._buffer.clear()
+
+    @property
+    def idle(self) -> bool:
+        """Nothing buffered here nor unsent in the transport (so ``write_now`` cannot pile up)."""
+        return not self._buffer and not self._writer.is_closing() \
+            and not self._writer.transport.get_write_buffer_size()
+
     async def failure(self, metadata: dict) -> None:
         self._buffer += self._protocol.send_failure(metadata)
 

@@ -382,6 +382,48 @@ class SessionCore:
         self._last_qid = qid
         await out.success(metadata)
 
+    def answer_now(self, run, pull, out) -> int:
+        """The hot path: a known-cheap auto-commit read with its PULL pipelined behind it, answered
+        synchronously on the loop thread by the transport's reader (no hand-over to the request
+        processor, no await). ``out`` takes ``success_now``/``records_now``. Returns how many of the
+        two requests were answered: 0 (neither: handle both the usual way, nothing was sent or
+        changed), 1 (the RUN: its PULL goes the usual way) or 2."""
+        if type(pull) is not m.Pull or pull.qid != m.LAST_QUERY or self._state is not State.READY \
+                or self._results or self._pending_resets or run.query not in self._cheap or self._in_tx():
+            return 0
+        on_run = self._transition(State.READY, m.RUN)
+        if on_run is None:
+            return 0
+        started = time.perf_counter()
+        deadline = self._deadline(run.extra)
+        want = self._batch if pull.n == m.ALL else min(pull.n, self._batch)
+        try:
+            inline = self._run_inline(run.query, run.params, want, deadline)
+        except Exception:       # a statement error: the usual path runs it again and answers FAILURE
+            return 0
+        if inline is None:
+            return 0
+        result, prefetched = inline
+        open_result = _OpenResult(result, deadline, run.query, started, prefetched)
+        self._results[0] = open_result
+        self._last_qid = 0
+        out.success_now({"fields": list(result.columns), "t_first": round((time.perf_counter() - started) * 1000, 3)})
+        self._state = on_run.after(True, streaming=True)
+        rows, summary, error = prefetched
+        on_pull = self._transition(self._state, m.PULL)
+        if error is not None or summary is None or on_pull is None or (pull.n != m.ALL and len(rows) > pull.n):
+            return 1
+        try:
+            out.records_now(rows)
+        except Exception:       # a value that cannot be sent: the usual path answers FAILURE
+            return 1
+        del self._results[0]
+        open_result.prefetched = None
+        self._log_if_slow(open_result)
+        out.success_now(summary.to_metadata())
+        self._state = on_pull.after(True)
+        return 2
+
     def _learn(self, query: str, prefetched, wall: float, cpu: float) -> None:
         """Remember whether ``query`` is cheap enough to run inline next time."""
         rows, summary, error = prefetched

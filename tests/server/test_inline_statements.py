@@ -10,9 +10,11 @@ import time
 import pytest
 
 import relate
+from relate.protocol import messages as m
 from relate.server.session import core
 
 from .conftest import AUTH, ServerProcess
+from .raw_client import RawClient
 
 COUNT = "UNWIND range(1, $n) AS i WITH i WHERE i < 0 RETURN count(i) AS c"
 
@@ -146,3 +148,54 @@ def test_a_cheap_statement_that_returns_more_than_a_batch_streams_them_all(serve
             total += 1
         assert total == 250_000
         assert [r.i for r in conn.execute(query, n=2).fetchall()] == [1, 2]
+
+
+def _learned_as_cheap(client: RawClient, query: str, params: dict) -> None:
+    for _ in range(3):
+        client.send(m.Run(query, params, {}), m.Pull(m.ALL, m.LAST_QUERY))
+        assert isinstance(client.recv(), m.Success)
+        rows, summary = client.recv_until_summary()
+        assert isinstance(summary, m.Success) and summary.metadata.get("type") == "r"
+
+
+def test_a_cheap_run_with_a_partial_pull_keeps_the_rest_for_the_next_pull(server):
+    # The reader answers a cheap RUN+PULL pair itself (SessionCore.answer_now); a PULL of fewer rows
+    # than the result holds must still leave the rest open, as the usual path does.
+    client = RawClient(server.port)
+    try:
+        assert all(isinstance(reply, m.Success) for reply in client.login(*AUTH))
+        query = "UNWIND range(1, 5) AS i RETURN i"
+        _learned_as_cheap(client, query, {})
+        client.send(m.Run(query, {}, {}), m.Pull(2, m.LAST_QUERY))
+        started = client.recv()
+        assert isinstance(started, m.Success) and started.metadata["fields"] == ["i"]
+        rows, more = client.recv_until_summary()
+        assert rows == [[1], [2]] and more.metadata == {"has_more": True}
+        client.send(m.Pull(m.ALL, m.LAST_QUERY))
+        rows, summary = client.recv_until_summary()
+        assert rows == [[3], [4], [5]] and summary.metadata.get("type") == "r"
+        client.send(m.Run("RETURN 1 AS one", {}, {}), m.Pull(m.ALL, m.LAST_QUERY))   # READY again
+        assert isinstance(client.recv(), m.Success)
+        assert client.recv_until_summary()[0] == [[1]]
+    finally:
+        client.close()
+
+
+def test_thousands_of_pipelined_cheap_statements_are_answered_in_order(server):
+    # Pairs arrive in chunks of any size: some are answered by the reader, the rest by the request
+    # processor; none may overtake another.
+    client = RawClient(server.port)
+    try:
+        assert all(isinstance(reply, m.Success) for reply in client.login(*AUTH))
+        query = "RETURN $i AS i, $text AS text"
+        _learned_as_cheap(client, query, {"i": 0, "text": ""})
+        count = 3000
+        client.send(*[message for i in range(count)
+                      for message in (m.Run(query, {"i": i, "text": "x" * (i % 700)}, {}), m.Pull(m.ALL, m.LAST_QUERY))])
+        for i in range(count):
+            started = client.recv()
+            assert isinstance(started, m.Success), started
+            rows, summary = client.recv_until_summary()
+            assert rows == [[i, "x" * (i % 700)]] and isinstance(summary, m.Success)
+    finally:
+        client.close()
