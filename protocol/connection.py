@@ -205,20 +205,22 @@ class ClientConnection:
             events.append(Handshaken(self.version))
             if not data:
                 return events
-        unpack = self.codec.unpack
-        bodies: list[Any] = []          # consecutive RECORD bodies, decoded together (much faster)
+        codec = self.codec
+        unpack, decode_reply = codec.unpack, m.decode_reply
+        bodies: list[Any] = []          # consecutive RECORD bodies (version 1.0), decoded together
         for payload in self._decoder.feed(data):
             assert not isinstance(payload, MessageSkipped)     # only with skip_oversized
-            if payload.startswith(_RECORD_HEAD):
+            head = payload[:2]
+            if head == _RECORD_HEAD:
                 bodies.append(memoryview(payload)[2:])
                 continue
             if bodies:
-                events.append(Records(self.codec.unpack_rows(bodies)))
+                events.append(Records(codec.unpack_rows(bodies)))
                 bodies = []
-            if payload.startswith(_RECORDS_HEAD):
-                events.append(Records(self.codec.unpack_batch(memoryview(payload)[2:])))
-                continue
-            events.append(m.decode_reply(unpack(payload)))
+            if head == _RECORDS_HEAD:
+                events.append(Records(codec.unpack_batch(memoryview(payload)[2:])))
+            else:
+                events.append(decode_reply(unpack(payload)))
         if bodies:
-            events.append(Records(self.codec.unpack_rows(bodies)))
+            events.append(Records(codec.unpack_rows(bodies)))
         return events

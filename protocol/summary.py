@@ -107,6 +107,9 @@ class Summary:
 
     @classmethod
     def from_metadata(cls, meta: dict[str, Any], t_first_ms: float = 0.0) -> "Summary":
+        if len(meta) == 2 and "t_last" in meta and "type" in meta:
+            # A read's summary (its type and timing only): once per statement on the driver's hot path.
+            return cls(Counters(), [], meta["type"], None, t_first_ms, meta["t_last"], None, dict(ZERO_COSTS))
         return cls(counters=Counters(meta.get("stats", {})), notifications=list(meta.get("notifications", [])),
                    query_type=meta.get("type", "r"), plan=_as_plan(meta.get("plan")), t_first_ms=t_first_ms,
                    t_last_ms=meta.get("t_last", 0.0), bookmark=meta.get("bookmark"),

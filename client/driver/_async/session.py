@@ -208,9 +208,12 @@ class AsyncWireSession:
 
     async def run(self, query: str, params: dict[str, Any] | None = None) -> AsyncWireResult:
         wire = await self._connected()
-        await self._prepare()
-        await self._settle_autocommit()
-        self._check(m.RUN, "RUN")
+        if self._open or self._in_tx or wire.busy:
+            # Anything outstanding, a result open, or a transaction: settle it first (the common
+            # auto-commit statement after a finished one skips this: READY, nothing to read).
+            await self._prepare()
+            await self._settle_autocommit()
+            self._check(m.RUN, "RUN")
         extra = {"tx_timeout": self._tx_timeout_ms} if self._tx_timeout_ms and not self._in_tx else {}
         run = wire.queue(m.Run(query, params or {}, extra))
         result = AsyncWireResult(self)

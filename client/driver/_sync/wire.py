@@ -86,6 +86,11 @@ class Wire:
                 raise response.error
         self.server_info = hello.metadata
 
+    @property
+    def busy(self) -> bool:
+        """Replies still to read, requests not sent yet, or a failure not yet acknowledged."""
+        return bool(self._pending or self._outbox or self.failed or self.defunct)
+
     # -- requests and replies -------------------------------------------------------------------
 
     def queue(self, message, records: list | None = None) -> Response:
