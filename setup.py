@@ -21,5 +21,5 @@ def _packages():
 
 
 packages, package_dir = _packages()
-setup(packages=packages, package_dir=package_dir, include_package_data=True,
+setup(packages=packages, package_dir=package_dir, include_package_data=False,
       package_data={"relate.grammar": ["*.g4", "hash.md5"], "relate.server.http": ["static/*"]})
