@@ -31,6 +31,23 @@ def test_write_counters_match_neo4j(session):
     assert (c.nodes_deleted, c.relationships_deleted) == (2, 1)
 
 
+def test_node_load_counters_and_failures_match_the_general_path(session):
+    # CREATE of one node per row (the UNWIND load shape) has its own loop: same counters, same rows,
+    # and a bad row mid-batch leaves nothing behind.
+    result = session.run("UNWIND range(1, 4) AS i CREATE (n:A:B {x: i, y: null}) RETURN n.x AS x ORDER BY x")
+    assert result.fetch(10) == [(1,), (2,), (3,), (4,)]
+    assert result.fetch(10) == []
+    c = result.summary.counters
+    assert (c.nodes_created, c.labels_added, c.properties_set) == (4, 8, 4)
+    c = session.run("UNWIND range(1, 3) AS i CREATE ()").consume().counters
+    assert (c.nodes_created, c.labels_added, c.properties_set) == (3, 0, 0)
+    with pytest.raises(ClientError):
+        session.run("UNWIND [1, 2, {k: 1}] AS v CREATE (:Bad {v: v})").consume()
+    assert rows(session, "MATCH (n:Bad) RETURN count(n)") == [(0,)]
+    c = session.run("UNWIND range(1, 10) AS i CREATE (n:L {i: i}) RETURN n LIMIT 2").consume().counters
+    assert rows(session, "MATCH (n:L) RETURN count(n)") == [(c.nodes_created,)]
+
+
 def test_entities_are_materialized_as_user_values(session):
     session.run("CREATE (:P {name: 'a'})-[:KNOWS {since: 2020}]->(:P {name: 'b'})").consume()
     (a, r, b, p), = rows(session, "MATCH p = (a)-[r]->(b) RETURN a, r, b, p")

@@ -154,14 +154,51 @@ class Create(Operator):
 
     def rows(self, ctx, arg):
         parts = self.parts
-        if len(parts) == 1 and len(parts[0].elements) == 3 and not parts[0].path_var:
-            yield from self._one_rel(ctx, arg, parts[0])
-            return
+        if len(parts) == 1 and not parts[0].path_var:
+            if len(parts[0].elements) == 3:
+                yield from self._one_rel(ctx, arg, parts[0])
+                return
+            if len(parts[0].elements) == 1:
+                yield from self._one_node(ctx, arg, parts[0].elements[0])
+                return
         for row in self.source.rows(ctx, arg):
             out = dict(row)
             for part in parts:
                 create_part(ctx, out, part)
             yield out
+
+    def _one_node(self, ctx, arg, spec):
+        """``CREATE (n:Label {...})``, the node load shape: one node per row, counters added once (also
+        when the rows stop early or fail). A row where the variable is already bound takes the general path."""
+        var, labels, props_fn = spec.var, spec.labels, spec.props
+        create_node = ctx.tx.create_node
+        touched = ctx.touched_nodes.add
+        nodes = props_set = 0
+        fresh = type(self.source).__name__ in FRESH_ROW_SOURCES
+        try:
+            for row in self.source.rows(ctx, arg):
+                if var in row:
+                    out = dict(row)
+                    create_part(ctx, out, PartSpec([spec], None, None))
+                    yield out
+                    continue
+                props = _clean_props(props_fn(row, ctx)) if props_fn is not None else {}
+                nid = create_node(labels, props, fresh=True)
+                nodes += 1
+                props_set += len(props)
+                touched(nid)
+                ctx.writes = True          # per row: a CALL IN TRANSACTIONS batch commit may come next
+                out = row if fresh else dict(row)
+                out[var] = NodeRef(nid)
+                yield out
+        finally:
+            if nodes:
+                counters = ctx.counters
+                counters.add("nodes_created", nodes)
+                if labels:
+                    counters.add("labels_added", nodes * len(labels))
+                if props_set:
+                    counters.add("properties_set", props_set)
 
     def _one_rel(self, ctx, arg, part):
         """``CREATE (a)-[:T]->(b)`` between bound nodes, the load shape: one relationship per row, no
