@@ -147,7 +147,7 @@ class NodeByLabelScan(Operator):
 
 list_iterator = type(iter([]))
 # Operators whose rows are new dicts, not kept after they are yielded (a consumer may extend them).
-FRESH_ROW_SOURCES = frozenset(("Unwind", "NodeIndexSeek"))
+FRESH_ROW_SOURCES = frozenset(("Unwind", "NodeIndexSeek", "LoadCsv"))
 
 
 class NodeIndexSeek(Operator):
