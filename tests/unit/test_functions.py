@@ -2,8 +2,10 @@
 import math
 import re
 from datetime import datetime, timezone
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from relate.errors import ArgumentError, CypherTypeError
 from relate.values import Vector
@@ -129,6 +131,32 @@ def test_round():
     assert call("round", None) is None
     with pytest.raises(ArgumentError):
         call("round", 1.5, 0, "SIDEWAYS")
+
+
+def _near_a_tie(args):
+    """(x, p) with x at or a few ulps beside a half-way point of precision p, up to 1e12 scaled."""
+    whole, precision, ulps = args
+    x = (whole + 0.5) / 10 ** precision
+    for _ in range(abs(ulps)):
+        x = math.nextafter(x, math.copysign(math.inf, ulps))
+    return x, precision
+
+
+@settings(max_examples=4000, deadline=None)
+@given(st.tuples(st.floats(allow_nan=False, allow_infinity=False, min_value=-1e13, max_value=1e13)
+                 | st.decimals(min_value=-10**9, max_value=10**9, places=6).map(float), st.integers(1, 15))
+       | st.tuples(st.integers(-10**12, 10**12), st.integers(1, 15), st.integers(-3, 3)).map(_near_a_tie))
+def test_round_with_a_precision_is_the_half_up_decimal_of_the_number(case):
+    # round(x, p) rounds the decimal form (BigDecimal.valueOf: the shortest repr) half away from zero;
+    # the float fast path away from ties must answer exactly as the decimal does, ties included.
+    x, precision = case
+    try:
+        want = float(Decimal(repr(x)).quantize(Decimal(1).scaleb(-precision), rounding=ROUND_HALF_UP)) + 0.0
+    except InvalidOperation:
+        want = x
+    got = call("round", x, precision)
+    assert got == want and math.copysign(1, got) == math.copysign(1, want)
+    assert call("round", 2.675, 2) == 2.68 and call("round", 1.005, 2) == 1.01 and call("round", -0.125, 2) == -0.13
 
 
 def test_string_functions():

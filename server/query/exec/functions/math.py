@@ -142,6 +142,7 @@ def e(ctx):
     return math.e
 
 
+_POWERS_OF_TEN = [10.0 ** p for p in range(16)]       # exact doubles
 _ROUNDING_MODES = {"UP": ROUND_UP, "DOWN": ROUND_DOWN, "CEILING": ROUND_CEILING,
                    "FLOOR": ROUND_FLOOR, "HALF_UP": ROUND_HALF_UP, "HALF_DOWN": ROUND_HALF_DOWN,
                    "HALF_EVEN": ROUND_HALF_EVEN, "UNNECESSARY": None}
@@ -161,6 +162,16 @@ def round_(ctx, v, precision=0, mode=None):
     if mode is None:
         if precision == 0:
             return float(math.floor(x + 0.5))
+        if 0 < precision <= 15:
+            # Away from a tie (by more than the float error of x and of scaled) the nearest neighbour is
+            # the same for x and for its decimal form; n / 10**p is correctly rounded as float(decimal) is.
+            scale = _POWERS_OF_TEN[precision]
+            scaled = x * scale
+            if -1e12 < scaled < 1e12:
+                low = math.floor(scaled)
+                fraction = scaled - low
+                if abs(fraction - 0.5) > 1e-9 + abs(scaled) * 1e-15:     # errors < 3 ulps of scaled
+                    return (low + 1 if fraction > 0.5 else low) / scale + 0.0
         mode_name = "HALF_UP"
     else:
         if type(mode) is not str:
