@@ -15,6 +15,7 @@ import math
 import os
 import pickle
 import threading
+from array import array
 
 import faiss
 import numpy as np
@@ -105,7 +106,9 @@ def vector_values(value) -> np.ndarray | None:
         return value.astype(np.float64)
     if isinstance(value, (list, tuple)) and value:
         kinds = set(map(type, value))
-        if kinds <= _NUMBER_TYPES or all(issubclass(t, (int, float, np.number)) and t is not bool
+        if kinds <= _NUMBER_TYPES:
+            return np.frombuffer(array("d", value))      # C doubles straight from Python numbers
+        if all(issubclass(t, (int, float, np.number)) and t is not bool
                                          and not issubclass(t, np.bool_) for t in kinds):
             return np.asarray(value, dtype=np.float64)
     return None
@@ -130,6 +133,7 @@ class VectorIndex:
         self._n = 0                   # rows in use
         self._dead = 0
         self._faiss = None
+        self._flat_of = None          # (FAISS index, hnsw, its flat part): see _flat
         self._faiss_rows = 0          # rows already added to FAISS
         self.hnsw = False
         self.skipped: dict[int, str] = {}   # entity id -> why its value was not indexed
@@ -385,13 +389,20 @@ class VectorIndex:
             raise ArgumentError("The query vector must be a list of numbers or a vector")
         if self.dims is not None and len(values) != self.dims:
             raise ArgumentError(f"The query vector has {len(values)} dimensions, the index has {self.dims}")
-        if not np.all(np.isfinite(values)):
+        # A finite sum of squares means finite coordinates (a NaN or an infinity makes it NaN or
+        # infinite); only when it is not are the coordinates looked at one by one.
+        square_sum = float(np.vdot(values, values))       # vdot: no overflow warning
+        if not math.isfinite(square_sum) and not np.all(np.isfinite(values)):
             raise ArgumentError("The query vector holds a NaN or infinite coordinate")
         if self.cosine:
-            norm = np.linalg.norm(values)
-            if norm == 0:
-                raise ArgumentError("A cosine vector search needs a non-zero query vector")
-            values = values / norm
+            if square_sum == 0 or not math.isfinite(square_sum):
+                # all zero, or squares beyond a double's range: scaled by the largest coordinate first
+                peak = float(np.abs(values).max())
+                if peak == 0:
+                    raise ArgumentError("A cosine vector search needs a non-zero query vector")
+                values = values / peak
+                square_sum = float(np.vdot(values, values))
+            values = values / math.sqrt(square_sum)
         return values.astype(np.float32)
 
     def search(self, vector, k: int, filters=()) -> list[tuple[int, float]]:
@@ -525,8 +536,14 @@ class VectorIndex:
 
     def _flat(self):
         """The flat index holding every row in row order: the exact index, or HNSW's own storage."""
-        inner = faiss.downcast_index(self._faiss.index)
-        return faiss.downcast_index(inner.storage) if self.hnsw else inner
+        index, hnsw = self._faiss, self.hnsw
+        cached = self._flat_of           # two SWIG downcasts cost more than a small exact search's scoring
+        if cached is not None and cached[0] is index and cached[1] == hnsw:
+            return cached[2]
+        inner = faiss.downcast_index(index.index)
+        flat = faiss.downcast_index(inner.storage) if hnsw else inner
+        self._flat_of = (index, hnsw, flat)
+        return flat
 
     def _selector(self, allowed: np.ndarray | None):
         if allowed is None:

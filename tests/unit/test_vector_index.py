@@ -154,6 +154,13 @@ def test_wrong_dimensions_and_invalid_values_are_skipped_and_counted():
     with pytest.raises(ArgumentError):
         index.search([1.0, 0.0, 0.0], -1)
     assert index.search([1.0, 0.0, 0.0], 0) == []
+    for bad in ([1.0, float("nan"), 0.0], [float("inf"), 0.0, 0.0], [float("-inf"), 1.0, 1.0], [True, 0.0, 0.0],
+                ["1", "0", "0"], [None, 1.0, 0.0]):
+        with pytest.raises(ArgumentError):
+            index.search(bad, 1)
+    # ints and floats alike; squares beyond a double's range (either way) are not infinite or zero
+    assert index.search([0, 0, 3], 1) == [(3, 1.0)]
+    assert index.search([0.0, 1e-200, 1e200], 1) == [(3, 1.0)] == index.search([0.0, 0.0, 1e-200], 1)
 
 
 def test_scores_follow_neo4j_and_ties_resolve_by_id():
