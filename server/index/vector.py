@@ -108,8 +108,8 @@ def vector_values(value) -> np.ndarray | None:
         kinds = set(map(type, value))
         if kinds <= _NUMBER_TYPES:
             return np.frombuffer(array("d", value))      # C doubles straight from Python numbers
-        if all(issubclass(t, (int, float, np.number)) and t is not bool
-                                         and not issubclass(t, np.bool_) for t in kinds):
+        if all(issubclass(t, (int, float, np.number)) and t is not bool and not issubclass(t, np.bool_)
+               for t in kinds):
             return np.asarray(value, dtype=np.float64)
     return None
 
