@@ -113,19 +113,23 @@ def create_part(ctx, row: dict, part: PartSpec) -> None:
             ctx.touched_rels.add(rid)
             row[spec.var] = RelRef(rid)
     finally:
-        counters = ctx.counters
-        if nodes:
-            counters.add("nodes_created", nodes)
+        if nodes or rels:
             ctx.writes = True
-        if labels:
-            counters.add("labels_added", labels)
-        if props_set:
-            counters.add("properties_set", props_set)
-        if rels:
-            counters.add("relationships_created", rels)
-            ctx.writes = True
+        count_created(ctx.counters, nodes, labels, rels, props_set)
     if part.path_var:
         row[part.path_var] = build_path(tx, row, part.path_elements)
+
+
+def count_created(counters, nodes: int, labels: int, rels: int, props_set: int) -> None:
+    """Add what a CREATE made to the statement's counters (nothing for zeros)."""
+    if nodes:
+        counters.add("nodes_created", nodes)
+    if labels:
+        counters.add("labels_added", labels)
+    if props_set:
+        counters.add("properties_set", props_set)
+    if rels:
+        counters.add("relationships_created", rels)
 
 
 def _clean_props(props) -> dict:
@@ -192,13 +196,7 @@ class Create(Operator):
                 out[var] = NodeRef(nid)
                 yield out
         finally:
-            if nodes:
-                counters = ctx.counters
-                counters.add("nodes_created", nodes)
-                if labels:
-                    counters.add("labels_added", nodes * len(labels))
-                if props_set:
-                    counters.add("properties_set", props_set)
+            count_created(ctx.counters, nodes, nodes * len(labels), 0, props_set)
 
     def _one_rel(self, ctx, arg, part):
         """``CREATE (a)-[:T]->(b)`` between bound nodes, the load shape: one relationship per row, no
@@ -233,11 +231,7 @@ class Create(Operator):
                 out[rel_var] = RelRef(rid)
                 yield out
         finally:
-            if rels:
-                counters = ctx.counters
-                counters.add("relationships_created", rels)
-                if props_set:
-                    counters.add("properties_set", props_set)
+            count_created(ctx.counters, 0, 0, rels, props_set)
 
 
 # ---------------------------------------------------------------- MERGE
