@@ -416,6 +416,7 @@ class Session:
         ctx = ExecContext(tx, params, self.db, deadline=deadline, scope=self.scope, budget=self.ai_budget)
         if plan.batched and plan.updating and explicit is None:
             ctx.commit_batch = lambda: self._commit_batch(ctx)
+            ctx.check_batch = lambda: self._check_batch(ctx)
         self._watch(ctx)
         self.running_query, self.running_since = query, time.monotonic()
         try:
@@ -460,6 +461,11 @@ class Session:
         ctx.touched_nodes.clear()
         ctx.touched_rels.clear()
         ctx.writes = False
+
+    def _check_batch(self, ctx: ExecContext) -> None:
+        """A batch's commit checks, without committing (a failure leaves the batch to roll back)."""
+        self._finish_statement(ctx)
+        ctx.tx.check_detached()
 
     def _finish_statement(self, ctx: ExecContext) -> None:
         if ctx.pending_deletes:

@@ -215,6 +215,21 @@ class CypherVisitor(ParseTreeVisitor):
         return self.visitChildren(ctx)
 
 
+    # Visit a parse tree produced by CypherParser#TxBatchSize.
+    def visitTxBatchSize(self, ctx:CypherParser.TxBatchSizeContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#TxOnError.
+    def visitTxOnError(self, ctx:CypherParser.TxOnErrorContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#TxReportStatus.
+    def visitTxReportStatus(self, ctx:CypherParser.TxReportStatusContext):
+        return self.visitChildren(ctx)
+
+
     # Visit a parse tree produced by CypherParser#callProcedureClause.
     def visitCallProcedureClause(self, ctx:CypherParser.CallProcedureClauseContext):
         return self.visitChildren(ctx)

@@ -484,7 +484,9 @@ class CallSubquery(Clause):
     """``CALL (a, b) { ... }`` / ``CALL (*) { ... }`` / ``CALL () { ... }`` / legacy ``CALL { WITH a ... }``.
 
     ``imports`` is None for the legacy form (imports come from a leading WITH), ``["*"]`` for
-    ``(*)``, else the listed variable names. ``in_transactions`` is the ``IN TRANSACTIONS`` suffix.
+    ``(*)``, else the listed variable names. ``in_transactions`` is the ``IN TRANSACTIONS`` suffix, with
+    its options: ``on_error`` (FAIL, CONTINUE, BREAK or RETRY; ``retry_for`` seconds, then ``retry_then``)
+    and ``report_status`` (the variable of ``REPORT STATUS AS``).
     """
     query: "Query"
     imports: Optional[list[str]]
@@ -492,6 +494,10 @@ class CallSubquery(Clause):
     in_transactions: bool = False
     batch_size: Optional[Expr] = None
     pos: Pos = _pos()
+    on_error: str = "FAIL"
+    retry_for: Optional[Expr] = None
+    retry_then: str = "FAIL"
+    report_status: Optional[str] = None
 
 
 @dataclass(slots=True)

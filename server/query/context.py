@@ -38,7 +38,7 @@ class ExecContext:
 
     __slots__ = ("tx", "params", "db", "counters", "_now", "deadline", "cancelled", "_ticks",
                  "deleted_nodes", "deleted_rels", "pending_deletes", "touched_nodes", "touched_rels",
-                 "writes", "commit_batch", "ai", "costs", "notifications", "scope",
+                 "writes", "commit_batch", "check_batch", "ai", "costs", "notifications", "scope",
                  "budget", "load_position", "load_progress", "visible", "memo", "_every")
 
     def __init__(self, tx, params: dict, db, *, deadline: float | None = None, scope: dict | None = None,
@@ -61,6 +61,7 @@ class ExecContext:
         # CALL { ... } IN TRANSACTIONS commits each batch through this (set by the engine for
         # auto-commit updating statements; None elsewhere, where batches are not committed apart).
         self.commit_batch: Optional[Callable[[], None]] = None
+        self.check_batch: Optional[Callable[[], None]] = None    # its checks alone (ON ERROR ...)
         # AI state (embedding cache, relevance searches) made on first use by relate.server.ai.statement;
         # costs and notifications are the summary's own dict/list, filled while the rows stream.
         self.ai = None

@@ -571,6 +571,12 @@ class WriteTx(ReadTx):
             raise
         return self._store._commit(self)
 
+    def check_detached(self) -> None:
+        """Raise ConstraintValidationFailed when a node deleted here still has relationships (undoes nothing)."""
+        self._require_active()
+        if self._deleted_nodes:
+            self._check_deleted_nodes_detached()
+
     def _check_deleted_nodes_detached(self) -> None:
         nodes = self._store._nodes
         for nid in self._deleted_nodes:

@@ -186,3 +186,29 @@ def test_langchain_add_graph_documents_with_a_base_entity_label(server):
                        "RETURN d.text AS text, w.id AS writer, t.id AS work")
     assert rows == [{"text": "Note G", "writer": "Lovelace", "work": "Note G"}]
     graph.close()
+
+
+def test_graphrag_kg_writer_writes_a_knowledge_graph(server):
+    """The KG writer of graphrag's SimpleKGPipeline: upserts in batches, then clears its temporary ids with
+    CALL { ... } IN TRANSACTIONS ... ON ERROR CONTINUE."""
+    import asyncio
+
+    from neo4j import GraphDatabase
+    from neo4j_graphrag.components.kg_writer import Neo4jWriter
+    from neo4j_graphrag.components.types import Neo4jGraph as KnowledgeGraph
+    from neo4j_graphrag.components.types import Neo4jNode, Neo4jRelationship
+    graph = KnowledgeGraph(
+        nodes=[Neo4jNode(id="p1", label="Author", properties={"name": "Ada"},
+                         embedding_properties={"name_embedding": [1.0, 0.0, 0.5]}),
+               Neo4jNode(id="b1", label="Book", properties={"title": "Notes"})],
+        relationships=[Neo4jRelationship(start_node_id="p1", end_node_id="b1", type="WROTE",
+                                         properties={"year": 1843})])
+    with GraphDatabase.driver(f"bolt://{server.bolt_address}", auth=AUTH) as driver:
+        result = asyncio.run(Neo4jWriter(driver, batch_size=1).run(graph))
+        assert result.status == "SUCCESS", result.metadata
+        records, _, _ = driver.execute_query(
+            "MATCH (a:Author:__KGBuilder__)-[r:WROTE]->(b:Book:__KGBuilder__) "
+            "RETURN a.name AS name, a.name_embedding AS e, r.year AS year, b.title AS title, "
+            "a.__tmp_internal_id AS tmp_a, b.__tmp_internal_id AS tmp_b")
+    assert [r.data() for r in records] == [{"name": "Ada", "e": [1.0, 0.0, 0.5], "year": 1843, "title": "Notes",
+                                            "tmp_a": None, "tmp_b": None}]

@@ -179,11 +179,38 @@ class ClauseBuilder(PatternBuilder):
             imports = ["*"]
         else:
             imports = [self.name(variable) for variable in ctx.variable()]
+        call = ast.CallSubquery(self.query(ctx.query()), imports, ctx.OPTIONAL() is not None, pos=self.pos(ctx))
         batch = ctx.inTransactions()
-        return ast.CallSubquery(self.query(ctx.query()), imports, ctx.OPTIONAL() is not None,
-                                batch is not None,
-                                None if batch is None else self.optional_expression(batch.expression()),
-                                pos=self.pos(ctx))
+        if batch is not None:
+            call.in_transactions = True
+            if batch.expression() is not None:       # IN n CONCURRENT TRANSACTIONS: its n must be valid
+                self.expression(batch.expression())
+            self._in_transactions_options(call, batch.inTransactionsOption())
+        return call
+
+    def _in_transactions_options(self, call, options) -> None:
+        """OF n ROWS, ON ERROR ..., REPORT STATUS AS v: each at most once, in any order."""
+        seen: set[str] = set()
+        for option in options:
+            kind = type(option).__name__
+            if kind in seen:
+                words = {"TxBatchSizeContext": "OF ... ROWS", "TxOnErrorContext": "ON ERROR",
+                         "TxReportStatusContext": "REPORT STATUS"}[kind]
+                raise self.error(option, f"Duplicated {words} parameter")
+            seen.add(kind)
+            if kind == "TxBatchSizeContext":
+                call.batch_size = self.expression(option.expression())
+            elif kind == "TxReportStatusContext":
+                call.report_status = self.name(option.variable())
+            elif option.RETRY() is not None:
+                call.on_error = "RETRY"
+                if option.expression() is not None:
+                    call.retry_for = self.expression(option.expression())
+                then = option.CONTINUE() or option.BREAK() or option.FAIL()
+                if then is not None:
+                    call.retry_then = then.getText().upper()
+            else:
+                call.on_error = (option.CONTINUE() or option.BREAK() or option.FAIL()).getText().upper()
 
     def _call_procedure(self, ctx):
         name = ".".join(self.name(part) for part in ctx.procedureName().symbolicName())

@@ -152,8 +152,9 @@ class Builder:
         inner, columns = self.plan_query(clause.query, arg, role="call")
         unit = not columns
         state.op = L.Apply(state.op, inner, imports, tuple(columns), unit, clause.optional,
-                           clause.in_transactions, clause.batch_size)
-        state.bind(columns)
+                           clause.in_transactions, clause.batch_size, clause.on_error, clause.retry_for,
+                           clause.retry_then, clause.report_status)
+        state.bind(columns if clause.report_status is None else [*columns, clause.report_status])
 
     def _callprocedure(self, clause: ast.CallProcedure, state: "_State"):
         proc = self.procedures.get(clause.name) if self.procedures is not None else None

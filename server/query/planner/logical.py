@@ -170,6 +170,10 @@ class Apply(LogicalOp):
     optional: bool = False
     in_transactions: bool = False
     batch: Optional[ast.Expr] = None
+    on_error: str = "FAIL"                   # IN TRANSACTIONS ... ON ERROR: FAIL, CONTINUE, BREAK or RETRY
+    retry_for: Optional[ast.Expr] = None     # RETRY FOR n SECONDS
+    retry_then: str = "FAIL"                 # what a batch still failing after its retries does
+    report_status: Optional[str] = None      # REPORT STATUS AS this variable
 
     def nested(self):
         return [self.inner]

@@ -16,6 +16,7 @@ from ..exec.operators import paths as PP
 from ..exec.operators import rows as PR
 from ..exec.operators import search as PS
 from ..exec.operators import subplans as PU
+from ..exec.operators import transactions as PT
 from ..exec.operators import write as PW
 from ..exec.expressions import compile_expression
 from ..exec.functions.lists import range_values
@@ -174,7 +175,9 @@ class PhysicalBuilder:
         source, inner = self.build(op.source), self.build(op.inner)
         if op.in_transactions:
             batch = self.compile(op.batch) if op.batch is not None else None
-            return PU.TransactionApply(source, inner, op.imports, op.columns, op.unit, op.optional, batch)
+            retry_for = self.compile(op.retry_for) if op.retry_for is not None else None
+            return PT.TransactionApply(source, inner, op.imports, op.columns, op.unit, op.optional, batch,
+                                       op.on_error, retry_for, op.retry_then, op.report_status)
         return PU.Apply(source, inner, op.imports, op.columns, op.unit, op.optional)
 
     def _Search(self, op):

@@ -293,6 +293,24 @@ class Analyzer:
                 raise error(f"Variable `{name}` already declared in outer scope", "VariableAlreadyBound", clause)
         for name in columns:
             scope.kinds[name] = ANY
+        if clause.in_transactions:
+            self._transaction_options(clause, scope, columns)
+
+    def _transaction_options(self, clause: ast.CallSubquery, scope: Scope, columns: list[str]) -> None:
+        if clause.batch_size is not None:
+            self._expr(clause.batch_size, scope)
+        if clause.retry_for is not None:
+            self._expr(clause.retry_for, scope)
+        status = clause.report_status
+        if status is None:
+            return
+        final = clause.retry_then if clause.on_error == "RETRY" else clause.on_error
+        if final not in ("CONTINUE", "BREAK"):
+            raise error("REPORT STATUS can only be used when specifying ON ERROR CONTINUE or ON ERROR BREAK",
+                        "InvalidClauseComposition", clause)
+        if status in scope or status in columns:
+            raise error(f"Variable `{status}` already declared", "VariableAlreadyBound", clause)
+        scope.kinds[status] = ANY
 
     def _callprocedure(self, clause: ast.CallProcedure, scope: Scope, standalone: bool = False):
         proc = self.procedures.get(clause.name) if self.procedures is not None else None

@@ -1,7 +1,7 @@
 """Operators that run other plans: OPTIONAL MATCH, CALL subqueries, UNION, FOREACH, procedures, Eager."""
 from __future__ import annotations
 
-from relate.protocol.errors import ArgumentError, CypherTypeError, ParameterMissing, ProcedureCallFailed, RelateError
+from relate.protocol.errors import CypherTypeError, ParameterMissing, ProcedureCallFailed, RelateError
 
 from ...context import checked
 from ...procedures import MISSING, coerce, type_accepts
@@ -77,48 +77,6 @@ class Apply(Operator):
             for name in columns:
                 out[name] = None
             yield out
-
-
-DEFAULT_BATCH_ROWS = 1000       # Neo4j's default for IN TRANSACTIONS without OF n ROWS
-
-
-class TransactionApply(Apply):
-    """CALL { ... } IN TRANSACTIONS [OF n ROWS]: commits after every n input rows, once their output
-    rows went downstream (writes made for them there commit with the batch); the last batch commits
-    with the statement. A failure rolls back only the batch it happens in."""
-    __slots__ = ("batch",)
-    name = "TransactionApply"
-
-    def __init__(self, source, inner, imports, columns, unit, optional, batch):
-        super().__init__(source, inner, imports, columns, unit, optional)
-        self.batch = batch
-
-    def details(self):
-        return ", ".join(self.columns)
-
-    def rows(self, ctx, arg):
-        size = batch_rows(self.batch, ctx, arg)
-        commit = ctx.commit_batch            # None: not an auto-commit write, nothing to commit apart
-        pending = 0
-        for row in self.source.rows(ctx, arg):
-            yield from self.apply(ctx, row)
-            pending += 1
-            if pending == size:
-                pending = 0
-                if commit is not None:
-                    commit()
-
-
-def batch_rows(fn, ctx, arg) -> int:
-    """The n of ``OF n ROWS``: a positive integer."""
-    if fn is None:
-        return DEFAULT_BATCH_ROWS
-    value = fn(arg, ctx)
-    if type(value) is not int or value < 1:
-        raise ArgumentError(f"OF ... ROWS: {value!r} is not a valid value, it must be a positive integer",
-                            detail="InvalidArgumentType" if type(value) is not int else "NumberOutOfRange",
-                            phase="runtime")
-    return value
 
 
 class Union(Operator):
