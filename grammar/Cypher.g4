@@ -354,6 +354,7 @@ showKind
     | filter=ALL? (FUNCTION | FUNCTIONS)                                                   # ShowFunctions
     | CURRENT? (USER | USERS)                                                              # ShowUsers
     | (TRANSACTION | TRANSACTIONS)                                                         # ShowTransactions
+    | scope=(DEFAULT | HOME)? (DATABASE | DATABASES) (symbolicName | STRING)?             # ShowDatabases
     | RELEVANCE (JOIN | JOINS)                                                             # ShowRelevanceJoins
     | LABEL (DECLARATION | DECLARATIONS)                                                   # ShowLabelDeclarations
     ;
@@ -412,10 +413,10 @@ nonNotKeyword
     : ALL | ALLSHORTESTPATHS | ALTER | AND | ANY | AS | ASC | ASCENDING | ASSERT | BREAK | BY | CALL | CASE
     | CHANGE | COLLECT | COMBINE | CONCURRENT | CONSTANT | CONSTRAINT | CONSTRAINTS | CONTAINS | CONTINUE
     | COUNT | CREATE | CSV
-    | CURRENT | DECLARATION | DECLARATIONS | DELETE | DESC | DESCENDING | DETACH | DISTINCT | DROP | EACH
+    | CURRENT | DATABASE | DATABASES | DECLARATION | DECLARATIONS | DEFAULT | DELETE | DESC | DESCENDING | DETACH | DISTINCT | DROP | EACH
     | ELSE | ENCRYPTED | END | ERROR | FAIL
     | ENDS | EXISTS | EXPLAIN | FALSE | FIELDTERMINATOR | FOR | FOREACH | FROM | FULLTEXT | FUNCTION
-    | FUNCTIONS | GRANT | HEADERS | IF | IN | INDEX | INDEXES | IS | JOIN | JOINS | KEY | LABEL | LIMIT | LOAD
+    | FUNCTIONS | GRANT | HEADERS | HOME | IF | IN | INDEX | INDEXES | IS | JOIN | JOINS | KEY | LABEL | LIMIT | LOAD
     | LOOKUP | MATCH | MERGE | NODE | NODETACH | NONE
     | NULL | OF | OFFSET | ON | OPTIONAL | OPTIONS | OR | ORDER | PASSWORD | PLAINTEXT | POINT
     | PROCEDURE | PROCEDURES | PROFILE | RANGE | REDUCE | REL | RELATIONSHIP | RELEVANCE | REMOVE | REPORT
@@ -453,8 +454,11 @@ COUNT : 'COUNT' ;
 CREATE : 'CREATE' ;
 CSV : 'CSV' ;
 CURRENT : 'CURRENT' ;
+DATABASE : 'DATABASE' ;
+DATABASES : 'DATABASES' ;
 DECLARATION : 'DECLARATION' ;
 DECLARATIONS : 'DECLARATIONS' ;
+DEFAULT : 'DEFAULT' ;
 DELETE : 'DELETE' ;
 DESC : 'DESC' ;
 DESCENDING : 'DESCENDING' ;
@@ -480,6 +484,7 @@ FUNCTION : 'FUNCTION' ;
 FUNCTIONS : 'FUNCTIONS' ;
 GRANT : 'GRANT' ;
 HEADERS : 'HEADERS' ;
+HOME : 'HOME' ;
 IF : 'IF' ;
 IN : 'IN' ;
 INDEX : 'INDEX' ;

@@ -20,7 +20,8 @@ LEGACY_ROLES = ["admin"]                       # users stored before roles exist
 _RANK = {role: rank for rank, role in enumerate(ROLES)}
 # Procedures that change the catalog, other users' scope, or write outside the database directory.
 _ADMIN_PROCEDURES = frozenset({"db.index.vector.setsearchoptions", "db.backup", "dbms.security.setusercontexts"})
-_OPEN_SHOWS = frozenset({"INDEXES", "CONSTRAINTS", "PROCEDURES", "FUNCTIONS", "CURRENT USER"})
+_OPEN_SHOWS = frozenset({"INDEXES", "CONSTRAINTS", "PROCEDURES", "FUNCTIONS", "CURRENT USER", "DATABASES",
+                         "DEFAULT DATABASE", "HOME DATABASE"})
 FORBIDDEN = "Neo.ClientError.Security.Forbidden"
 CREDENTIALS_EXPIRED = "Neo.ClientError.Security.CredentialsExpired"
 

@@ -705,6 +705,11 @@ class CypherVisitor(ParseTreeVisitor):
         return self.visitChildren(ctx)
 
 
+    # Visit a parse tree produced by CypherParser#ShowDatabases.
+    def visitShowDatabases(self, ctx:CypherParser.ShowDatabasesContext):
+        return self.visitChildren(ctx)
+
+
     # Visit a parse tree produced by CypherParser#ShowRelevanceJoins.
     def visitShowRelevanceJoins(self, ctx:CypherParser.ShowRelevanceJoinsContext):
         return self.visitChildren(ctx)

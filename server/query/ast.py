@@ -589,7 +589,8 @@ class DropConstraint:
 
 @dataclass(slots=True)
 class ShowCommand:
-    """SHOW INDEXES | CONSTRAINTS | PROCEDURES | FUNCTIONS | USERS | TRANSACTIONS [YIELD ...] [WHERE ...] [RETURN ...]."""
+    """SHOW INDEXES | CONSTRAINTS | PROCEDURES | FUNCTIONS | USERS | TRANSACTIONS | DATABASES [YIELD ...] [WHERE ...]
+    [RETURN ...]."""
     kind: str
     yield_items: Optional[list[YieldItem]] = None
     yield_star: bool = False
@@ -597,7 +598,8 @@ class ShowCommand:
     returns: Optional[Projection] = None
     pos: Pos = _pos()
     filter: Optional[str] = None     # added by the parser: ALL | RANGE | TEXT | POINT | VECTOR | FULLTEXT |
-    #                                  LOOKUP for indexes, ALL | UNIQUE | KEY | EXISTS for constraints
+    #                                  LOOKUP for indexes, ALL | UNIQUE | KEY | EXISTS for constraints,
+    #                                  the database name of SHOW DATABASE name
 
 
 @dataclass(slots=True)

@@ -12,7 +12,8 @@ from .literals import decode_parameter
 _SHOW_KINDS = {P.ShowIndexesContext: "INDEXES", P.ShowConstraintsContext: "CONSTRAINTS",
                P.ShowProceduresContext: "PROCEDURES", P.ShowFunctionsContext: "FUNCTIONS",
                P.ShowUsersContext: "USERS", P.ShowTransactionsContext: "TRANSACTIONS",
-               P.ShowRelevanceJoinsContext: "RELEVANCE JOINS", P.ShowLabelDeclarationsContext: "LABELS"}
+               P.ShowRelevanceJoinsContext: "RELEVANCE JOINS", P.ShowLabelDeclarationsContext: "LABELS",
+               P.ShowDatabasesContext: "DATABASES"}
 
 
 class CommandBuilder(ClauseBuilder):
@@ -104,13 +105,21 @@ class CommandBuilder(ClauseBuilder):
         if kind == "USERS" and show_kind.CURRENT() is not None:
             kind = "CURRENT USER"
         show_filter = getattr(show_kind, "filter_", None)
+        named = None
+        if kind == "DATABASES":
+            if show_kind.scope is not None:
+                kind = f"{show_kind.scope.text.upper()} DATABASE"
+            if show_kind.symbolicName() is not None:
+                named = self.name(show_kind.symbolicName())
+            elif show_kind.STRING() is not None:
+                named = self.string(show_kind.STRING().symbol)
         yields = None
         if ctx.YIELD() is not None:
             yields = [self.yield_item(item) for item in ctx.yieldItem()]
         returns = ctx.projectionBody()
         return ast.ShowCommand(kind, yields, ctx.STAR() is not None, self.where(ctx.whereClause()),
                                None if returns is None else self.projection(returns), pos=self.pos(ctx),
-                               filter=None if show_filter is None else show_filter.text.upper())
+                               filter=named if show_filter is None else show_filter.text.upper())
 
     # -- users ----------------------------------------------------------------------------------
     def _password(self, ctx) -> ast.Expr:

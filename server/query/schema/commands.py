@@ -38,6 +38,10 @@ FUNCTION_EXTRA = ["signature", "isBuiltIn", "argumentDescription", "returnDescri
 USER_COLUMNS = ["user", "roles", "passwordChangeRequired", "suspended"]
 TRANSACTION_COLUMNS = ["database", "transactionId", "currentQuery", "status", "elapsedTime"]
 TRANSACTION_EXTRA = ["connectionId", "username", "progress"]     # progress: a LOAD CSV's file read so far
+DATABASE_NAME = "neo4j"      # the one database a server or embedded directory serves (the Bolt and HTTP name)
+DATABASE_COLUMNS = ["name", "type", "aliases", "access", "address", "role", "writer", "requestedStatus",
+                    "currentStatus", "statusMessage", "default", "home", "constituents"]
+DATABASE_EXTRA = ["lastCommittedTxn", "replicationLag", "store"]
 
 SEARCH_INDEX_KIND = "search_index"      # the IndexManager's catalog entries
 
@@ -269,6 +273,11 @@ def _show(db, tx, cmd: ast.ShowCommand, params, catalog: Catalog) -> CommandResu
             rows = [row for row in rows if row["user"] == roles.current_user_name()]
     elif kind == "TRANSACTIONS":
         rows, default, extra = db.show_transactions(), TRANSACTION_COLUMNS, TRANSACTION_EXTRA
+    elif kind in ("DATABASES", "DEFAULT DATABASE", "HOME DATABASE"):
+        rows = show_databases(db, cmd.filter)
+        default, extra = DATABASE_COLUMNS, DATABASE_EXTRA
+        if kind != "DATABASES":      # SHOW DEFAULT | HOME DATABASE: no default/home columns (Neo4j)
+            default = [c for c in default if c not in ("default", "home")]
     elif kind in ("RELEVANCE JOINS", "LABELS"):
         from relate.server.relevance.ddl import show_rows
         rows, default = show_rows(tx, kind)
@@ -300,6 +309,19 @@ def show_query(columns: list[tuple[str, str]], where, returns) -> ast.Query:
     else:
         clauses.append(ast.Return(ast.Projection([ast.ProjectionItem(ast.Variable(a), None, a) for _, a in columns])))
     return ast.Query([ast.SingleQuery(clauses)])
+
+
+def show_databases(db, name: Optional[str]) -> list[dict]:
+    """SHOW DATABASE[S] [name]: the one database, online (no system database: users live beside the data)."""
+    if name is not None and name != DATABASE_NAME:
+        return []
+    store = getattr(db, "store", None)
+    read_only = bool(getattr(store, "read_only", False))
+    return [{"name": DATABASE_NAME, "type": "standard", "aliases": [], "access": "read-only" if read_only else
+             "read-write", "address": None, "role": "primary", "writer": not read_only,
+             "requestedStatus": "online", "currentStatus": "online", "statusMessage": "", "default": True,
+             "home": True, "constituents": [], "lastCommittedTxn": getattr(store, "last_commit_ts", None),
+             "replicationLag": 0, "store": "relate"}]
 
 
 def show_indexes(db, tx, catalog: Catalog, filter_: Optional[str]) -> list[dict]:
