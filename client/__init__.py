@@ -12,7 +12,7 @@ from relate.protocol.errors import *  # noqa: F401,F403 - the error classes are 
 from relate.protocol.summary import Counters, Summary
 from relate.protocol.temporal import parse as temporal_parse
 from relate.protocol.temporal import zones as temporal_zones
-from relate.protocol.values import Duration, Node, Path, Relationship, Row, Vector
+from relate.protocol.values import Duration, Node, Path, Point, Relationship, Row, Vector
 
 # The shared kernel lives in relate.protocol (both the driver and the engine import it from there);
 # user code keeps its public names. They are the same module objects, so class identity, private
@@ -25,7 +25,7 @@ from .connection import Connection, Result, Transaction  # noqa: E402 - after th
 
 __version__ = "0.1.0"
 __all__ = ["connect", "Connection", "Result", "Transaction", "Summary", "Counters", "Node",  # noqa: PLE0604
-           "Relationship", "Path", "Vector", "Duration", "Row", "errors", *errors.__all__]
+           "Relationship", "Path", "Vector", "Point", "Duration", "Row", "errors", *errors.__all__]
 
 
 def connect(target, *, auth: tuple[str, str] | None = None, **options) -> Connection:

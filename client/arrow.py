@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from .temporal import Date, DateTime, LocalDateTime, LocalTime, Time
-from .values import Duration, Node, Path, Relationship, Vector
+from .values import Duration, Node, Path, Point, Relationship, Vector
 
 BATCH_ROWS = 10_000
 
@@ -40,6 +40,8 @@ def _column_type(pa, values: list):
         return pa.timestamp("ns")
     if isinstance(first, (Time, LocalTime)):
         return pa.time64("ns")
+    if isinstance(first, Point) and all(v is None or isinstance(v, Point) for v in values):
+        return pa.struct([("srid", pa.int64()), ("x", pa.float64()), ("y", pa.float64()), ("z", pa.float64())])
     if isinstance(first, bool):
         return pa.bool_()
     if isinstance(first, int) and all(v is None or (isinstance(v, int) and not isinstance(v, bool)) for v in values):
@@ -63,6 +65,8 @@ def _plain(value: Any) -> Any:
         return _interval(value)
     if isinstance(value, Vector):
         return value.tolist()
+    if isinstance(value, Point):
+        return {"srid": value.srid, "x": value.x, "y": value.y, "z": value.z}
     if isinstance(value, Node):
         return {"element_id": value.element_id, "labels": sorted(value.labels),
                 "properties": _props(value.properties)}

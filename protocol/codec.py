@@ -25,6 +25,7 @@ LOCAL_TIME = 7
 DATE_TIME = 8
 LOCAL_DATE_TIME = 9
 DURATION = 10
+POINT = 11
 
 # Decoding limits. Hostile bytes must not be able to recurse without bound: an ext payload is
 # unpacked by a nested call (C stack), and deep lists make every later recursive walk (the engine,

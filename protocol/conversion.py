@@ -2,7 +2,7 @@
 network connections alike (so both modes see, store and return exactly the same values).
 
 Modelled on the Neo4j Python driver: ``datetime``/``date``/``time`` (naive or zoned) become Relate
-temporal values and ``timedelta`` a Duration; tuples, sets and frozensets become lists; numpy scalars
+temporal values and ``timedelta`` a Duration (a ``relate.Point`` stays a point); tuples, sets and frozensets become lists; numpy scalars
 become int/float/bool/str; a 1-D float32 numpy array becomes a Vector, other arrays lists; ``bytes``
 stay bytes. Anything else (``Decimal``, ``UUID``, arbitrary objects) and integers outside 64 bits are
 refused with ``CypherTypeError`` (detail ``InvalidArgumentType``) before the statement runs.
@@ -17,14 +17,14 @@ import numpy as np
 
 from relate.protocol import temporal
 from relate.protocol.errors import CypherTypeError
-from relate.protocol.values import Duration, Node, Path, Relationship, Vector
+from relate.protocol.values import Duration, Node, Path, Point, Relationship, Vector
 
 __all__ = ["to_parameters", "to_value", "MAX_DEPTH"]
 
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 MAX_DEPTH = 256        # nesting of lists/maps; deeper values are refused (msgpack allows ~500)
 
-_PLAIN = frozenset((str, float, bool, bytes, type(None), Vector, Duration, Node, Relationship, Path,
+_PLAIN = frozenset((str, float, bool, bytes, type(None), Vector, Duration, Point, Node, Relationship, Path,
                     temporal.Date, temporal.Time, temporal.LocalTime, temporal.DateTime,
                     temporal.LocalDateTime))
 _PLAIN_ITEMS = frozenset((str, float, bool, type(None)))   # list items needing no look (embeddings)
@@ -98,7 +98,7 @@ def to_value(value: Any, name: str = "", depth: int = 0) -> Any:
         return bytes(value)
     if isinstance(value, (list, tuple, set, frozenset)):
         return [to_value(item, name, depth + 1) for item in value]
-    if isinstance(value, (Vector, Node, Relationship, Path, Duration)):
+    if isinstance(value, (Vector, Node, Relationship, Path, Duration, Point)):
         return value
     raise _refuse(f"parameter ${name}: values of type {cls.__name__} are not supported "
                   "(use str, int, float, bool, bytes, lists, maps, datetime types, numpy arrays)")

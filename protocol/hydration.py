@@ -13,13 +13,14 @@ import numpy as np
 from . import codec as wire
 from . import temporal
 from .codec import Codec, Hydrator, Structure
-from .values import VECTOR_TYPES, Duration, Node, Path, Relationship, Vector
+from .values import VECTOR_TYPES, Duration, Node, Path, Point, Relationship, Vector
 
 __all__ = ["dehydrate", "HYDRATORS", "value_codec"]
 
-_TEMPORAL_CODES: dict[Any, int] = {temporal.Date: wire.DATE, temporal.Time: wire.TIME, temporal.LocalTime: wire.LOCAL_TIME,
-                   temporal.DateTime: wire.DATE_TIME, temporal.LocalDateTime: wire.LOCAL_DATE_TIME,
-                   Duration: wire.DURATION}
+# Values sent as their ``to_state()`` fields and read back with ``from_state``.
+_STATE_CODES: dict[Any, int] = {temporal.Date: wire.DATE, temporal.Time: wire.TIME, temporal.LocalTime: wire.LOCAL_TIME,
+                                temporal.DateTime: wire.DATE_TIME, temporal.LocalDateTime: wire.LOCAL_DATE_TIME,
+                                Duration: wire.DURATION, Point: wire.POINT}
 
 
 def _node(node: Node) -> Structure:
@@ -41,7 +42,7 @@ def _vector(vector: Vector) -> Structure:
 
 
 _DEHYDRATORS: dict[type, Callable[[Any], Structure]] = {Node: _node, Relationship: _relationship, Path: _path, Vector: _vector}
-for _cls, _code in _TEMPORAL_CODES.items():
+for _cls, _code in _STATE_CODES.items():
     _DEHYDRATORS[_cls] = (lambda code: lambda value: Structure(code, list(value.to_state())))(_code)
 
 
@@ -98,7 +99,7 @@ HYDRATORS: dict[int, Hydrator] = {
     wire.PATH: _hydrate_path,
     wire.VECTOR: _hydrate_vector,
 }
-for _cls, _code in _TEMPORAL_CODES.items():
+for _cls, _code in _STATE_CODES.items():
     HYDRATORS[_code] = (lambda cls: lambda fields: cls.from_state(tuple(fields)))(_cls)
 
 

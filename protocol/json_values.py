@@ -9,13 +9,14 @@ from __future__ import annotations
 import base64
 import binascii
 import math
+import re
 from typing import Any, Callable
 
 from .errors import ClientError
 from .temporal import Date, DateTime, LocalDateTime, LocalTime, Time
 from .temporal.parse import (parse_date, parse_datetime, parse_duration, parse_local_datetime, parse_local_time,
                              parse_time)
-from .values import VECTOR_TYPES, Duration, Node, Path, Relationship, Vector
+from .values import CRS_BY_SRID, VECTOR_TYPES, Duration, Node, Path, Point, Relationship, Vector
 
 MAX_DEPTH = 64
 INVALID_FORMAT = "Neo.ClientError.Request.InvalidFormat"
@@ -72,6 +73,8 @@ def to_typed(value: Any) -> dict[str, Any]:
         return {"$type": "Path", "_value": [to_typed(item) for item in _path_items(value)]}
     if isinstance(value, Duration):
         return {"$type": "Duration", "_value": str(value)}
+    if isinstance(value, Point):
+        return {"$type": "Point", "_value": point_wkt(value)}
     if isinstance(value, Vector):
         return {"$type": "Vector", "_value": {"coordinatesType": value.coordinate_type,
                                               "coordinates": [_number_text(x) for x in value.tolist()]}}
@@ -81,6 +84,26 @@ def to_typed(value: Any) -> dict[str, Any]:
     if kind is not None:
         return {"$type": kind, "_value": str(value)}
     return {"$type": "Unsupported", "_value": str(value)}
+
+
+def point_wkt(point: Point) -> str:
+    """A point as the Query API writes it: ``SRID=4326;POINT (12.5 55.6)``, ``SRID=9157;POINT Z (1 2 3)``."""
+    body = " ".join(_number_text(c) for c in point.coordinates)
+    return f"SRID={point.srid};POINT{' Z' if len(point.coordinates) == 3 else ''} ({body})"
+
+
+_WKT = re.compile(r"\s*SRID=(\d+)\s*;\s*POINT\s*(Z\s*)?\(\s*([^()]*?)\s*\)\s*", re.IGNORECASE)
+
+
+def _point(body: Any) -> Point:
+    match = _WKT.fullmatch(_text(body, "Point"))
+    if match is None:
+        raise _bad("a typed Point is \"SRID=<srid>;POINT (<x> <y>)\" or \"SRID=<srid>;POINT Z (<x> <y> <z>)\"")
+    srid, three, coordinates = int(match.group(1)), match.group(2) is not None, match.group(3).split()
+    crs = CRS_BY_SRID.get(srid)
+    if crs is None or crs[1] != len(coordinates) or three != (len(coordinates) == 3):
+        raise _bad(f"a typed Point with SRID {srid} and {len(coordinates)} coordinates is not a valid point")
+    return Point(srid, *(_float(c) for c in coordinates))
 
 
 def _number_text(x: Any) -> str:
@@ -119,6 +142,8 @@ def to_plain(value: Any) -> Any:
         return [to_plain(item) for item in _path_items(value)]
     if isinstance(value, Vector):
         return to_plain(value.tolist())
+    if isinstance(value, Point):
+        return point_wkt(value)
     if isinstance(value, (bytes, bytearray)):
         return base64.b64encode(bytes(value)).decode("ascii")
     return str(value)
@@ -237,6 +262,7 @@ _SCALARS = {
     "Date": _temporal(parse_date), "Time": _temporal(parse_time), "LocalTime": _temporal(parse_local_time),
     "LocalDateTime": _temporal(parse_local_datetime), "OffsetDateTime": _temporal(parse_datetime),
     "ZonedDateTime": _temporal(parse_datetime), "Duration": _temporal(parse_duration), "Vector": _vector,
+    "Point": _point,
 }
 
 

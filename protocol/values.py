@@ -1,4 +1,4 @@
-"""Graph and special values returned to users: Node, Relationship, Path, Vector, Duration, Row.
+"""Graph and special values returned to users: Node, Relationship, Path, Vector, Point, Duration, Row.
 
 Embedded and network modes return exactly these types (plus int, float, str, bool, None, list,
 dict, and the ``datetime`` types from ``relate.temporal``).
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
     _Amount = int | float | Fraction
 
-__all__ = ["Node", "Relationship", "Path", "Vector", "Duration", "Row", "row_class"]
+__all__ = ["Node", "Relationship", "Path", "Vector", "Point", "Duration", "Row", "row_class"]
 
 
 class _Entity:
@@ -174,6 +174,102 @@ class Vector:
         head = ", ".join(f"{x:g}" for x in self._array[:4].tolist())
         more = ", ..." if self.dimension > 4 else ""
         return f"vector([{head}{more}], {self.dimension}, {self.coordinate_type})"
+
+
+# Coordinate reference systems by SRID, as Neo4j names them: (name, dimensions, geographic).
+CRS_BY_SRID = {7203: ("cartesian", 2, False), 9157: ("cartesian-3d", 3, False),
+               4326: ("wgs-84", 2, True), 4979: ("wgs-84-3d", 3, True)}
+SRID_BY_CRS = {name: srid for srid, (name, _, _) in CRS_BY_SRID.items()}
+
+
+class Point:
+    """A spatial point (Neo4j's POINT): x, y and for 3-D CRSs z, in one of four coordinate reference
+    systems: cartesian (SRID 7203), cartesian-3d (9157), wgs-84 (4326: longitude, latitude in degrees)
+    and wgs-84-3d (4979: and height in metres)."""
+
+    __slots__ = ("srid", "coordinates")
+
+    def __init__(self, srid: int, x: float, y: float, z: float | None = None):
+        crs = CRS_BY_SRID.get(srid)
+        if crs is None:
+            raise ValueError(f"unknown SRID {srid!r} (one of {', '.join(map(str, CRS_BY_SRID))})")
+        given = (x, y) if z is None else (x, y, z)
+        if type(srid) is not int or not all(isinstance(c, (int, float)) and not isinstance(c, bool) for c in given):
+            raise TypeError("a point has an integer SRID and numeric coordinates")
+        coordinates = tuple(float(c) for c in given)
+        if len(coordinates) != crs[1]:
+            raise ValueError(f"a {crs[0]} point has {crs[1]} coordinates, not {len(coordinates)}")
+        self.srid = srid
+        self.coordinates = coordinates
+
+    @classmethod
+    def cartesian(cls, x: float, y: float, z: float | None = None) -> "Point":
+        """A cartesian point (SRID 7203, or 9157 with z)."""
+        return cls(7203 if z is None else 9157, x, y, z)
+
+    @classmethod
+    def wgs84(cls, longitude: float, latitude: float, height: float | None = None) -> "Point":
+        """A geographic point in degrees (SRID 4326, or 4979 with a height in metres)."""
+        return cls(4326 if height is None else 4979, longitude, latitude, height)
+
+    @property
+    def crs(self) -> str:
+        return CRS_BY_SRID[self.srid][0]
+
+    @property
+    def geographic(self) -> bool:
+        return CRS_BY_SRID[self.srid][2]
+
+    @property
+    def x(self) -> float:
+        return self.coordinates[0]
+
+    @property
+    def y(self) -> float:
+        return self.coordinates[1]
+
+    @property
+    def z(self) -> float | None:
+        return self.coordinates[2] if len(self.coordinates) == 3 else None
+
+    # the geographic names (Neo4j answers them for wgs-84 points only; here they alias x, y, z)
+    longitude = x
+    latitude = y
+    height = z
+
+    def to_state(self) -> tuple[int | float, ...]:
+        return (self.srid, *self.coordinates)
+
+    @classmethod
+    def from_state(cls, state: Sequence[Any]) -> "Point":
+        return cls(state[0], *state[1:])
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Point) and other.srid == self.srid and other.coordinates == self.coordinates
+
+    def __hash__(self) -> int:
+        return hash((Point, self.srid, self.coordinates))
+
+    def __str__(self) -> str:
+        parts = ", ".join(f"{name}: {_java_float(value)}" for name, value in zip("xyz", self.coordinates))
+        return f"point({{{parts}, crs: '{self.crs}'}})"
+
+    __repr__ = __str__
+
+
+def _java_float(x: float) -> str:
+    """A coordinate as Cypher prints floats (Java's Double.toString: 1.0, 0.001, 1.0E-4, 1.0E7)."""
+    if x != x:
+        return "NaN"
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    if x == 0.0 or 1e-3 <= abs(x) < 1e7:
+        text = repr(x) if "e" not in repr(x) else format(x, "f")
+        return text if "." in text else text + ".0"
+    mantissa, exponent = f"{x:e}".split("e")         # normalise: one digit before the point
+    digits = repr(abs(x)).replace(".", "").split("e")[0].strip("0") or "0"
+    body = digits[0] + "." + (digits[1:] or "0")
+    return f"{'-' if x < 0 else ''}{body}E{int(exponent)}"
 
 
 _NANOS_PER_SECOND = 1_000_000_000

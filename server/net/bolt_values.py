@@ -1,8 +1,8 @@
 """Relate's values <-> Bolt PackStream structures (Bolt 5.x and 6.0).
 
-Outgoing: Node, Relationship, Path, the temporal types, Duration and Vector (a list of numbers
-before Bolt 6.0). Incoming parameters: the temporal types, Duration and (Bolt 6.0) Vector; graph
-entities and points are refused with a typed error (Relate has no spatial type).
+Outgoing: Node, Relationship, Path, the temporal types, Duration, Point (Point2D/Point3D) and Vector
+(a list of numbers before Bolt 6.0). Incoming parameters: the temporal types, Duration, points and
+(Bolt 6.0) Vector; graph entities are refused with a typed error (they are matched by id).
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import numpy as np
 from relate.protocol import temporal
 from relate.protocol.bolt.handshake import BoltVersion
 from relate.protocol.bolt.packstream import PackStreamError, Structure
-from relate.protocol.values import Duration, Node, Path, Relationship, Vector
+from relate.protocol.values import CRS_BY_SRID, Duration, Node, Path, Point, Relationship, Vector
 
 NODE, RELATIONSHIP, UNBOUND_RELATIONSHIP, PATH = 0x4E, 0x52, 0x72, 0x50
 DATE, TIME, LOCAL_TIME, DATE_TIME, DATE_TIME_ZONE_ID, LOCAL_DATE_TIME = 0x44, 0x54, 0x74, 0x49, 0x69, 0x64
@@ -34,7 +34,7 @@ _CANONICAL = {"FLOAT": "FLOAT64", "INTEGER": "INTEGER64", "INT64": "INTEGER64", 
 
 
 class BoltValueError(PackStreamError):
-    """A parameter Bolt can carry but Relate cannot take (a node, a point, a malformed temporal)."""
+    """A parameter Bolt can carry but Relate cannot take (a node, a malformed temporal or point)."""
     code = "Neo.ClientError.Statement.TypeError"
 
 
@@ -95,6 +95,7 @@ _OUT = {
     temporal.DateTime: _datetime,
     temporal.LocalDateTime: _local_datetime,
     Duration: lambda v: Structure(DURATION, [v.months, v.days, v.seconds, v.nanoseconds]),
+    Point: lambda v: Structure(POINT_2D if len(v.coordinates) == 2 else POINT_3D, [v.srid, *v.coordinates]),
 }
 
 
@@ -168,6 +169,15 @@ def _in_vector(f):
     return Vector(np.frombuffer(f[1], dtype=dtype).astype(dtype.newbyteorder("=")), name)
 
 
+def _in_point(f, dimensions: int) -> Point:
+    if len(f) != dimensions + 1 or type(f[0]) is not int or any(type(c) is not float for c in f[1:]):
+        raise BoltValueError(f"a Point{dimensions}D has an integer SRID and {dimensions} float coordinates")
+    crs = CRS_BY_SRID.get(f[0])
+    if crs is None or crs[1] != dimensions:
+        raise BoltValueError(f"unknown {dimensions}-D coordinate reference system: SRID {f[0]}")
+    return Point(*f)
+
+
 _IN = {
     DATE: _in_date,
     TIME: lambda f: temporal.Time.from_state(tuple(_ints(f, 2, "Time"))),
@@ -176,9 +186,11 @@ _IN = {
     DATE_TIME_ZONE_ID: lambda f: temporal.DateTime.from_state(tuple(_ints(f, 3, "DateTimeZoneId", True))),
     LOCAL_DATE_TIME: _in_local_datetime,
     DURATION: lambda f: Duration(*_ints(f, 4, "Duration")),
+    POINT_2D: lambda f: _in_point(f, 2),
+    POINT_3D: lambda f: _in_point(f, 3),
 }
 _REFUSED = {NODE: "a node", RELATIONSHIP: "a relationship", UNBOUND_RELATIONSHIP: "a relationship",
-            PATH: "a path", POINT_2D: "a point", POINT_3D: "a point"}
+            PATH: "a path"}
 
 
 def hydrator(version: BoltVersion):
@@ -192,9 +204,7 @@ def hydrator(version: BoltVersion):
         if convert is None:
             what = _REFUSED.get(structure.tag)
             if what is not None:
-                raise BoltValueError(f"{what} cannot be a parameter here (Relate has no spatial type, and "
-                                     "graph entities are matched by id)" if "point" in what
-                                     else f"{what} cannot be sent as a parameter; pass its id or element id")
+                raise BoltValueError(f"{what} cannot be sent as a parameter; pass its id or element id")
             raise BoltValueError(f"unknown structure tag 0x{structure.tag:02X}")
         try:
             return convert(structure.fields)

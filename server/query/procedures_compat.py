@@ -12,7 +12,7 @@ import numpy as np
 
 from relate.protocol import temporal
 from relate.protocol.errors import ArgumentError, CypherTypeError, EntityNotFound
-from relate.protocol.values import Duration, Vector
+from relate.protocol.values import Duration, Point, Vector
 
 from .refs import NodeRef, RelRef
 
@@ -177,7 +177,7 @@ META_OUTPUTS = [("label", "STRING?"), ("property", "STRING?"), ("count", "INTEGE
 _TYPE_NAMES = ((bool, "BOOLEAN"), (int, "INTEGER"), (float, "FLOAT"), (str, "STRING"),
                (temporal.DateTime, "DATE_TIME"), (temporal.LocalDateTime, "LOCAL_DATE_TIME"),
                (temporal.Date, "DATE"), (temporal.Time, "TIME"), (temporal.LocalTime, "LOCAL_TIME"),
-               (Duration, "DURATION"), (Vector, "LIST"), (list, "LIST"), (dict, "MAP"), (bytes, "BYTE_ARRAY"),
+               (Duration, "DURATION"), (Point, "POINT"), (Vector, "LIST"), (list, "LIST"), (dict, "MAP"), (bytes, "BYTE_ARRAY"),
                (_dt.datetime, "DATE_TIME"), (_dt.date, "DATE"))
 
 

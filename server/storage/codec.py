@@ -1,4 +1,4 @@
-"""Msgpack encoding of stored values: plain msgpack plus ext types for vectors and temporal values.
+"""Msgpack encoding of stored values: plain msgpack plus ext types for vectors, temporal values and points.
 
 Ext codes are part of the on-disk format; never renumber them.
 """
@@ -11,18 +11,18 @@ import numpy as np
 
 from relate.protocol.errors import CypherTypeError as CypherTypeError   # re-exported: storage raises it as codec.CypherTypeError
 from relate.protocol.temporal import Date, DateTime, LocalDateTime, LocalTime, Time
-from relate.protocol.values import VECTOR_TYPES, Duration, Vector
+from relate.protocol.values import VECTOR_TYPES, Duration, Point, Vector
 
 if TYPE_CHECKING:
     from typing import IO, Any
 
     # The value classes stored under an ext code of their own (to_state / from_state).
-    StateClass = type[Duration | Date | Time | LocalTime | DateTime | LocalDateTime]
+    StateClass = type[Duration | Date | Time | LocalTime | DateTime | LocalDateTime | Point]
 
 EXT_VECTOR = 1
 EXT_DURATION = 2
 _class_by_code: dict[int, StateClass] = {EXT_DURATION: Duration, 3: Date, 4: Time, 5: LocalTime, 6: DateTime,
-                                   7: LocalDateTime}
+                                         7: LocalDateTime, 8: Point}
 _code_by_class: dict[type[Any], int] = {cls: code for code, cls in _class_by_code.items()}
 
 INT64_MIN = -(1 << 63)
@@ -32,7 +32,7 @@ SCALAR_CLASSES: frozenset[type[Any]] = frozenset((str, float, bool, bytes, Vecto
 
 
 def ext_code(cls: type[Any]) -> int | None:
-    """The ext code for a temporal/Duration class, or None if it is not a stored class."""
+    """The ext code for a temporal, Duration or Point class, or None if it is not a stored class."""
     return _code_by_class.get(cls)
 
 

@@ -122,6 +122,19 @@ def test_vectors_round_trip_on_bolt_6(driver):
     assert row["v"].to_native() == [1.0, 2.0]
 
 
+def test_points_round_trip_and_work_in_cypher(driver):
+    from neo4j.spatial import CartesianPoint, WGS84Point
+    records, _, _ = driver.execute_query(
+        "CREATE (c:Spot {at: $here}) RETURN c.at AS at, point({x: 1, y: 2, z: 3}) AS p3, "
+        "round(point.distance($here, point({latitude: 59.3293, longitude: 18.0686}))) AS metres, "
+        "point.distance($a, $b) AS d", here=WGS84Point((12.5683, 55.6761)), a=CartesianPoint((0.0, 0.0)),
+        b=CartesianPoint((3.0, 4.0)))
+    row = records[0]
+    assert isinstance(row["at"], WGS84Point) and (row["at"].longitude, row["at"].latitude) == (12.5683, 55.6761)
+    assert isinstance(row["p3"], CartesianPoint) and tuple(row["p3"]) == (1.0, 2.0, 3.0) and row["p3"].srid == 9157
+    assert 520_000 < row["metres"] < 525_000 and row["d"] == 5.0
+
+
 def test_graph_entities_and_paths(driver):
     records, _, _ = driver.execute_query(
         "CREATE p = (a:Person {name: 'Ann'})-[:KNOWS {since: 2020}]->(b:Person:Admin {name: 'Bob'})"

@@ -6,7 +6,7 @@ from relate import temporal
 from relate.protocol.bolt.handshake import BoltVersion
 from relate.protocol.bolt.packstream import Packer, PackStreamError, Structure, Unpacker
 from relate.server.net.bolt_values import BoltValueError, dehydrator, hydrator
-from relate.values import Duration, Node, Path, Relationship, Vector
+from relate.values import Duration, Node, Path, Point, Relationship, Vector
 
 V5, V6 = BoltVersion(5, 8), BoltVersion(6, 0)
 
@@ -65,8 +65,20 @@ def test_named_zones_use_the_zone_id_form():
     assert _through(temporal.DateTime.parse("2024-01-01T00:00+09:00")).tag == ord("I")
 
 
+@pytest.mark.parametrize("value, tag", [
+    (Point.cartesian(1.5, -2.0), b"X"), (Point.wgs84(12.5, 55.6), b"X"), (Point.cartesian(1.0, 2.0, 3.0), b"Y"),
+    (Point.wgs84(-0.1, 51.5, 35.0), b"Y"),
+])
+def test_points_round_trip_as_point2d_and_point3d(value, tag):
+    structure = _through(value)
+    assert structure.tag == ord(tag) and structure.fields == [value.srid, *value.coordinates]
+    back = _hydrated(structure)
+    assert back == value and type(back) is Point
+
+
 @pytest.mark.parametrize("structure", [
-    Structure(b"X", [7203, 1.0, 2.0]), Structure(b"Y", [9157, 1.0, 2.0, 3.0]),
+    Structure(b"X", [7203, 1.0]), Structure(b"X", [9999, 1.0, 2.0]), Structure(b"Y", [7203, 1.0, 2.0, 3.0]),
+    Structure(b"X", [9157, 1.0, 2.0]), Structure(b"X", [7203, "a", 2.0]), Structure(b"X", ["7203", 1.0, 2.0]),
     Structure(b"N", [1, [], {}, "n:1"]), Structure(b"D", ["x"]), Structure(b"D", [1, 2]),
     Structure(b"i", [0, 0, "Not/AZone"]), Structure(b"E", [1, 2, 3]), Structure(b"Q", []),
     Structure(b"D", [10 ** 12]), Structure(b"V", [b"\xC6", b"\x00\x00\x00"]), Structure(b"V", [b"\xAA", b""]),

@@ -56,6 +56,8 @@ TYPED_VALUES = {
     "zoned": {"$type": "ZonedDateTime", "_value": "2024-07-01T12:00+02:00[Europe/Stockholm]"},
     "duration": {"$type": "Duration", "_value": "P1Y2M3DT4H5M6.000000007S"},
     "vector": {"$type": "Vector", "_value": {"coordinatesType": "FLOAT32", "coordinates": ["0.5", "-1.0", "2.0"]}},
+    "point": {"$type": "Point", "_value": "SRID=4326;POINT (12.5 55.6)"},
+    "point3d": {"$type": "Point", "_value": "SRID=9157;POINT Z (1.0 -2.0 3.5)"},
 }
 
 
@@ -145,6 +147,10 @@ def test_malformed_and_oversized_requests_get_4xx_and_the_server_stays_up(http):
         deep = {"$type": "List", "_value": [deep]}
     too_deep = query(http, "RETURN $p", {"p": deep}, **{"Content-Type": TYPED})
     assert too_deep.status_code == 400 and "nested deeper" in too_deep.text
+    for wkt in ("SRID=4326;POINT Z (1 2)", "SRID=1;POINT (1 2)", "POINT (1 2)", "SRID=7203;POINT (1 x)",
+                "SRID=9157;POINT (1 2 3)", "SRID=7203;POINT Z (1 2 3)"):
+        bad_point = query(http, "RETURN $p", {"p": {"$type": "Point", "_value": wkt}}, **{"Content-Type": TYPED})
+        assert bad_point.status_code == 400, (wkt, bad_point.text)
     big = http.post("/db/neo4j/query/v2", json={"statement": "RETURN $s", "parameters": {"s": "x" * 300_000}})
     assert big.status_code == 413 and "exceeds the limit" in big.json()["errors"][0]["message"]
     assert http.get("/health").json()["status"] == "ok"

@@ -42,6 +42,7 @@ VALUES = {
     "decimal": decimal.Decimal("1.5"), "uuid": uuid.UUID(int=1), "object": object(),
     "int_too_big": 2**64, "int_too_small": -2**63 - 1, "nested_bad": [1, {"a": decimal.Decimal(1)}],
     "bad_key": {1: "a"},
+    "point": relate.Point.cartesian(1.5, -2.0), "point_wgs84_3d": relate.Point.wgs84(12.5, 55.6, 10.0),
 }
 
 STATEMENTS = [

@@ -10,9 +10,9 @@ import sys
 
 from typing import Any, Callable
 
-from relate.protocol.errors import (CypherSemanticError, CypherSyntaxError, CypherTypeError,
+from relate.protocol.errors import (ArgumentError, CypherSemanticError, CypherSyntaxError, CypherTypeError,
                                     ParameterMissing)
-from relate.protocol.values import VECTOR_TYPES, Duration, Vector
+from relate.protocol.values import VECTOR_TYPES, Duration, Point, Vector
 from relate.server.query import ast
 from relate.server.query.context import checked
 from relate.server.query.exec import functions
@@ -54,7 +54,7 @@ def _is_const(fn: Compiled) -> bool:
 # Functions of their arguments and the statement's own state (default zone, statement clock).
 _STATEMENT_FUNCTIONS = frozenset(("date", "datetime", "localdatetime", "time", "localtime"))
 # Only values nothing can change in place are kept (lists and maps are built again per use).
-_KEPT_TYPES = frozenset((int, float, str, bool, type(None), Duration))
+_KEPT_TYPES = frozenset((int, float, str, bool, type(None), Duration, Point))
 _MISSING = object()
 
 
@@ -181,8 +181,28 @@ def get_property(value: Any, key: str, ctx: Any) -> Any:
         return None
     if t is Duration or temporal_rank(value) is not None:
         return _temporal_ops().temporal_property(value, key)
+    if t is Point:
+        return point_property(value, key)
     raise _runtime_type_error(f"Type mismatch: expected a map, node or relationship but was "
                               f"{type_name(value)} (accessing property `{key}`)")
+
+
+_POINT_FIELDS = {"x": 0, "y": 1, "z": 2, "longitude": 0, "latitude": 1, "height": 2}
+
+
+def point_property(value: Point, key: str) -> Any:
+    """``p.x``, ``p.y``, ``p.z``, ``p.longitude``, ``p.latitude``, ``p.height``, ``p.crs``, ``p.srid``:
+    the geographic names on WGS-84 points only, z and height on 3-D points only (as Neo4j)."""
+    if key == "crs":
+        return value.crs
+    if key == "srid":
+        return value.srid
+    index = _POINT_FIELDS.get(key)
+    if index is None or (key in ("longitude", "latitude", "height") and not value.geographic) \
+            or index >= len(value.coordinates):
+        raise ArgumentError(f"Field: {key} is not available on a point of the {value.crs} CRS: {value}",
+                            detail="InvalidArgumentValue", phase="runtime")
+    return value.coordinates[index]
 
 
 def _all_properties(value: Any, ctx: Any) -> dict:

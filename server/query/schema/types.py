@@ -5,7 +5,7 @@ import re
 from typing import Any, Callable
 
 from relate.protocol import temporal
-from relate.protocol.values import Duration, Vector
+from relate.protocol.values import Duration, Point, Vector
 
 _ALIASES = {
     "BOOL": "BOOLEAN", "INT": "INTEGER", "INT64": "INTEGER", "INTEGER64": "INTEGER", "SIGNED INTEGER": "INTEGER",
@@ -26,6 +26,7 @@ _SCALARS: dict[str, Callable[[Any], bool]] = {
     "ZONED DATETIME": lambda v: type(v) is temporal.DateTime,
     "DURATION": lambda v: type(v) is Duration,
     "VECTOR": lambda v: type(v) is Vector,
+    "POINT": lambda v: type(v) is Point,
     "ANY": lambda v: True,
 }
 

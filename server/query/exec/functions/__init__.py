@@ -2,7 +2,7 @@
 ``@function`` / ``@aggregate``; importing this package imports them all.
 
 Modules by theme: ``convert``, ``graph``, ``lists``, ``math``, ``strings``, ``text_similarity``,
-``vector``, ``misc``, ``load`` (LOAD CSV), ``temporal/`` and ``aggregates``; the server-side embedding functions register
+``vector``, ``spatial`` (points), ``misc``, ``load`` (LOAD CSV), ``temporal/`` and ``aggregates``; the server-side embedding functions register
 from ``relate.server.ai.functions``.
 """
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 
 from relate.server.query.exec.functions import (aggregates, convert, graph, lists, load, math,  # noqa: F401
-                                                misc, strings, temporal, text_similarity, vector)
+                                                misc, spatial, strings, temporal, text_similarity, vector)
 from relate.server.query.exec.functions.registry import ARITY, CATALOG, FUNCTIONS, PURE, FunctionInfo, function
 
 __all__ = ["FUNCTIONS", "ARITY", "PURE", "CATALOG", "FunctionInfo", "function", "lookup", "arity", "catalog"]

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from relate.protocol.errors import ArgumentError
-from relate.protocol.values import Duration, Vector
+from relate.protocol.values import Duration, Point, Vector
 from relate.server.query.context import checked
 from relate.server.query.exec.functions.registry import function, type_error
 from relate.server.query.exec.values.ops import equals, temporal_rank
@@ -119,7 +119,8 @@ _TYPE_ORDER = ["NULL", "BOOLEAN", "STRING", "INTEGER", "FLOAT", "DATE", "LOCAL T
 _TEMPORAL_TYPE_NAMES = {"Date": "DATE", "LocalTime": "LOCAL TIME", "Time": "ZONED TIME",
                         "LocalDateTime": "LOCAL DATETIME", "DateTime": "ZONED DATETIME"}
 _SIMPLE_TYPE_NAMES = {bool: "BOOLEAN", str: "STRING", int: "INTEGER", float: "FLOAT", dict: "MAP",
-                      NodeRef: "NODE", RelRef: "RELATIONSHIP", PathRef: "PATH", Duration: "DURATION"}
+                      NodeRef: "NODE", RelRef: "RELATIONSHIP", PathRef: "PATH", Duration: "DURATION",
+                      Point: "POINT"}
 
 
 def _base_type(v) -> str:

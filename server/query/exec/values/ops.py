@@ -10,7 +10,7 @@ import math
 from typing import Any
 
 from relate.protocol.errors import CypherArithmeticError, CypherTypeError
-from relate.protocol.values import Duration, Vector
+from relate.protocol.values import Duration, Point, Vector
 from relate.server.query.refs import NodeRef, PathRef, RelRef
 from relate.server.query import limits
 
@@ -21,11 +21,12 @@ __all__ = [
     "add", "subtract", "multiply", "divide", "modulo", "power", "negate",
 ]
 
-# ORDER BY ranks (ascending): MAP < NODE < RELATIONSHIP < LIST < PATH < DATETIME < LOCALDATETIME
+# ORDER BY ranks (ascending): MAP < NODE < RELATIONSHIP < LIST < PATH < POINT < DATETIME < LOCALDATETIME
 # < DATE < TIME < LOCALTIME < DURATION < STRING < BOOLEAN < NUMBER < NULL (Neo4j's order).
 _MAP, _NODE, _REL, _LIST, _VECTOR, _PATH = 0, 1, 2, 3, 4, 5
 TEMPORAL_ORDER = {"DateTime": 6, "LocalDateTime": 7, "Date": 8, "Time": 9, "LocalTime": 10}
 _DURATION, _STRING, _BOOL, _NUMBER, _NULL, _OTHER = 11, 12, 13, 14, 15, 16
+_POINT = 5.5                 # between PATH and the temporal ranks
 
 # Sentinel returned by the internal comparison for "unordered" (NaN involved): every <, <=, >, >= is false.
 _UNORDERED = 2
@@ -226,6 +227,8 @@ def order_key(v: Any) -> tuple:
         return (_DURATION, v.months, v.days, v.seconds, v.nanoseconds)
     if t is Vector:
         return (_VECTOR, tuple(v.tolist()))
+    if t is Point:
+        return (_POINT, v.srid, v.coordinates)
     rank = temporal_rank(v)
     if rank is not None:
         return (rank, _TemporalKey(v))
@@ -307,7 +310,7 @@ def group_key(v: Any) -> Any:
 _TYPE_NAMES = {
     type(None): "Null", bool: "Boolean", int: "Integer", float: "Float", str: "String",
     list: "List", dict: "Map", NodeRef: "Node", RelRef: "Relationship", PathRef: "Path",
-    Duration: "Duration", Vector: "Vector",
+    Duration: "Duration", Vector: "Vector", Point: "Point",
 }
 
 
@@ -361,7 +364,7 @@ def cypher_str(v: Any) -> str | None:
         return format_float(v)
     if t is bool:
         return "true" if v else "false"
-    if t is Duration or temporal_rank(v) is not None:
+    if t is Duration or t is Point or temporal_rank(v) is not None:
         return str(v)
     return None
 
