@@ -157,7 +157,16 @@ patternPart : (variable EQ)? anonymousPatternPart ;
 
 anonymousPatternPart
     : shortest=(SHORTESTPATH | ALLSHORTESTPATHS) LPAREN patternElement RPAREN
+    | pathSelector patternElement
     | patternElement
+    ;
+
+// GQL path selectors (Neo4j 5.21+): ALL SHORTEST, ANY SHORTEST, SHORTEST k, ANY [k].
+pathSelector
+    : ALL SHORTEST                                                        # AllShortestSelector
+    | ANY SHORTEST                                                        # AnyShortestSelector
+    | SHORTEST k=INTEGER (GROUPS)?                                        # ShortestKSelector
+    | ANY k=INTEGER?                                                      # AnySelector
     ;
 
 patternElement
@@ -181,7 +190,15 @@ labelAtom : symbolicName | PERCENT | LPAREN labelExpression RPAREN ;
 
 properties : mapLiteral | PARAMETER ;
 
-relationshipPattern : left=LT? dash relationshipDetail? dash right=GT? ;
+relationshipPattern : left=LT? dash relationshipDetail? dash right=GT? quantifier? ;
+
+// A quantified relationship (Neo4j 5.9+): -[:T]->{1,3}, -[:T]->+, -[:T]->* (as -[:T*1..3]->, *1.., *0..).
+quantifier
+    : LBRACE lo=INTEGER RBRACE
+    | LBRACE lo=INTEGER? COMMA hi=INTEGER? RBRACE
+    | plus=PLUS
+    | star=STAR
+    ;
 
 dash : MINUS | DASH ;
 
@@ -203,6 +220,7 @@ expression
     | expression op=(STAR | SLASH | PERCENT) expression                   # MulExpr
     | expression op=(PLUS | MINUS) expression                             # AddExpr
     | expression IS NOT? NULL                                             # IsNullExpr
+    | expression (IS NOT? (COLONCOLON | TYPED) | COLONCOLON) valueType       # TypePredicateExpr
     | expression stringOp expression                                      # StringOpExpr
     | expression op=(EQ | NEQ | LT | GT | LE | GE) expression             # CompareExpr
     | NOT expression                                                      # NotExpr
@@ -212,6 +230,13 @@ expression
     ;
 
 stringOp : STARTS WITH | ENDS WITH | CONTAINS | REGEX_MATCH | IN ;
+
+// The type of a type predicate (x IS :: INTEGER NOT NULL, x IS TYPED LIST<STRING> | NULL): words that are
+// not clause keywords, so the predicate ends where the expression does (AND, AS, WITH, WHERE, ...); the
+// ZONED spellings stand for the '... WITH TIME ZONE' ones here.
+valueType : valueTypeAtom (PIPE valueTypeAtom)* ;
+valueTypeAtom : (typeWord+ | typeWord LT valueType GT) (NOT NULL)? ;
+typeWord : IDENTIFIER | NULL | POINT | NODE | RELATIONSHIP | REL | ANY | VECTOR ;
 
 postfixExpression : atom postfix* nodeLabels? ;
 
@@ -416,12 +441,12 @@ nonNotKeyword
     | CURRENT | DATABASE | DATABASES | DECLARATION | DECLARATIONS | DEFAULT | DELETE | DESC | DESCENDING | DETACH | DISTINCT | DROP | EACH
     | ELSE | ENCRYPTED | END | ERROR | FAIL
     | ENDS | EXISTS | EXPLAIN | FALSE | FIELDTERMINATOR | FOR | FOREACH | FROM | FULLTEXT | FUNCTION
-    | FUNCTIONS | GRANT | HEADERS | HOME | IF | IN | INDEX | INDEXES | IS | JOIN | JOINS | KEY | LABEL | LIMIT | LOAD
+    | FUNCTIONS | GRANT | GROUPS | HEADERS | HOME | IF | IN | INDEX | INDEXES | IS | JOIN | JOINS | KEY | LABEL | LIMIT | LOAD
     | LOOKUP | MATCH | MERGE | NODE | NODETACH | NONE
     | NULL | OF | OFFSET | ON | OPTIONAL | OPTIONS | OR | ORDER | PASSWORD | PLAINTEXT | POINT
     | PROCEDURE | PROCEDURES | PROFILE | RANGE | REDUCE | REL | RELATIONSHIP | RELEVANCE | REMOVE | REPORT
     | REQUIRE | REQUIRED | RETRY | RETURN | REVOKE | ROLE | ROLES | ROW | ROWS | RRF | SCORE | SEARCH | SECOND
-    | SECONDS | SET | SHORTESTPATH | SHOW | SINGLE | SKIP_ | STARTS | STATUS | TEXT | THEN | TO | TRANSACTION | TRANSACTIONS | TRUE | TYPED | UNION | UNIQUE
+    | SECONDS | SET | SHORTEST | SHORTESTPATH | SHOW | SINGLE | SKIP_ | STARTS | STATUS | TEXT | THEN | TO | TRANSACTION | TRANSACTIONS | TRUE | TYPED | UNION | UNIQUE
     | UNWIND | USER | USERS | USING | VECTOR | WEIGHT | WHEN | WHERE | WITH | WRRF | XOR | YIELD
     ;
 
@@ -483,6 +508,7 @@ FULLTEXT : 'FULLTEXT' ;
 FUNCTION : 'FUNCTION' ;
 FUNCTIONS : 'FUNCTIONS' ;
 GRANT : 'GRANT' ;
+GROUPS : 'GROUPS' ;
 HEADERS : 'HEADERS' ;
 HOME : 'HOME' ;
 IF : 'IF' ;
@@ -539,6 +565,7 @@ SEARCH : 'SEARCH' ;
 SECOND : 'SECOND' ;
 SECONDS : 'SECONDS' ;
 SET : 'SET' ;
+SHORTEST : 'SHORTEST' ;
 SHORTESTPATH : 'SHORTESTPATH' ;
 SHOW : 'SHOW' ;
 SINGLE : 'SINGLE' ;

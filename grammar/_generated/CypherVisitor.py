@@ -260,6 +260,26 @@ class CypherVisitor(ParseTreeVisitor):
         return self.visitChildren(ctx)
 
 
+    # Visit a parse tree produced by CypherParser#AllShortestSelector.
+    def visitAllShortestSelector(self, ctx:CypherParser.AllShortestSelectorContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#AnyShortestSelector.
+    def visitAnyShortestSelector(self, ctx:CypherParser.AnyShortestSelectorContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#ShortestKSelector.
+    def visitShortestKSelector(self, ctx:CypherParser.ShortestKSelectorContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#AnySelector.
+    def visitAnySelector(self, ctx:CypherParser.AnySelectorContext):
+        return self.visitChildren(ctx)
+
+
     # Visit a parse tree produced by CypherParser#patternElement.
     def visitPatternElement(self, ctx:CypherParser.PatternElementContext):
         return self.visitChildren(ctx)
@@ -310,6 +330,11 @@ class CypherVisitor(ParseTreeVisitor):
         return self.visitChildren(ctx)
 
 
+    # Visit a parse tree produced by CypherParser#quantifier.
+    def visitQuantifier(self, ctx:CypherParser.QuantifierContext):
+        return self.visitChildren(ctx)
+
+
     # Visit a parse tree produced by CypherParser#dash.
     def visitDash(self, ctx:CypherParser.DashContext):
         return self.visitChildren(ctx)
@@ -340,18 +365,8 @@ class CypherVisitor(ParseTreeVisitor):
         return self.visitChildren(ctx)
 
 
-    # Visit a parse tree produced by CypherParser#PowerExpr.
-    def visitPowerExpr(self, ctx:CypherParser.PowerExprContext):
-        return self.visitChildren(ctx)
-
-
     # Visit a parse tree produced by CypherParser#IsNullExpr.
     def visitIsNullExpr(self, ctx:CypherParser.IsNullExprContext):
-        return self.visitChildren(ctx)
-
-
-    # Visit a parse tree produced by CypherParser#CompareExpr.
-    def visitCompareExpr(self, ctx:CypherParser.CompareExprContext):
         return self.visitChildren(ctx)
 
 
@@ -362,16 +377,6 @@ class CypherVisitor(ParseTreeVisitor):
 
     # Visit a parse tree produced by CypherParser#AddExpr.
     def visitAddExpr(self, ctx:CypherParser.AddExprContext):
-        return self.visitChildren(ctx)
-
-
-    # Visit a parse tree produced by CypherParser#NotExpr.
-    def visitNotExpr(self, ctx:CypherParser.NotExprContext):
-        return self.visitChildren(ctx)
-
-
-    # Visit a parse tree produced by CypherParser#StringOpExpr.
-    def visitStringOpExpr(self, ctx:CypherParser.StringOpExprContext):
         return self.visitChildren(ctx)
 
 
@@ -390,8 +395,48 @@ class CypherVisitor(ParseTreeVisitor):
         return self.visitChildren(ctx)
 
 
+    # Visit a parse tree produced by CypherParser#PowerExpr.
+    def visitPowerExpr(self, ctx:CypherParser.PowerExprContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#CompareExpr.
+    def visitCompareExpr(self, ctx:CypherParser.CompareExprContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#TypePredicateExpr.
+    def visitTypePredicateExpr(self, ctx:CypherParser.TypePredicateExprContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#NotExpr.
+    def visitNotExpr(self, ctx:CypherParser.NotExprContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#StringOpExpr.
+    def visitStringOpExpr(self, ctx:CypherParser.StringOpExprContext):
+        return self.visitChildren(ctx)
+
+
     # Visit a parse tree produced by CypherParser#stringOp.
     def visitStringOp(self, ctx:CypherParser.StringOpContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#valueType.
+    def visitValueType(self, ctx:CypherParser.ValueTypeContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#valueTypeAtom.
+    def visitValueTypeAtom(self, ctx:CypherParser.ValueTypeAtomContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#typeWord.
+    def visitTypeWord(self, ctx:CypherParser.TypeWordContext):
         return self.visitChildren(ctx)
 
 

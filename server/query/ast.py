@@ -118,6 +118,16 @@ class IsNull(Expr):
     pos: Pos = _pos()
 
 
+@dataclass(slots=True)
+class TypePredicate(Expr):
+    """``operand IS [NOT] :: type`` (also ``IS [NOT] TYPED type``, ``operand :: type``); ``type_name`` is
+    normalized (``INTEGER | STRING``, ``LIST<FLOAT NOT NULL>``)."""
+    operand: Expr
+    type_name: str
+    negated: bool = False
+    pos: Pos = _pos()
+
+
 # Label expressions, used in node patterns and in ``n:A:B`` / ``n:A|B`` predicates.
 class LabelExpr:
     __slots__ = ()

@@ -709,6 +709,14 @@ class _Compiler:
             return operand(row, ctx) is None
         return _fold(is_null, [operand])
 
+    def _TypePredicate(self, e: ast.TypePredicate) -> Compiled:
+        from relate.server.query.schema.types import expression_matches
+        operand, type_name, negated = self.compile(e.operand), e.type_name, e.negated
+
+        def type_predicate(row, ctx):
+            return expression_matches(type_name, operand(row, ctx)) is not negated
+        return _fold(type_predicate, [operand])
+
     def _LabelCheck(self, e: ast.LabelCheck) -> Compiled:
         subject = self.compile(e.subject)
         predicate = label_predicate(e.labels)

@@ -68,6 +68,16 @@ class ExpressionBuilder(BuilderBase):
         return ast.IsNull(self.expression(ctx.expression()), negated=ctx.NOT() is not None,
                           pos=self.pos(ctx))
 
+    def _type_predicate(self, ctx):
+        from relate.server.query.schema.types import normalize_expression_type
+        written = self.source(ctx.valueType())
+        try:
+            type_name = normalize_expression_type(written)
+        except ValueError:
+            raise self.error(ctx.valueType(), f"Unknown type: {written}", "InvalidType") from None
+        return ast.TypePredicate(self.expression(ctx.expression()), type_name, negated=ctx.NOT() is not None,
+                                 pos=self.pos(ctx))
+
     def _compare(self, ctx):
         # ``a < b <= c`` arrives left-nested; unfold it into (a < b) AND (b <= c).
         operands, ops = [self.expression(ctx.expression(1))], [_COMPARE_OPS[ctx.op.text]]
@@ -316,6 +326,7 @@ ExpressionBuilder._expression_handlers = {
     P.MulExprContext: ExpressionBuilder._binary,
     P.AddExprContext: ExpressionBuilder._binary,
     P.IsNullExprContext: ExpressionBuilder._is_null,
+    P.TypePredicateExprContext: ExpressionBuilder._type_predicate,
     P.StringOpExprContext: ExpressionBuilder._binary,
     P.CompareExprContext: ExpressionBuilder._compare,
     P.NotExprContext: ExpressionBuilder._not,

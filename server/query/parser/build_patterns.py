@@ -20,9 +20,35 @@ class PatternBuilder(ExpressionBuilder):
         variable = ctx.variable()
         anonymous = ctx.anonymousPatternPart()
         shortest = None if anonymous.shortest is None else _SHORTEST[anonymous.shortest.type]
+        selector = anonymous.pathSelector()
+        if selector is not None:
+            shortest = self._selector(selector)
         return ast.PatternPart(None if variable is None else self.name(variable),
                                self.pattern_element(anonymous.patternElement()), shortest,
                                pos=self.pos(ctx))
+
+    def _selector(self, ctx) -> str | None:
+        """A GQL path selector as the shortest-path kind it is: ALL SHORTEST is allShortestPaths, ANY
+        SHORTEST and SHORTEST 1 shortestPath; ANY [1] keeps one path of each match (the shortest: a
+        breadth-first search finds it first)."""
+        kind = type(ctx)
+        if kind is P.AllShortestSelectorContext:
+            return "all"
+        if kind is P.AnyShortestSelectorContext:
+            return "shortest"
+        k = 1 if ctx.k is None else decode_integer(ctx.k.text, False)[0]
+        if kind is P.ShortestKSelectorContext and ctx.GROUPS() is not None:
+            if k == 1:
+                return "all"                    # SHORTEST 1 GROUPS: every path of the shortest length
+            raise self.error(ctx, f"SHORTEST {k} GROUPS is not supported (SHORTEST 1 GROUPS and ALL SHORTEST are)",
+                             "UnsupportedFeature")
+        if k == 1:
+            return "shortest"
+        if k < 1:
+            raise self.error(ctx, f"The path count of a path selector must be at least 1, not {k}",
+                             "InvalidArgumentValue")
+        raise self.error(ctx, f"Path selectors for {k} paths are not supported (SHORTEST 1, ANY SHORTEST, "
+                              "ALL SHORTEST and ANY are)", "UnsupportedFeature")
 
     def pattern_element(self, ctx) -> list:
         while ctx.patternElement() is not None:      # ((a)-->(b)) is (a)-->(b)
@@ -62,18 +88,38 @@ class PatternBuilder(ExpressionBuilder):
         else:
             direction = "both"
         detail = ctx.relationshipDetail()
+        quantifier = ctx.quantifier()
+        length = None if quantifier is None else self._quantifier(quantifier)
         if detail is None:
-            return ast.RelPattern(None, [], direction, None, pos=self.pos(ctx))
+            return ast.RelPattern(None, [], direction, None, length, pos=self.pos(ctx))
         variable, types, span, props = (detail.variable(), detail.relationshipTypes(),
                                         detail.rangeLiteral(), detail.properties())
+        if span is not None and quantifier is not None:
+            raise self.error(quantifier, "A quantified relationship cannot also have a variable length (*)",
+                             "InvalidQuantifier")
         return ast.RelPattern(
             None if variable is None else self.name(variable),
             [] if types is None else [self.name(name) for name in types.symbolicName()],
             direction,
             None if props is None else self.properties(props),
-            None if span is None else self._range(span),
+            length if span is None else self._range(span),
             self.optional_expression(detail.expression()),
             pos=self.pos(ctx))
+
+    def _quantifier(self, ctx) -> tuple:
+        """{n}, {m,n}, {m,}, {,n}, + and * as a variable length (a missing minimum is 0, as in Neo4j)."""
+        if ctx.plus is not None:
+            return (1, None)
+        if ctx.star is not None:
+            return (0, None)
+        low = 0 if ctx.lo is None else decode_integer(ctx.lo.text, False)[0]
+        if ctx.COMMA() is None:
+            return (low, low)
+        high = None if ctx.hi is None else decode_integer(ctx.hi.text, False)[0]
+        if high is not None and high < low:
+            raise self.error(ctx, f"A quantifier's upper bound ({high}) is below its lower bound ({low})",
+                             "InvalidQuantifier")
+        return (low, high)
 
     @staticmethod
     def _range(ctx) -> tuple:

@@ -78,6 +78,8 @@ def expr_text(expr) -> str:
         return f"{expr.op} {expr_text(expr.operand)}" if expr.op == "NOT" else f"{expr.op}{expr_text(expr.operand)}"
     if t is ast.IsNull:
         return f"{expr_text(expr.operand)} IS {'NOT ' if expr.negated else ''}NULL"
+    if t is ast.TypePredicate:
+        return f"{expr_text(expr.operand)} IS {'NOT ' if expr.negated else ''}:: {expr.type_name}"
     if t is ast.FunctionCall:
         distinct = "DISTINCT " if expr.distinct else ""
         return f"{expr.name}({distinct}{', '.join(expr_text(a) for a in expr.args)})"

@@ -1,4 +1,5 @@
-"""Property type constraints (``REQUIRE n.p IS :: INTEGER``): parsing type names and checking values."""
+"""Type names and value checks: property type constraints (``REQUIRE n.p IS :: INTEGER``) and type predicate
+expressions (``x IS :: INTEGER | STRING``, ``x IS NOT TYPED LIST<FLOAT NOT NULL>``)."""
 from __future__ import annotations
 
 import re
@@ -100,3 +101,76 @@ def check_known(type_name: str) -> None:
             check_known(part[5:-1])
         elif part not in _SCALARS:
             raise ValueError(part)
+
+
+# -- type predicate expressions ----------------------------------------------------------------------
+# Besides the property types: graph values, maps, NULL, NOTHING, ANY and PROPERTY VALUE.
+_EXPRESSION_ALIASES = {
+    "ANY NODE": "NODE", "VERTEX": "NODE", "ANY VERTEX": "NODE", "ANY RELATIONSHIP": "RELATIONSHIP",
+    "EDGE": "RELATIONSHIP", "ANY EDGE": "RELATIONSHIP", "ANY MAP": "MAP", "ANY VALUE": "ANY",
+    "ANY PROPERTY VALUE": "PROPERTY VALUE",
+}
+
+
+def _expression_scalars() -> dict[str, Callable[[Any], bool]]:
+    from relate.server.query.refs import NodeRef, PathRef, RelRef     # the engine's entity references
+    scalars = dict(_SCALARS)
+    scalars.update({"NODE": lambda v: type(v) is NodeRef, "RELATIONSHIP": lambda v: type(v) is RelRef,
+                    "PATH": lambda v: type(v) is PathRef, "MAP": lambda v: type(v) is dict,
+                    "NULL": lambda v: False, "NOTHING": lambda v: False, "PROPERTY VALUE": _property_value})
+    return scalars
+
+
+def _property_value(value: Any) -> bool:
+    if type(value) is list:
+        return all(item is not None and _property_value(item) and type(item) is not list for item in value)
+    return any(check(value) for name, check in _SCALARS.items() if name != "ANY")
+
+
+def normalize_expression_type(type_name: str) -> str:
+    """The canonical text of a type predicate's type; ValueError for a type no value can be checked against."""
+    parts = []
+    for part in _split_union(" ".join(type_name.split()).upper()):
+        part = part.strip()
+        not_null = part.endswith(" NOT NULL")
+        if not_null:
+            part = part[: -len(" NOT NULL")].strip()
+        part = re.sub(r"\s*<\s*", "<", re.sub(r"\s*>", ">", part))
+        if part.startswith("ANY<") and part.endswith(">"):            # ANY<A | B> is the union A | B
+            inner = normalize_expression_type(part[4:-1])
+            parts.append(inner if not not_null else " | ".join(f"{p.strip()} NOT NULL" for p in _split_union(inner)))
+            continue
+        if part.startswith(("LIST<", "ARRAY<")) and part.endswith(">"):
+            part = f"LIST<{normalize_expression_type(part[part.index('<') + 1:-1])}>"
+        else:
+            part = _EXPRESSION_ALIASES.get(part, _ALIASES.get(part, part))
+            if part == "LIST<ANY>":
+                pass
+            elif part not in _expression_scalars():
+                raise ValueError(part)
+        parts.append(part + (" NOT NULL" if not_null else ""))
+    return " | ".join(p.strip() for p in parts)
+
+
+def expression_matches(type_name: str, value: Any) -> bool:
+    """``value IS :: type_name`` for a normalized type (null fits every type not marked NOT NULL, and NULL)."""
+    scalars = _EXPRESSION_SCALARS or _EXPRESSION_SCALARS.update(_expression_scalars()) or _EXPRESSION_SCALARS
+    return any(_expression_matches_one(part.strip(), value, scalars) for part in _split_union(type_name))
+
+
+_EXPRESSION_SCALARS: dict[str, Callable[[Any], bool]] = {}
+
+
+def _expression_matches_one(text: str, value: Any, scalars: dict) -> bool:
+    not_null = text.endswith(" NOT NULL")
+    if not_null:
+        text = text[: -len(" NOT NULL")]
+    if value is None:
+        return not not_null and text != "NOTHING"
+    if text.startswith("LIST<"):
+        if type(value) is not list:
+            return False
+        inner = text[5:-1]
+        return all(any(_expression_matches_one(p.strip(), item, scalars) for p in _split_union(inner))
+                   for item in value)
+    return scalars[text](value)

@@ -43,7 +43,8 @@ def infer_kind(expr: ast.Expr, scope: Scope) -> str:
     if isinstance(expr, ast.Variable):
         return scope.kind(expr.name) or ANY
     if isinstance(expr, (ast.Literal, ast.ListLiteral, ast.MapLiteral, ast.MapProjection,
-                         ast.ListComprehension, ast.PatternComprehension, ast.IsNull, ast.Quantifier)):
+                         ast.ListComprehension, ast.PatternComprehension, ast.IsNull, ast.TypePredicate,
+                         ast.Quantifier)):
         if isinstance(expr, ast.Literal) and expr.value is None:
             return ANY
         return VALUE

@@ -1,0 +1,54 @@
+"""Type predicate expressions (Neo4j 5 / GQL): ``x IS [NOT] :: TYPE``, ``x IS [NOT] TYPED TYPE``, ``x :: TYPE``,
+with unions, NOT NULL, LIST<...>, graph types, ANY, NULL, NOTHING and PROPERTY VALUE."""
+from __future__ import annotations
+
+import pytest
+
+from relate.errors import CypherSyntaxError
+from tests.helpers import rows
+
+
+def one(db, text):
+    (row,) = rows(db, text)
+    return row
+
+
+def test_scalars_nulls_and_negation(db):
+    assert one(db, "RETURN 1 IS :: INTEGER, 1 IS NOT :: STRING, 1.5 IS TYPED FLOAT, 'a' IS NOT TYPED STRING, "
+                   "true :: BOOLEAN, null IS :: INTEGER, null IS :: INTEGER NOT NULL, null IS NOT :: INT NOT NULL") \
+        == (True, True, True, False, True, True, False, True)
+
+
+def test_unions_lists_and_aliases(db):
+    assert one(db, "RETURN 'x' IS :: INTEGER | STRING, 2.5 IS :: ANY<INTEGER | STRING>, "
+                   "[1, 2] IS :: LIST<INTEGER NOT NULL>, [1, null] IS :: LIST<INTEGER NOT NULL>, "
+                   "[1, null] IS :: LIST<INTEGER>, [1, 'a'] IS :: LIST<INTEGER | STRING>, [] IS :: LIST<NOTHING>, "
+                   "1 IS :: LIST<ANY>, 1 IS :: SIGNED INTEGER, true IS :: BOOL") \
+        == (True, False, True, False, True, True, True, False, True, True)
+
+
+def test_temporal_spatial_graph_and_catch_all_types(db):
+    rows(db, "CREATE (:A {x: 1, tags: ['t']})-[:R]->(:B)")
+    assert one(db, "MATCH p = (a:A)-[r]->(b) RETURN a IS :: NODE, r IS :: RELATIONSHIP, p IS :: PATH, "
+                   "a IS :: ANY NODE, r IS :: EDGE, {k: 1} IS :: MAP, a.x IS :: PROPERTY VALUE, "
+                   "a.tags IS :: PROPERTY VALUE, {k: 1} IS :: PROPERTY VALUE, a IS :: ANY, null IS :: NULL, "
+                   "1 IS :: NULL, null IS :: NOTHING") \
+        == (True, True, True, True, True, True, True, True, False, True, True, False, False)
+    assert one(db, "RETURN date() IS :: DATE, datetime() IS :: ZONED DATETIME, localdatetime() IS :: "
+                   "TIMESTAMP WITHOUT TIME ZONE, localtime() IS :: LOCAL TIME, time() IS :: ZONED TIME, "
+                   "duration('P1D') IS :: DURATION, point({x: 1, y: 2}) IS :: POINT") == (True,) * 7
+
+
+def test_in_where_and_before_other_clauses(db):
+    assert rows(db, "UNWIND [1, 'a', 2.5, null, [1]] AS v WITH v WHERE v IS :: INTEGER | FLOAT "
+                    "WITH v RETURN collect(v)") == [([1, 2.5],)]
+    assert one(db, "UNWIND [1, 'a'] AS v RETURN count(CASE WHEN v IS :: STRING THEN 1 END)") == (1,)
+    assert rows(db, "UNWIND ['b', 1, 'a'] AS v WITH v WHERE v IS :: STRING RETURN v ORDER BY v IS :: STRING "
+                    "DESC, v") == [("a",), ("b",)]
+
+
+def test_unknown_types_are_syntax_errors(db):
+    with pytest.raises(CypherSyntaxError, match="Unknown type"):
+        rows(db, "RETURN 1 IS :: FOO")
+    with pytest.raises(CypherSyntaxError):
+        rows(db, "RETURN 1 IS ::")
