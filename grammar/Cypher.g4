@@ -32,7 +32,16 @@ clause
     | callSubqueryClause
     | callProcedureClause
     | loadCsvClause
+    | letClause
+    | filterClause
+    | finishClause
     ;
+
+// Cypher 25: LET x = e (WITH *, e AS x), FILTER [WHERE] p (WITH * WHERE p), FINISH (no result rows).
+letClause : LET letItem (COMMA letItem)* ;
+letItem : variable EQ expression ;
+filterClause : FILTER WHERE? expression ;
+finishClause : FINISH ;
 
 // ------------------------------------------------------------------------------------------------
 // Reading clauses
@@ -440,8 +449,8 @@ nonNotKeyword
     | COUNT | CREATE | CSV
     | CURRENT | DATABASE | DATABASES | DECLARATION | DECLARATIONS | DEFAULT | DELETE | DESC | DESCENDING | DETACH | DISTINCT | DROP | EACH
     | ELSE | ENCRYPTED | END | ERROR | FAIL
-    | ENDS | EXISTS | EXPLAIN | FALSE | FIELDTERMINATOR | FOR | FOREACH | FROM | FULLTEXT | FUNCTION
-    | FUNCTIONS | GRANT | GROUPS | HEADERS | HOME | IF | IN | INDEX | INDEXES | IS | JOIN | JOINS | KEY | LABEL | LIMIT | LOAD
+    | ENDS | EXISTS | EXPLAIN | FALSE | FIELDTERMINATOR | FILTER | FINISH | FOR | FOREACH | FROM | FULLTEXT | FUNCTION
+    | FUNCTIONS | GRANT | GROUPS | HEADERS | HOME | IF | IN | INDEX | INDEXES | IS | JOIN | JOINS | KEY | LABEL | LET | LIMIT | LOAD
     | LOOKUP | MATCH | MERGE | NODE | NODETACH | NONE
     | NULL | OF | OFFSET | ON | OPTIONAL | OPTIONS | OR | ORDER | PASSWORD | PLAINTEXT | POINT
     | PROCEDURE | PROCEDURES | PROFILE | RANGE | REDUCE | REL | RELATIONSHIP | RELEVANCE | REMOVE | REPORT
@@ -501,6 +510,8 @@ EXPLAIN : 'EXPLAIN' ;
 FALSE : 'FALSE' ;
 FAIL : 'FAIL' ;
 FIELDTERMINATOR : 'FIELDTERMINATOR' ;
+FILTER : 'FILTER' ;
+FINISH : 'FINISH' ;
 FOR : 'FOR' ;
 FOREACH : 'FOREACH' ;
 FROM : 'FROM' ;
@@ -520,6 +531,7 @@ JOIN : 'JOIN' ;
 JOINS : 'JOINS' ;
 KEY : 'KEY' ;
 LABEL : 'LABEL' ;
+LET : 'LET' ;
 LIMIT : 'LIMIT' ;
 LOAD : 'LOAD' ;
 LOOKUP : 'LOOKUP' ;

@@ -40,6 +40,26 @@ class CypherVisitor(ParseTreeVisitor):
         return self.visitChildren(ctx)
 
 
+    # Visit a parse tree produced by CypherParser#letClause.
+    def visitLetClause(self, ctx:CypherParser.LetClauseContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#letItem.
+    def visitLetItem(self, ctx:CypherParser.LetItemContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#filterClause.
+    def visitFilterClause(self, ctx:CypherParser.FilterClauseContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#finishClause.
+    def visitFinishClause(self, ctx:CypherParser.FinishClauseContext):
+        return self.visitChildren(ctx)
+
+
     # Visit a parse tree produced by CypherParser#matchClause.
     def visitMatchClause(self, ctx:CypherParser.MatchClauseContext):
         return self.visitChildren(ctx)

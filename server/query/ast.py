@@ -403,6 +403,12 @@ class With(Clause):
 
 
 @dataclass(slots=True)
+class Finish(Clause):
+    """``FINISH``: the query runs to its end and returns no rows (Cypher 25)."""
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
 class Return(Clause):
     projection: Projection
     pos: Pos = _pos()

@@ -18,12 +18,17 @@ class ClauseBuilder(PatternBuilder):
         return ast.Query(parts, union_all, pos=self.pos(ctx))
 
     def single_query(self, ctx) -> ast.SingleQuery:
-        clauses = [self.clause(clause.getChild(0)) for clause in ctx.clause()]
-        if len(clauses) > 1:
-            for clause in clauses:
-                if type(clause) is ast.CallProcedure and clause.yield_star:
-                    raise self.error(ctx.clause(clauses.index(clause)),
-                                     "Invalid input: YIELD * is only allowed in a standalone procedure call")
+        contexts = ctx.clause()
+        clauses = []
+        for i, clause_ctx in enumerate(contexts):
+            built = self.clause(clause_ctx.getChild(0))
+            for clause in built if type(built) is list else [built]:    # LET a = .., b = ..: a WITH each
+                if type(clause) is ast.Finish and i < len(contexts) - 1:
+                    raise self.error(clause_ctx, "FINISH can only be the last clause of a query",
+                                     "InvalidClauseComposition")
+                if type(clause) is ast.CallProcedure and clause.yield_star and len(contexts) > 1:
+                    raise self.error(clause_ctx, "Invalid input: YIELD * is only allowed in a standalone procedure call")
+                clauses.append(clause)
         return ast.SingleQuery(clauses, pos=self.pos(ctx))
 
     def clause(self, ctx) -> ast.Clause:
@@ -84,6 +89,21 @@ class ClauseBuilder(PatternBuilder):
 
     def _return(self, ctx):
         return ast.Return(self.projection(ctx.projectionBody()), pos=self.pos(ctx))
+
+    def _let(self, ctx) -> list:
+        """LET x = e, y = f: WITH *, e AS x then WITH *, f AS y (an item may use the ones before it)."""
+        return [ast.With(ast.Projection([ast.ProjectionItem(self.expression(item.expression()),
+                                                            self.name(item.variable()),
+                                                            self.source(item.expression()), pos=self.pos(item))],
+                                        True), pos=self.pos(item))
+                for item in ctx.letItem()]
+
+    def _filter(self, ctx):
+        """FILTER [WHERE] p: WITH * WHERE p."""
+        return ast.With(ast.Projection([], True), self.expression(ctx.expression()), pos=self.pos(ctx))
+
+    def _finish(self, ctx):
+        return ast.Finish(pos=self.pos(ctx))
 
     def projection(self, ctx) -> ast.Projection:
         items_ctx = ctx.projectionItems()
@@ -241,4 +261,7 @@ ClauseBuilder._clause_handlers = {
     P.ForeachClauseContext: ClauseBuilder._foreach,
     P.CallSubqueryClauseContext: ClauseBuilder._call_subquery,
     P.CallProcedureClauseContext: ClauseBuilder._call_procedure,
+    P.LetClauseContext: ClauseBuilder._let,
+    P.FilterClauseContext: ClauseBuilder._filter,
+    P.FinishClauseContext: ClauseBuilder._finish,
 }

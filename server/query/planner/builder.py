@@ -136,6 +136,9 @@ class Builder:
         state.op, columns = plan_projection(state.op, state.bound, clause.projection, clause.where)
         state.bound = list(columns)
 
+    def _finish(self, clause: ast.Finish, state: "_State"):
+        """FINISH: the rows run to the end of the plan (EmptyResult drains them), none is returned."""
+
     def _return(self, clause: ast.Return, state: "_State"):
         _finish_writes_before_limit(clause.projection, state)
         state.op, columns = plan_projection(state.op, state.bound, clause.projection)

@@ -116,7 +116,7 @@ class Analyzer:
                 columns = result
         last = clauses[-1] if clauses else None
         if role in ("top", "call", "collect") and last is not None and not (
-                isinstance(last, (ast.Return, *UPDATING))
+                isinstance(last, (ast.Return, ast.Finish, *UPDATING))
                 or (isinstance(last, ast.CallProcedure) and (last.yields is None or role == "top"))
                 or (isinstance(last, ast.CallSubquery) and role != "collect")):
             name = type(last).__name__.upper().replace("CALLSUBQUERY", "CALL")
@@ -127,6 +127,9 @@ class Analyzer:
             raise error("A COLLECT subquery must end with a RETURN of exactly one column",
                         "InvalidClauseComposition", last)
         return columns
+
+    def _finish(self, clause: ast.Finish, scope: Scope):
+        """FINISH: nothing to check (the parser keeps it last)."""
 
     # ---------------------------------------------------------------- reading clauses
     def _match(self, clause: ast.Match, scope: Scope):
