@@ -61,3 +61,14 @@ def test_unsupported_or_invalid_forms_are_syntax_errors(chain, query, message):
 
 def test_the_new_words_stay_usable_as_names(db):
     assert rows(db, "WITH 1 AS shortest, 2 AS groups RETURN shortest + groups") == [(3,)]
+
+
+@pytest.mark.parametrize("query", [
+    "MATCH (a)-[*99999999999999999999]->(b) RETURN b",
+    "MATCH (a)-[:K*1..99999999999999999999]->(b) RETURN b",
+    "MATCH (a)-[:K]->{99999999999999999999}(b) RETURN b",
+    "MATCH p = SHORTEST 99999999999999999999999 (a)-[:K]->+(b) RETURN p",
+])
+def test_counts_past_64_bits_are_syntax_errors_not_unbounded(chain, query):
+    with pytest.raises(CypherSyntaxError, match="too large"):
+        rows(chain, query)

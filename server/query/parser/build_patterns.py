@@ -36,7 +36,7 @@ class PatternBuilder(ExpressionBuilder):
             return "all"
         if kind is P.AnyShortestSelectorContext:
             return "shortest"
-        k = 1 if ctx.k is None else decode_integer(ctx.k.text, False)[0]
+        k = 1 if ctx.k is None else self._count(ctx.k)
         if kind is P.ShortestKSelectorContext and ctx.GROUPS() is not None:
             if k == 1:
                 return "all"                    # SHORTEST 1 GROUPS: every path of the shortest length
@@ -112,18 +112,24 @@ class PatternBuilder(ExpressionBuilder):
             return (1, None)
         if ctx.star is not None:
             return (0, None)
-        low = 0 if ctx.lo is None else decode_integer(ctx.lo.text, False)[0]
+        low = 0 if ctx.lo is None else self._count(ctx.lo)
         if ctx.COMMA() is None:
             return (low, low)
-        high = None if ctx.hi is None else decode_integer(ctx.hi.text, False)[0]
+        high = None if ctx.hi is None else self._count(ctx.hi)
         if high is not None and high < low:
             raise self.error(ctx, f"A quantifier's upper bound ({high}) is below its lower bound ({low})",
                              "InvalidQuantifier")
         return (low, high)
 
-    @staticmethod
-    def _range(ctx) -> tuple:
-        low = None if ctx.lo is None else decode_integer(ctx.lo.text, False)[0]
+    def _count(self, token) -> int:
+        """A hop count or path count token; a syntax error past 64 bits (not silently unbounded)."""
+        value, problem = decode_integer(token.text, False)
+        if value is None:
+            raise self.error(token, f"integer is too large: {token.text}", problem or "IntegerOverflow")
+        return value
+
+    def _range(self, ctx) -> tuple:
+        low = None if ctx.lo is None else self._count(ctx.lo)
         if ctx.dots is None:
             return (low, low)
-        return (low, None if ctx.hi is None else decode_integer(ctx.hi.text, False)[0])
+        return (low, None if ctx.hi is None else self._count(ctx.hi))
