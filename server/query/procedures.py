@@ -116,3 +116,5 @@ def register_builtins(registry: ProcedureRegistry) -> None:
                       description="The registered procedures and their signatures.")
     from .procedures_compat import register_compat   # Neo4j tools' procedures (dbms.components, apoc.meta.*)
     register_compat(registry)
+    from .procedures_refactor import register_refactor   # apoc.refactor.mergeNodes, apoc.create.*
+    register_refactor(registry)

@@ -212,3 +212,26 @@ def test_graphrag_kg_writer_writes_a_knowledge_graph(server):
             "a.__tmp_internal_id AS tmp_a, b.__tmp_internal_id AS tmp_b")
     assert [r.data() for r in records] == [{"name": "Ada", "e": [1.0, 0.0, 0.5], "year": 1843, "title": "Notes",
                                             "tmp_a": None, "tmp_b": None}]
+
+
+def test_graphrag_exact_match_resolver_merges_duplicate_entities(server):
+    """graphrag's entity resolution step merges entities of one label and name with
+    apoc.refactor.mergeNodes (properties kept from the first, relationships moved and folded)."""
+    import asyncio
+
+    from neo4j import GraphDatabase
+    from neo4j_graphrag.components.resolver import SinglePropertyExactMatchResolver
+    with GraphDatabase.driver(f"bolt://{server.bolt_address}", auth=AUTH) as driver:
+        driver.execute_query(
+            "CREATE (a:Town:__Entity__ {name: 'Oslo', founded: 1040})-[:IN {since: 1}]->(n:Realm:__Entity__ "
+            "{name: 'Norway'}), (b:Town:__Entity__ {name: 'Oslo', population: 700000})-[:IN {since: 2}]->(n), "
+            "(:Town:__Entity__ {name: 'Bergen'})")
+        resolver = SinglePropertyExactMatchResolver(driver, filter_query="WHERE entity:Town OR entity:Realm")
+        stats = asyncio.run(resolver.run())
+        assert stats.number_of_nodes_to_resolve == 4 and stats.number_of_created_nodes == 3
+        records, _, _ = driver.execute_query(
+            "MATCH (c:Town) OPTIONAL MATCH (c)-[r:IN]->(n) RETURN c.name AS name, c.founded AS founded, "
+            "c.population AS population, count(r) AS links ORDER BY name")
+    assert [r.data() for r in records] == [
+        {"name": "Bergen", "founded": None, "population": None, "links": 0},
+        {"name": "Oslo", "founded": 1040, "population": 700000, "links": 1}]
