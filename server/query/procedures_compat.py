@@ -1,7 +1,7 @@
 """Procedures that Neo4j tools call on connect and on use, as real procedures over Relate's data and
 catalog: ``dbms.components``, ``db.create.setNodeVectorProperty`` /
 ``db.create.setRelationshipVectorProperty``, the subset of APOC that schema readers need
-(``apoc.meta.data``, ``apoc.schema.nodes``) and graph loaders call (``apoc.merge.node``,
+(``apoc.meta.data``, ``apoc.meta.graph``, ``apoc.schema.nodes``, ``apoc.schema.properties.distinct``) and graph loaders call (``apoc.merge.node``,
 ``apoc.merge.relationship``)."""
 from __future__ import annotations
 
@@ -41,6 +41,13 @@ def register_compat(registry) -> None:
                       [("rel", "RELATIONSHIP?")], _merge_relationship, mode="WRITE")
     registry.register("apoc.meta.data", [("config", "MAP?", {})], META_OUTPUTS, _meta_data)
     registry.register("apoc.schema.nodes", [("config", "MAP?", {})], SCHEMA_OUTPUTS, _schema_nodes)
+    registry.register("apoc.meta.graph", [("config", "MAP?", {})], [("nodes", "LIST? OF MAP?"),
+                                                                  ("relationships", "LIST? OF MAP?")],
+                      _meta_graph, description="The graph's schema with counts: a map per label {name, count} "
+                                               "and per (label, type, label) {type, count, start, end}.")
+    registry.register("apoc.schema.properties.distinct", [("label", "STRING?"), ("key", "STRING?")],
+                      [("value", "LIST? OF ANY?")], _distinct_values,
+                      description="The distinct values of a property over the nodes of a label.")
 
 
 def _components(ctx):
@@ -197,6 +204,37 @@ def _sampled(ids, sample: int | None, ctx):
             return
         ctx.check()
         yield eid
+
+
+def _meta_graph(ctx, config=None):
+    """apoc.meta.graph's counts, as maps rather than virtual entities (clients read them by key alike)."""
+    tx = ctx.tx
+    nodes = [{"name": label, "count": tx.count_nodes(label)} for label in sorted(tx.labels())]
+    triples: dict[tuple, int] = defaultdict(int)
+    for rel_type in sorted(tx.rel_types()):
+        for rid in tx.rels_by_type(rel_type):
+            ctx.check()
+            start, end = tx.rel_endpoints(rid)
+            for start_label in tx.node_labels(start) or ("",):
+                for end_label in tx.node_labels(end) or ("",):
+                    triples[(start_label, rel_type, end_label)] += 1
+    relationships = [{"type": rel_type, "count": count, "start": start, "end": end}
+                     for (start, rel_type, end), count in sorted(triples.items())]
+    return [{"nodes": nodes, "relationships": relationships}]
+
+
+def _distinct_values(ctx, label, key):
+    if label is None or key is None:
+        return [{"value": []}]
+    from .exec.values.ops import group_key
+    tx, seen, values = ctx.tx, set(), []
+    for nid in tx.nodes_by_label(label):
+        ctx.check()
+        value = tx.node_prop(nid, key)
+        if value is not None and group_key(value) not in seen:
+            seen.add(group_key(value))
+            values.append(value)
+    return [{"value": values}]
 
 
 def _meta_data(ctx, config=None):

@@ -235,3 +235,20 @@ def test_graphrag_exact_match_resolver_merges_duplicate_entities(server):
     assert [r.data() for r in records] == [
         {"name": "Bergen", "founded": None, "population": None, "links": 0},
         {"name": "Oslo", "founded": 1040, "population": 700000, "links": 1}]
+
+
+def test_enhanced_schema_of_graphrag_and_langchain(server):
+    """get_schema(is_enhanced=True) / Neo4jGraph(enhanced_schema=True): apoc.meta.graph, apoc.any.property
+    and per-property statistics (ranges, options) for a Text2Cypher prompt."""
+    from neo4j import GraphDatabase
+    from neo4j_graphrag.schema import get_schema
+    with GraphDatabase.driver(f"bolt://{server.bolt_address}", auth=AUTH) as driver:
+        driver.execute_query("CREATE (:Planet {name: 'Mars', moons: 2})-[:ORBITS {au: 1.52}]->(:Star {name: 'Sun'}), "
+                             "(:Planet {name: 'Venus', moons: 0})")
+        schema = get_schema(driver, is_enhanced=True)
+    assert "- **Planet**" in schema and "`moons`: INTEGER Min: 0, Max: 2" in schema
+    assert "`name`: STRING Available options: ['Mars', 'Venus']" in schema
+    assert "`au`: FLOAT Min: 1.52, Max: 1.52" in schema and "(:Planet)-[:ORBITS]->(:Star)" in schema
+    graph = Neo4jGraph(**_store(server), enhanced_schema=True)
+    assert "`moons`: INTEGER Min: 0, Max: 2" in graph.get_schema
+    graph.close()

@@ -55,3 +55,16 @@ def test_create_procedures_take_labels_and_types_as_strings(db):
                     "CALL apoc.create.addLabels(node, ['Machine']) YIELD node AS same "
                     "CALL apoc.create.relationship(same, 'PART_OF', {n: 1}, same) YIELD rel "
                     "RETURN labels(same), type(rel), rel.n") == [(["Gadget", "Machine", "Thing"], "PART_OF", 1)]
+
+
+def test_meta_graph_any_property_and_distinct_values(db):
+    rows(db, "CREATE (:P {k: 1})-[:R]->(:Q), (:P {k: 1})-[:R]->(:Q), (:P {k: 2})-[:S]->(:P)")
+    ((nodes, relationships),) = rows(db, "CALL apoc.meta.graph({sample: 1000, maxRels: 100}) "
+                                         "YIELD nodes, relationships RETURN nodes, relationships")
+    assert nodes == [{"name": "P", "count": 4}, {"name": "Q", "count": 2}]
+    assert relationships == [{"type": "R", "count": 2, "start": "P", "end": "Q"},
+                             {"type": "S", "count": 1, "start": "P", "end": "P"}]
+    assert rows(db, "CALL apoc.meta.graph() YIELD relationships "
+                    "RETURN [r IN relationships | apoc.any.property(r, 'type')]") == [(["R", "S"],)]
+    assert rows(db, "MATCH (p:P)-[r:S]->() RETURN apoc.any.property(p, 'k'), apoc.any.property(r, 'x')") == [(2, None)]
+    assert rows(db, "CALL apoc.schema.properties.distinct('P', 'k') YIELD value RETURN value") == [([1, 2],)]

@@ -115,3 +115,18 @@ def length(ctx, v):
     if type(v) is PathRef:
         return len(v.rels)
     raise type_error("length", v, "a Path")
+
+
+@function("apoc.any.property", 2, pure=False, description="A property of a node, relationship or map (APOC).")
+def any_property(ctx, v, key):
+    if v is None or key is None:
+        return None
+    if type(key) is not str:
+        raise type_error("apoc.any.property", key, "a String")
+    if type(v) is dict:
+        return v.get(key)
+    if type(v) is NodeRef:
+        return ctx.tx.node_prop(v.id, key)
+    if type(v) is RelRef:
+        return ctx.tx.rel_prop(v.id, key)
+    raise type_error("apoc.any.property", v, "a Map, Node or Relationship")
