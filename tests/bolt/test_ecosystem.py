@@ -252,3 +252,24 @@ def test_enhanced_schema_of_graphrag_and_langchain(server):
     graph = Neo4jGraph(**_store(server), enhanced_schema=True)
     assert "`moons`: INTEGER Min: 0, Max: 2" in graph.get_schema
     graph.close()
+
+
+def test_chat_message_histories_of_langchain_and_graphrag(server):
+    """Agent memory as the libraries keep it: a session node, a NEXT chain and a LAST_MESSAGE pointer."""
+    from langchain_core.messages import AIMessage, HumanMessage
+    from langchain_neo4j import Neo4jChatMessageHistory
+    from neo4j import GraphDatabase
+    from neo4j_graphrag.message_history import Neo4jMessageHistory
+    from neo4j_graphrag.types import LLMMessage
+    history = Neo4jChatMessageHistory(session_id="chat-1", **_store(server))
+    history.add_messages([HumanMessage(content="hi"), AIMessage(content="hello")])
+    history.add_message(HumanMessage(content="what did I say?"))
+    assert [(m.type, m.content) for m in history.messages] == [("human", "hi"), ("ai", "hello"),
+                                                              ("human", "what did I say?")]
+    history.clear()
+    assert history.messages == []
+    with GraphDatabase.driver(f"bolt://{server.bolt_address}", auth=AUTH) as driver:
+        memory = Neo4jMessageHistory(session_id="rag-1", driver=driver, window=3)
+        for role, content in (("user", "a"), ("assistant", "b"), ("user", "c"), ("assistant", "d")):
+            memory.add_message(LLMMessage(role=role, content=content))
+        assert [m["content"] for m in memory.messages] == ["b", "c", "d"]     # the last three, in order
