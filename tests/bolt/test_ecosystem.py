@@ -273,3 +273,45 @@ def test_chat_message_histories_of_langchain_and_graphrag(server):
         for role, content in (("user", "a"), ("assistant", "b"), ("user", "c"), ("assistant", "d")):
             memory.add_message(LLMMessage(role=role, content=content))
         assert [m["content"] for m in memory.messages] == ["b", "c", "d"]     # the last three, in order
+
+
+def test_graphrag_simple_kg_pipeline_builds_a_resolved_knowledge_graph(server):
+    """graphrag's SimpleKGPipeline end to end: split, embed chunks, extract (an LLM behind graphrag's
+    interface answering fixed JSON), write the lexical and entity graph, resolve duplicate entities."""
+    import asyncio
+    import json
+
+    from neo4j import GraphDatabase
+    from neo4j_graphrag.experimental.pipeline.kg_builder import SimpleKGPipeline
+    from neo4j_graphrag.llm import LLMInterface, LLMResponse
+
+    extracted = {"nodes": [{"id": "0", "label": "Inventor", "properties": {"name": "Ada Lovelace"}},
+                           {"id": "1", "label": "Device", "properties": {"name": "Analytical Engine"}}],
+                 "relationships": [{"type": "PROGRAMMED", "start_node_id": "0", "end_node_id": "1",
+                                    "properties": {}}]}
+
+    class FixedLLM(LLMInterface):
+        def __init__(self):
+            super().__init__(model_name="fixed")
+
+        def invoke(self, input, message_history=None, system_instruction=None, **kwargs):
+            return LLMResponse(content=json.dumps(extracted))
+
+        async def ainvoke(self, input, message_history=None, system_instruction=None, **kwargs):
+            return self.invoke(input)
+
+    class LengthEmbedder(Embedder):
+        def embed_query(self, text: str) -> list[float]:
+            return [float(len(text)), 1.0, 0.5]
+
+    with GraphDatabase.driver(f"bolt://{server.bolt_address}", auth=AUTH) as driver:
+        pipeline = SimpleKGPipeline(
+            llm=FixedLLM(), driver=driver, embedder=LengthEmbedder(), from_file=False,
+            text_splitter=None, schema={"node_types": ["Inventor", "Device"], "relationship_types": ["PROGRAMMED"],
+                                        "patterns": [("Inventor", "PROGRAMMED", "Device")]})
+        result = asyncio.run(pipeline.run_async(text="Ada Lovelace programmed the Analytical Engine."))
+        assert result.result["resolver"]["number_of_created_nodes"] == 2
+        records, _, _ = driver.execute_query(
+            "MATCH (c:Chunk)-[:FROM_DOCUMENT]->(:Document) MATCH (i:Inventor)-[:FROM_CHUNK]->(c) "
+            "MATCH (i)-[:PROGRAMMED]->(d:Device) RETURN i.name AS inventor, d.name AS device, size(c.embedding) AS dims")
+    assert [r.data() for r in records] == [{"inventor": "Ada Lovelace", "device": "Analytical Engine", "dims": 3}]
