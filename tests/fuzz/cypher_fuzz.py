@@ -46,18 +46,29 @@ SEEDS = [
     "MATCH (n:A) WITH n ORDER BY n.i DESC SKIP 1 LIMIT 2 RETURN n.i UNION RETURN 7 AS `n.i`",
     "RETURN count { MATCH (a)-->(b) }, exists { MATCH (:A)-->(:B) }",
     "FOREACH (x IN range(1, 3) | CREATE (:F {x: x}))",
+    "WITH point({latitude: 55.6, longitude: 12.5}) AS p RETURN point.distance(p, point({x: 1, y: 2})), p.crs",
+    "MATCH (a:A) WHERE a.i IS :: INTEGER NOT NULL AND $p IS NOT :: LIST<STRING> RETURN a.i",
+    "MATCH p = SHORTEST 1 (a:A)-[:R]->+(b) LET n = length(p) FILTER n > 0 RETURN n",
+    "MATCH (a:A)-[r:R]->{1,2}(b) RETURN size(r), b.i",
+    "UNWIND [1, 0] AS x CALL (x) { CREATE (:G {v: 1 / x}) } IN TRANSACTIONS OF 1 ROW ON ERROR CONTINUE "
+    "REPORT STATUS AS s RETURN s.committed",
+    "MATCH (n:A) WITH collect(n) AS ns CALL apoc.refactor.mergeNodes(ns[..1], {properties: 'combine'}) "
+    "YIELD node RETURN node.i",
 ]
 TOKENS = ["(", ")", "[", "]", "{", "}", ",", ".", ":", "|", "+", "-", "*", "/", "%", "^", "=", "<>", "<", ">",
           "=~", "..", "$p", "$l", "$m", "null", "true", "1", "-1", "0.5", "1e309", "9223372036854775807", "'s'",
           "\"\\u0000\"", "n", "a", "x", "AND", "OR", "NOT", "XOR", "IN", "IS NULL", "STARTS WITH", "CONTAINS",
           "MATCH", "RETURN", "WITH", "WHERE", "UNWIND", "AS", "CREATE", "MERGE", "SET", "DELETE", "DETACH",
           "CALL", "YIELD", "ORDER BY", "SKIP", "LIMIT", "DISTINCT", "count(*)", "collect(", "range(", "size(",
-          "reduce(", "CASE", "WHEN", "THEN", "ELSE", "END", "->", "<-", "-[", "]-", "*1..", "EXISTS", "{}", "[]"]
+          "reduce(", "CASE", "WHEN", "THEN", "ELSE", "END", "->", "<-", "-[", "]-", "*1..", "EXISTS", "{}", "[]",
+          "IS ::", "IS NOT TYPED", "LIST<", "{1,3}", "+", "SHORTEST 1", "ALL SHORTEST", "LET", "FILTER", "FINISH",
+          "ON ERROR BREAK", "REPORT STATUS AS", "point({x: 1, y: 2})"]
 FUNCTIONS = ["min", "max", "count", "sum", "avg", "collect", "stdev", "percentileCont", "toUpper", "substring",
              "split", "replace", "left", "right", "abs", "sqrt", "log", "range", "size", "head", "last", "tail",
              "keys", "labels", "type", "nodes", "relationships", "toInteger", "toFloat", "toString", "date",
              "datetime", "localtime", "time", "duration", "duration.between", "date.truncate", "point",
-             "vector.similarity.cosine", "coalesce", "exists", "id", "elementId", "properties", "randomUUID"]
+             "vector.similarity.cosine", "coalesce", "exists", "id", "elementId", "properties", "randomUUID",
+             "point.distance", "point.withinBBox", "apoc.any.property"]
 
 
 def mutate(rng: random.Random, text: str) -> str:
