@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from relate.protocol.errors import ArgumentError
 
+from .exec.operators.write import delete_relationship
 from .procedures_compat import _writer
 from .refs import NodeRef, RelRef
 
@@ -80,11 +81,27 @@ def create_relationship(ctx, start, rel_type, props, end):
         raise ArgumentError("apoc.create.relationship needs a relationship type")
     tx = _writer(ctx, "apoc.create.relationship")
     values = _props(props, "apoc.create.relationship")
-    rid = tx.create_rel(rel_type, start.id, end.id, values)
-    ctx.counters.add("relationships_created")
+    rid = _new_relationship(ctx, tx, rel_type, start.id, end.id, values)
     ctx.counters.add("properties_set", len(values))
-    ctx.touched_rels.add(rid)
     return [{"rel": RelRef(rid)}]
+
+
+def _new_relationship(ctx, tx, rel_type: str, start: int, end: int, props: dict) -> int:
+    rid = tx.create_rel(rel_type, start, end, props)
+    ctx.counters.add("relationships_created")
+    ctx.touched_rels.add(rid)
+    return rid
+
+
+def _relationships(tx, nid: int, directions: tuple[str, ...]):
+    """(rid, (type, start, end, props)) of each relationship of ``nid``, once (a self-loop shows twice)."""
+    seen = set()
+    for direction in directions:
+        for rid, _ in list(tx.expand(nid, direction)):
+            rel = None if rid in seen else tx.rel(rid)
+            seen.add(rid)
+            if rel is not None:
+                yield rid, rel
 
 
 def _combined(policy: str, kept, incoming):
@@ -158,46 +175,21 @@ def merge_nodes(ctx, nodes, config=None):
 def _move_relationships(ctx, tx, source: int, target: int, merged: set[int]) -> None:
     """Recreate each of ``source``'s relationships on ``target`` (an end among the merged nodes becomes
     the target too: a self-loop), then delete the original."""
-    seen = set()
-    for rid, _ in list(tx.expand(source, "both")):
-        if rid in seen:
-            continue
-        seen.add(rid)
-        rel = tx.rel(rid)
-        if rel is None:
-            continue
-        rel_type, start, end, props = rel
+    for rid, (rel_type, start, end, props) in list(_relationships(tx, source, ("both",))):
         start = target if start == source or start in merged else start
         end = target if end == source or end in merged else end
-        tx.delete_rel(rid)
-        ctx.counters.add("relationships_deleted")
-        ctx.deleted_rels.add(rid)
-        new = tx.create_rel(rel_type, start, end, dict(props))
-        ctx.counters.add("relationships_created")
-        ctx.touched_rels.add(new)
+        delete_relationship(ctx, rid)
+        _new_relationship(ctx, tx, rel_type, start, end, dict(props))
 
 
 def _merge_parallel_relationships(ctx, tx, target: int, policy: str) -> None:
     """mergeRels: relationships of one type, direction and other end are folded into the first one."""
     first: dict[tuple, int] = {}
-    seen = set()
-    for direction in ("out", "in"):
-        for rid, other in list(tx.expand(target, direction)):
-            if rid in seen:
-                continue
-            seen.add(rid)
-            rel = tx.rel(rid)
-            if rel is None:
-                continue
-            rel_type, start, end, props = rel
-            key = (rel_type, start, end)
-            kept = first.get(key)
-            if kept is None:
-                first[key] = rid
-                continue
-            for name, value in _merge_props(policy, dict(tx.rel_props(kept)), dict(props)).items():
-                tx.set_rel_prop(kept, name, value)
-                ctx.counters.add("properties_set")
-            tx.delete_rel(rid)
-            ctx.counters.add("relationships_deleted")
-            ctx.deleted_rels.add(rid)
+    for rid, (rel_type, start, end, props) in list(_relationships(tx, target, ("out", "in"))):
+        kept = first.setdefault((rel_type, start, end), rid)
+        if kept == rid:
+            continue
+        for name, value in _merge_props(policy, dict(tx.rel_props(kept)), dict(props)).items():
+            tx.set_rel_prop(kept, name, value)
+            ctx.counters.add("properties_set")
+        delete_relationship(ctx, rid)

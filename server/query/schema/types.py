@@ -112,13 +112,19 @@ _EXPRESSION_ALIASES = {
 }
 
 
+_EXPRESSION_SCALARS: dict[str, Callable[[Any], bool]] = {}
+
+
 def _expression_scalars() -> dict[str, Callable[[Any], bool]]:
-    from relate.server.query.refs import NodeRef, PathRef, RelRef     # the engine's entity references
-    scalars = dict(_SCALARS)
-    scalars.update({"NODE": lambda v: type(v) is NodeRef, "RELATIONSHIP": lambda v: type(v) is RelRef,
-                    "PATH": lambda v: type(v) is PathRef, "MAP": lambda v: type(v) is dict,
-                    "NULL": lambda v: False, "NOTHING": lambda v: False, "PROPERTY VALUE": _property_value})
-    return scalars
+    """The property types' checks and the expression-only ones, built on first use."""
+    if not _EXPRESSION_SCALARS:
+        from relate.server.query.refs import NodeRef, PathRef, RelRef     # the engine's entity references
+        _EXPRESSION_SCALARS.update(_SCALARS)
+        _EXPRESSION_SCALARS.update({
+            "NODE": lambda v: type(v) is NodeRef, "RELATIONSHIP": lambda v: type(v) is RelRef,
+            "PATH": lambda v: type(v) is PathRef, "MAP": lambda v: type(v) is dict, "NULL": lambda v: False,
+            "NOTHING": lambda v: False, "PROPERTY VALUE": _property_value})
+    return _EXPRESSION_SCALARS
 
 
 def _property_value(value: Any) -> bool:
@@ -144,9 +150,7 @@ def normalize_expression_type(type_name: str) -> str:
             part = f"LIST<{normalize_expression_type(part[part.index('<') + 1:-1])}>"
         else:
             part = _EXPRESSION_ALIASES.get(part, _ALIASES.get(part, part))
-            if part == "LIST<ANY>":
-                pass
-            elif part not in _expression_scalars():
+            if part != "LIST<ANY>" and part not in _expression_scalars():       # LIST alone is LIST<ANY>
                 raise ValueError(part)
         parts.append(part + (" NOT NULL" if not_null else ""))
     return " | ".join(p.strip() for p in parts)
@@ -154,11 +158,8 @@ def normalize_expression_type(type_name: str) -> str:
 
 def expression_matches(type_name: str, value: Any) -> bool:
     """``value IS :: type_name`` for a normalized type (null fits every type not marked NOT NULL, and NULL)."""
-    scalars = _EXPRESSION_SCALARS or _EXPRESSION_SCALARS.update(_expression_scalars()) or _EXPRESSION_SCALARS
+    scalars = _expression_scalars()
     return any(_expression_matches_one(part.strip(), value, scalars) for part in _split_union(type_name))
-
-
-_EXPRESSION_SCALARS: dict[str, Callable[[Any], bool]] = {}
 
 
 def _expression_matches_one(text: str, value: Any, scalars: dict) -> bool:

@@ -143,9 +143,8 @@ class TransactionApply(Apply):
                 failed = _status(True, False, transaction_id, getattr(exc, "message", None) or str(exc))
                 return self._nulls(rows, failed), final == "BREAK"
             if self.status is not None:
-                done = _status(True, True, transaction_id, None)
-                for out in outputs:
-                    out[self.status] = done
+                for out in outputs:       # a map per row: rows reach users, who may change what they get
+                    out[self.status] = _status(True, True, transaction_id, None)
             return outputs, False
 
     def _nulls(self, rows: list, status: dict) -> list:
@@ -156,7 +155,7 @@ class TransactionApply(Apply):
             for name in self.columns:
                 out[name] = None
             if self.status is not None:
-                out[self.status] = status
+                out[self.status] = dict(status)
             outputs.append(out)
         return outputs
 

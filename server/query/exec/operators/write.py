@@ -435,10 +435,10 @@ def delete_value(ctx, value, detach: bool) -> None:
     if t is NodeRef:
         _delete_node(ctx, value.id, detach)
     elif t is RelRef:
-        _delete_rel(ctx, value.id)
+        delete_relationship(ctx, value.id)
     elif t is PathRef:
         for rel in value.rels:
-            _delete_rel(ctx, rel.id)
+            delete_relationship(ctx, rel.id)
         for node in value.nodes:
             _delete_node(ctx, node.id, detach)
     elif t is list:
@@ -449,7 +449,8 @@ def delete_value(ctx, value, detach: bool) -> None:
                               detail="InvalidArgumentType", phase="runtime")
 
 
-def _delete_rel(ctx, rid: int) -> None:
+def delete_relationship(ctx, rid: int) -> None:
+    """Delete a relationship of the statement's transaction (if it still exists), counted."""
     tx = ctx.tx
     if not tx.rel_exists(rid):
         return
@@ -466,7 +467,7 @@ def _delete_node(ctx, nid: int, detach: bool) -> None:
     rels = list(dict.fromkeys(rid for rid, _ in tx.expand(nid, "both", None)))
     if detach:
         for rid in checked(rels, ctx):
-            _delete_rel(ctx, rid)
+            delete_relationship(ctx, rid)
     elif rels:
         ctx.pending_deletes[nid] = rels      # fine if the same statement deletes them too
     tx.delete_node(nid)
