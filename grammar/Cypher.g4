@@ -10,7 +10,12 @@ options { caseInsensitive = true; }
 // ------------------------------------------------------------------------------------------------
 statementEOF : statement SEMI? EOF ;
 
-statement : (EXPLAIN | PROFILE)? (command | query) ;
+statement : cypherPrefix? (EXPLAIN | PROFILE)? (command | query) ;
+
+// CYPHER 5 / CYPHER 25 and planner options (runtime=slotted, ...) as Neo4j clients send them; checked
+// when the AST is built (known versions and option names; the options are hints Relate does not need).
+cypherPrefix : CYPHER version=(INTEGER | FLOAT)? cypherOption* ;
+cypherOption : symbolicName EQ (symbolicName | INTEGER) ;
 
 query : singleQuery (unionOp singleQuery)* ;
 
@@ -88,7 +93,7 @@ projectionItem : expression (AS variable)? ;
 
 orderBy : ORDER BY sortItem (COMMA sortItem)* ;
 
-sortItem : expression dir=(ASC | ASCENDING | DESC | DESCENDING)? ;
+sortItem : expression dir=(ASC | ASCENDING | DESC | DESCENDING)? (NULLS nulls=(FIRST | LAST))? ;
 
 skipClause : (SKIP_ | OFFSET) expression ;
 
@@ -116,8 +121,9 @@ setItem
 removeClause : REMOVE removeItem (COMMA removeItem)* ;
 
 removeItem
-    : variable labelNames       # RemoveLabelsItem
-    | postfixExpression         # RemovePropertyItem
+    : variable labelNames           # RemoveLabelsItem
+    | variable dynamicLabelNames    # RemoveDynamicLabelsItem
+    | postfixExpression             # RemovePropertyItem
     ;
 
 labelNames : (COLON symbolicName)+ ;
@@ -178,10 +184,14 @@ pathSelector
     | ANY k=INTEGER?                                                      # AnySelector
     ;
 
-patternElement
-    : nodePattern (relationshipPattern nodePattern)*
-    | LPAREN patternElement RPAREN
-    ;
+// Node, relationship and parenthesized-path patterns in a row; the AST builder checks the order (a
+// relationship between two nodes, a quantified path beside nodes) and says where it is broken.
+patternElement : pathAtom+ ;
+
+pathAtom : nodePattern | relationshipPattern | parenthesizedPath ;
+
+// ((a)-[:T]->(b) WHERE ...){1,3}: a quantified path pattern (Neo4j 5.9+); without a quantifier, a group.
+parenthesizedPath : LPAREN patternElement (WHERE expression)? RPAREN quantifier? ;
 
 relationshipsPattern : nodePattern (relationshipPattern nodePattern)+ ;
 
@@ -195,7 +205,10 @@ labelAnd : labelNot ((AMP | COLON) labelNot)* ;
 
 labelNot : BANG labelNot | labelAtom ;
 
-labelAtom : symbolicName | PERCENT | LPAREN labelExpression RPAREN ;
+labelAtom : symbolicName | PERCENT | LPAREN labelExpression RPAREN | dynamicName ;
+
+// n:$(expr), n:$all(expr), n:$any(expr) (Neo4j 5.26): labels or types computed per row.
+dynamicName : DYNAMIC_LABEL expression RPAREN | PARAMETER LPAREN expression RPAREN ;
 
 properties : mapLiteral | PARAMETER ;
 
@@ -215,7 +228,9 @@ relationshipDetail
     : LBRACK variable? relationshipTypes? rangeLiteral? properties? (WHERE expression)? RBRACK
     ;
 
-relationshipTypes : COLON symbolicName (PIPE COLON? symbolicName)* ;
+relationshipTypes : COLON relTypeName (PIPE COLON? relTypeName)* ;
+
+relTypeName : symbolicName | dynamicName ;
 
 rangeLiteral : STAR (lo=INTEGER)? (dots=DOTDOT (hi=INTEGER)?)? ;
 
@@ -227,8 +242,9 @@ expression
     | op=(PLUS | MINUS) expression                                        # UnaryExpr
     | expression CARET expression                                         # PowerExpr
     | expression op=(STAR | SLASH | PERCENT) expression                   # MulExpr
-    | expression op=(PLUS | MINUS) expression                             # AddExpr
+    | expression op=(PLUS | MINUS | CONCAT) expression                    # AddExpr
     | expression IS NOT? NULL                                             # IsNullExpr
+    | expression IS NOT? form=IDENTIFIER? NORMALIZED                       # IsNormalizedExpr
     | expression (IS NOT? (COLONCOLON | TYPED) | COLONCOLON) valueType       # TypePredicateExpr
     | expression stringOp expression                                      # StringOpExpr
     | expression op=(EQ | NEQ | LT | GT | LE | GE) expression             # CompareExpr
@@ -271,6 +287,7 @@ atom
     | REDUCE LPAREN acc=variable EQ init=expression COMMA var=variable IN source=expression PIPE body=expression RPAREN   # ReduceAtom
     | relationshipsPattern                                                # PatternAtom
     | LPAREN expression RPAREN                                            # ParenAtom
+    | TRIM LPAREN side=(BOTH | LEADING | TRAILING)? chars=expression? FROM source=expression RPAREN   # TrimAtom
     | functionName LPAREN DISTINCT? (expression (COMMA expression)*)? RPAREN   # FunctionAtom
     | variable LBRACE (mapProjectionItem (COMMA mapProjectionItem)*)? RBRACE   # MapProjectionAtom
     | variable                                                            # VariableAtom
@@ -444,18 +461,18 @@ nonNotName : IDENTIFIER | ESCAPED_IDENTIFIER | nonNotKeyword ;
 keyword : nonNotKeyword | NOT ;
 
 nonNotKeyword
-    : ALL | ALLSHORTESTPATHS | ALTER | AND | ANY | AS | ASC | ASCENDING | ASSERT | BREAK | BY | CALL | CASE
+    : ALL | ALLSHORTESTPATHS | ALTER | AND | ANY | AS | ASC | ASCENDING | ASSERT | BOTH | BREAK | BY | CALL | CASE
     | CHANGE | COLLECT | COMBINE | CONCURRENT | CONSTANT | CONSTRAINT | CONSTRAINTS | CONTAINS | CONTINUE
-    | COUNT | CREATE | CSV
+    | COUNT | CREATE | CSV | CYPHER
     | CURRENT | DATABASE | DATABASES | DECLARATION | DECLARATIONS | DEFAULT | DELETE | DESC | DESCENDING | DETACH | DISTINCT | DROP | EACH
     | ELSE | ENCRYPTED | END | ERROR | FAIL
-    | ENDS | EXISTS | EXPLAIN | FALSE | FIELDTERMINATOR | FILTER | FINISH | FOR | FOREACH | FROM | FULLTEXT | FUNCTION
-    | FUNCTIONS | GRANT | GROUPS | HEADERS | HOME | IF | IN | INDEX | INDEXES | IS | JOIN | JOINS | KEY | LABEL | LET | LIMIT | LOAD
+    | ENDS | EXISTS | EXPLAIN | FALSE | FIELDTERMINATOR | FILTER | FINISH | FIRST | FOR | FOREACH | FROM | FULLTEXT | FUNCTION
+    | FUNCTIONS | GRANT | GROUPS | HEADERS | HOME | IF | IN | INDEX | INDEXES | IS | JOIN | JOINS | KEY | LABEL | LAST | LEADING | LET | LIMIT | LOAD
     | LOOKUP | MATCH | MERGE | NODE | NODETACH | NONE
-    | NULL | OF | OFFSET | ON | OPTIONAL | OPTIONS | OR | ORDER | PASSWORD | PLAINTEXT | POINT
+    | NORMALIZED | NULL | NULLS | OF | OFFSET | ON | OPTIONAL | OPTIONS | OR | ORDER | PASSWORD | PLAINTEXT | POINT
     | PROCEDURE | PROCEDURES | PROFILE | RANGE | REDUCE | REL | RELATIONSHIP | RELEVANCE | REMOVE | REPORT
     | REQUIRE | REQUIRED | RETRY | RETURN | REVOKE | ROLE | ROLES | ROW | ROWS | RRF | SCORE | SEARCH | SECOND
-    | SECONDS | SET | SHORTEST | SHORTESTPATH | SHOW | SINGLE | SKIP_ | STARTS | STATUS | TEXT | THEN | TO | TRANSACTION | TRANSACTIONS | TRUE | TYPED | UNION | UNIQUE
+    | SECONDS | SET | SHORTEST | SHORTESTPATH | SHOW | SINGLE | SKIP_ | STARTS | STATUS | TEXT | THEN | TO | TRAILING | TRANSACTION | TRANSACTIONS | TRIM | TRUE | TYPED | UNION | UNIQUE
     | UNWIND | USER | USERS | USING | VECTOR | WEIGHT | WHEN | WHERE | WITH | WRRF | XOR | YIELD
     ;
 
@@ -471,6 +488,7 @@ AS : 'AS' ;
 ASC : 'ASC' ;
 ASCENDING : 'ASCENDING' ;
 ASSERT : 'ASSERT' ;
+BOTH : 'BOTH' ;
 BREAK : 'BREAK' ;
 BY : 'BY' ;
 CALL : 'CALL' ;
@@ -487,6 +505,7 @@ CONTINUE : 'CONTINUE' ;
 COUNT : 'COUNT' ;
 CREATE : 'CREATE' ;
 CSV : 'CSV' ;
+CYPHER : 'CYPHER' ;
 CURRENT : 'CURRENT' ;
 DATABASE : 'DATABASE' ;
 DATABASES : 'DATABASES' ;
@@ -512,6 +531,7 @@ FAIL : 'FAIL' ;
 FIELDTERMINATOR : 'FIELDTERMINATOR' ;
 FILTER : 'FILTER' ;
 FINISH : 'FINISH' ;
+FIRST : 'FIRST' ;
 FOR : 'FOR' ;
 FOREACH : 'FOREACH' ;
 FROM : 'FROM' ;
@@ -531,6 +551,8 @@ JOIN : 'JOIN' ;
 JOINS : 'JOINS' ;
 KEY : 'KEY' ;
 LABEL : 'LABEL' ;
+LAST : 'LAST' ;
+LEADING : 'LEADING' ;
 LET : 'LET' ;
 LIMIT : 'LIMIT' ;
 LOAD : 'LOAD' ;
@@ -540,8 +562,10 @@ MERGE : 'MERGE' ;
 NODE : 'NODE' ;
 NODETACH : 'NODETACH' ;
 NONE : 'NONE' ;
+NORMALIZED : 'NORMALIZED' ;
 NOT : 'NOT' ;
 NULL : 'NULL' ;
+NULLS : 'NULLS' ;
 OF : 'OF' ;
 OFFSET : 'OFFSET' ;
 ON : 'ON' ;
@@ -587,8 +611,10 @@ STATUS : 'STATUS' ;
 TEXT : 'TEXT' ;
 THEN : 'THEN' ;
 TO : 'TO' ;
+TRAILING : 'TRAILING' ;
 TRANSACTION : 'TRANSACTION' ;
 TRANSACTIONS : 'TRANSACTIONS' ;
+TRIM : 'TRIM' ;
 TRUE : 'TRUE' ;
 TYPED : 'TYPED' ;
 UNION : 'UNION' ;
@@ -666,6 +692,7 @@ STAR : '*' ;
 SLASH : '/' ;
 PERCENT : '%' ;
 CARET : '^' ;
+CONCAT : '||' ;
 PIPE : '|' ;
 AMP : '&' ;
 BANG : '!' ;

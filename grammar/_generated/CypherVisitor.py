@@ -20,6 +20,16 @@ class CypherVisitor(ParseTreeVisitor):
         return self.visitChildren(ctx)
 
 
+    # Visit a parse tree produced by CypherParser#cypherPrefix.
+    def visitCypherPrefix(self, ctx:CypherParser.CypherPrefixContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#cypherOption.
+    def visitCypherOption(self, ctx:CypherParser.CypherOptionContext):
+        return self.visitChildren(ctx)
+
+
     # Visit a parse tree produced by CypherParser#query.
     def visitQuery(self, ctx:CypherParser.QueryContext):
         return self.visitChildren(ctx)
@@ -200,6 +210,11 @@ class CypherVisitor(ParseTreeVisitor):
         return self.visitChildren(ctx)
 
 
+    # Visit a parse tree produced by CypherParser#RemoveDynamicLabelsItem.
+    def visitRemoveDynamicLabelsItem(self, ctx:CypherParser.RemoveDynamicLabelsItemContext):
+        return self.visitChildren(ctx)
+
+
     # Visit a parse tree produced by CypherParser#RemovePropertyItem.
     def visitRemovePropertyItem(self, ctx:CypherParser.RemovePropertyItemContext):
         return self.visitChildren(ctx)
@@ -305,6 +320,16 @@ class CypherVisitor(ParseTreeVisitor):
         return self.visitChildren(ctx)
 
 
+    # Visit a parse tree produced by CypherParser#pathAtom.
+    def visitPathAtom(self, ctx:CypherParser.PathAtomContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#parenthesizedPath.
+    def visitParenthesizedPath(self, ctx:CypherParser.ParenthesizedPathContext):
+        return self.visitChildren(ctx)
+
+
     # Visit a parse tree produced by CypherParser#relationshipsPattern.
     def visitRelationshipsPattern(self, ctx:CypherParser.RelationshipsPatternContext):
         return self.visitChildren(ctx)
@@ -340,6 +365,11 @@ class CypherVisitor(ParseTreeVisitor):
         return self.visitChildren(ctx)
 
 
+    # Visit a parse tree produced by CypherParser#dynamicName.
+    def visitDynamicName(self, ctx:CypherParser.DynamicNameContext):
+        return self.visitChildren(ctx)
+
+
     # Visit a parse tree produced by CypherParser#properties.
     def visitProperties(self, ctx:CypherParser.PropertiesContext):
         return self.visitChildren(ctx)
@@ -367,6 +397,11 @@ class CypherVisitor(ParseTreeVisitor):
 
     # Visit a parse tree produced by CypherParser#relationshipTypes.
     def visitRelationshipTypes(self, ctx:CypherParser.RelationshipTypesContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#relTypeName.
+    def visitRelTypeName(self, ctx:CypherParser.RelTypeNameContext):
         return self.visitChildren(ctx)
 
 
@@ -437,6 +472,11 @@ class CypherVisitor(ParseTreeVisitor):
 
     # Visit a parse tree produced by CypherParser#StringOpExpr.
     def visitStringOpExpr(self, ctx:CypherParser.StringOpExprContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#IsNormalizedExpr.
+    def visitIsNormalizedExpr(self, ctx:CypherParser.IsNormalizedExprContext):
         return self.visitChildren(ctx)
 
 
@@ -532,6 +572,11 @@ class CypherVisitor(ParseTreeVisitor):
 
     # Visit a parse tree produced by CypherParser#ParenAtom.
     def visitParenAtom(self, ctx:CypherParser.ParenAtomContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#TrimAtom.
+    def visitTrimAtom(self, ctx:CypherParser.TrimAtomContext):
         return self.visitChildren(ctx)
 
 

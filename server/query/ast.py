@@ -159,11 +159,20 @@ class LabelAny(LabelExpr):
 
 
 @dataclass(slots=True)
+class LabelDynamic(LabelExpr):
+    """``:$(e)`` / ``:$all(e)`` (every label given) or ``:$any(e)`` (one of them): ``e``, a string or a
+    list of strings computed per row, is ``args[index]`` of the LabelCheck or pattern that holds it."""
+    index: int
+    mode: str                        # "all" | "any"
+
+
+@dataclass(slots=True)
 class LabelCheck(Expr):
     """``subject:A:B`` as a predicate (for relationships it checks the type)."""
     subject: Expr
     labels: LabelExpr
     pos: Pos = _pos()
+    args: list[Expr] = field(default_factory=list, kw_only=True)   # of the LabelDynamic atoms in labels
 
 
 @dataclass(slots=True)
@@ -271,6 +280,7 @@ class NodePattern:
     properties: Optional[Expr]       # MapLiteral or Parameter
     where: Optional[Expr] = None     # ``(n:A WHERE n.x > 1)``
     pos: Pos = _pos()
+    label_args: list[Expr] = field(default_factory=list, kw_only=True)   # of LabelDynamic atoms in labels
 
 
 @dataclass(slots=True)
@@ -284,6 +294,25 @@ class RelPattern:
     # ``*..3`` = (None, 3); ``*2..`` = (2, None). A None minimum means 1.
     where: Optional[Expr] = None     # ``-[r WHERE r.x > 1]->``
     pos: Pos = _pos()
+    # ``-[:$(e)]->`` / ``-[:A|$any(e)]->``: the type alternatives as a label expression (types is empty)
+    type_labels: Optional[LabelExpr] = field(default=None, kw_only=True)
+    type_args: list[Expr] = field(default_factory=list, kw_only=True)
+
+
+@dataclass(slots=True)
+class QuantifiedPath:
+    """``((a)-[r]->(b) WHERE ...){min,max}`` between two node patterns of a path (Neo4j 5.9+): the
+    inner path repeated; each iteration starts on the node where the previous one ended. After the
+    match each inner variable is a list (one entry per iteration); ``variable`` (hidden) holds the
+    relationships walked, in order."""
+    elements: list[Union[NodePattern, RelPattern]]
+    inner_where: Optional[Expr]
+    min: int
+    max: Optional[int]
+    pos: Pos = _pos()
+    variable: Optional[str] = field(default=None, kw_only=True)
+    properties: None = field(default=None, kw_only=True)      # as a RelPattern's, for pattern walkers
+    where: None = field(default=None, kw_only=True)
 
 
 @dataclass(slots=True)
@@ -297,6 +326,7 @@ class PatternPart:
     elements: list[Union[NodePattern, RelPattern]]
     shortest: Optional[str] = None
     pos: Pos = _pos()
+    shortest_k: int = field(default=1, kw_only=True)     # SHORTEST k (paths), SHORTEST k GROUPS (lengths)
 
 
 # --------------------------------------------------------------------------------------------
@@ -462,7 +492,7 @@ class RemoveProperty:
 @dataclass(slots=True)
 class RemoveLabels:
     variable: str
-    labels: list[str]
+    labels: list[str]                # REMOVE n:$(expr) holds the Expr in its place
     pos: Pos = _pos()
 
 

@@ -54,6 +54,10 @@ SEEDS = [
     "REPORT STATUS AS s RETURN s.committed",
     "MATCH (n:A) WITH collect(n) AS ns CALL apoc.refactor.mergeNodes(ns[..1], {properties: 'combine'}) "
     "YIELD node RETURN node.i",
+    "MATCH (a:A) ((x)-[r:R]->(y:B WHERE y.i > 0)){1,3} (b) RETURN size(r), [v IN x | v.i], b.i",
+    "MATCH p = SHORTEST 2 GROUPS (a:A) (()-[:R]->())+ (b) RETURN length(p) ORDER BY length(p) DESC NULLS FIRST",
+    "CYPHER 25 UNWIND ['A', 'B'] AS l MATCH (n:$(l))-[:$any(['R'])]->(m) MERGE (m)-[:$('S')]->(:$($p)) "
+    "REMOVE n:$(l) RETURN l || 'x', trim(BOTH 'x' FROM toString(n.i)), l IS NFC NORMALIZED",
 ]
 TOKENS = ["(", ")", "[", "]", "{", "}", ",", ".", ":", "|", "+", "-", "*", "/", "%", "^", "=", "<>", "<", ">",
           "=~", "..", "$p", "$l", "$m", "null", "true", "1", "-1", "0.5", "1e309", "9223372036854775807", "'s'",
@@ -62,7 +66,8 @@ TOKENS = ["(", ")", "[", "]", "{", "}", ",", ".", ":", "|", "+", "-", "*", "/", 
           "CALL", "YIELD", "ORDER BY", "SKIP", "LIMIT", "DISTINCT", "count(*)", "collect(", "range(", "size(",
           "reduce(", "CASE", "WHEN", "THEN", "ELSE", "END", "->", "<-", "-[", "]-", "*1..", "EXISTS", "{}", "[]",
           "IS ::", "IS NOT TYPED", "LIST<", "{1,3}", "+", "SHORTEST 1", "ALL SHORTEST", "LET", "FILTER", "FINISH",
-          "ON ERROR BREAK", "REPORT STATUS AS", "point({x: 1, y: 2})"]
+          "ON ERROR BREAK", "REPORT STATUS AS", "point({x: 1, y: 2})", "((", "){1,2}", "$(", "$any(", "||",
+          "NULLS FIRST", "NULLS LAST", "trim(BOTH", "FROM", "NORMALIZED", "CYPHER 5", "SHORTEST 2"]
 FUNCTIONS = ["min", "max", "count", "sum", "avg", "collect", "stdev", "percentileCont", "toUpper", "substring",
              "split", "replace", "left", "right", "abs", "sqrt", "log", "range", "size", "head", "last", "tail",
              "keys", "labels", "type", "nodes", "relationships", "toInteger", "toFloat", "toString", "date",

@@ -277,6 +277,37 @@ def label_predicate(labels: ast.LabelExpr) -> Callable[[frozenset], bool]:
 _label_predicate = label_predicate     # the name operators.py imported first
 
 
+def dynamic_names(value: Any) -> list[str]:
+    """What a ``$(e)`` label or type gave: a non-empty string or a list of them (else a type error)."""
+    names = value if type(value) is list else [value]
+    for name in names:
+        if type(name) is not str or not name:
+            raise _runtime_type_error(f"A dynamic label or relationship type must be a non-empty String, not "
+                                      f"{type_name(name)}")
+    return names
+
+
+def dynamic_label_predicate(labels: ast.LabelExpr, args: list) -> Callable[[frozenset, dict, Any], bool]:
+    """Like label_predicate, for an expression with ``$(e)`` atoms: ``args`` are their compiled
+    expressions, evaluated per row (``$all``: every name present, ``$any``: one of them)."""
+    t = type(labels)
+    if t is ast.LabelDynamic:
+        arg = args[labels.index]
+        if labels.mode == "any":
+            return lambda present, row, ctx: any(n in present for n in dynamic_names(arg(row, ctx)))
+        return lambda present, row, ctx: all(n in present for n in dynamic_names(arg(row, ctx)))
+    if t is ast.LabelAnd or t is ast.LabelOr:
+        preds = [dynamic_label_predicate(i, args) for i in labels.items]
+        if t is ast.LabelAnd:
+            return lambda present, row, ctx: all(p(present, row, ctx) for p in preds)
+        return lambda present, row, ctx: any(p(present, row, ctx) for p in preds)
+    if t is ast.LabelNot:
+        pred = dynamic_label_predicate(labels.item, args)
+        return lambda present, row, ctx: not pred(present, row, ctx)
+    static = label_predicate(labels)
+    return lambda present, row, ctx: static(present)
+
+
 def _close(iterator) -> None:
     close = getattr(iterator, "close", None)
     if close is not None:
@@ -494,6 +525,8 @@ class _Compiler:
             result = self._string_predicate(op, left, right)
         elif op == "=~":
             result = self._regex(left, right)
+        elif op == "||":
+            result = _concatenation(left, right)
         else:
             raise _compile_error(f"Unknown operator {e.op}", "UnexpectedSyntax", e)
         return _fold(result, [left, right])
@@ -719,6 +752,8 @@ class _Compiler:
 
     def _LabelCheck(self, e: ast.LabelCheck) -> Compiled:
         subject = self.compile(e.subject)
+        if e.args:
+            return self._dynamic_label_check(subject, e)
         predicate = label_predicate(e.labels)
 
         def label_check(row, ctx):
@@ -733,6 +768,21 @@ class _Compiler:
             raise _runtime_type_error(f"Type mismatch: expected Node or Relationship but was "
                                       f"{type_name(v)}")
         return label_check
+
+    def _dynamic_label_check(self, subject: Compiled, e: ast.LabelCheck) -> Compiled:
+        predicate = dynamic_label_predicate(e.labels, [self.compile(arg) for arg in e.args])
+
+        def dynamic_label_check(row, ctx):
+            v = subject(row, ctx)
+            t = type(v)
+            if t is NodeRef:
+                return predicate(ctx.tx.node_labels(v.id), row, ctx)
+            if t is RelRef:
+                return predicate(frozenset((ctx.tx.rel_type(v.id),)), row, ctx)
+            if v is None:
+                return None
+            raise _runtime_type_error(f"Type mismatch: expected Node or Relationship but was {type_name(v)}")
+        return dynamic_label_check
 
     # -- conditionals --------------------------------------------------------------------------
     def _Case(self, e: ast.Case) -> Compiled:
@@ -1013,6 +1063,25 @@ class _Compiler:
                 out.append(r[column] if column is not None and column in r else next(iter(r.values())))
             return out
         return collect_subquery
+
+
+def _concatenation(left: Compiled, right: Compiled) -> Compiled:
+    """``a || b``: two strings or two lists joined; null when either is null."""
+    def concat(row, ctx):
+        a, b = left(row, ctx), right(row, ctx)
+        if a is None or b is None:
+            return None
+        if type(a) is str and type(b) is str:
+            return a + b
+        if type(a) is Vector:
+            a = a.tolist()
+        if type(b) is Vector:
+            b = b.tolist()
+        if type(a) is list and type(b) is list:
+            return a + b
+        raise _runtime_type_error(f"Type mismatch: || joins two Strings or two Lists, not {type_name(a)} "
+                                  f"and {type_name(b)}")
+    return concat
 
 
 def _arithmetic(op: str, left: Compiled, right: Compiled) -> Compiled:

@@ -116,13 +116,19 @@ class ClauseBuilder(PatternBuilder):
         order, skip, limit = ctx.orderBy(), ctx.skipClause(), ctx.limitClause()
         return ast.Projection(
             items, items_ctx.STAR() is not None, ctx.DISTINCT() is not None,
-            [] if order is None else [self._sort_item(item) for item in order.sortItem()],
+            [] if order is None else [key for item in order.sortItem() for key in self._sort_items(item)],
             None if skip is None else self.expression(skip.expression()),
             None if limit is None else self.expression(limit.expression()))
 
-    def _sort_item(self, ctx):
-        return ast.SortItem(self.expression(ctx.expression()),
-                            ctx.dir_ is not None and ctx.dir_.type in _DESCENDING, pos=self.pos(ctx))
+    def _sort_items(self, ctx) -> list[ast.SortItem]:
+        """One sort key; NULLS FIRST / LAST where it differs from the default (nulls sort as the
+        largest value: last ascending, first descending) puts an ``e IS NULL`` key before it."""
+        expr = self.expression(ctx.expression())
+        descending = ctx.dir_ is not None and ctx.dir_.type in _DESCENDING
+        key = ast.SortItem(expr, descending, pos=self.pos(ctx))
+        if ctx.nulls is None or (ctx.nulls.type == P.FIRST) == descending:
+            return [key]
+        return [ast.SortItem(ast.IsNull(expr, pos=self.pos(ctx)), not descending, pos=self.pos(ctx)), key]
 
     # -- updating -------------------------------------------------------------------------------
     def _create(self, ctx):
@@ -178,6 +184,10 @@ class ClauseBuilder(PatternBuilder):
             if type(item) is P.RemoveLabelsItemContext:
                 items.append(ast.RemoveLabels(self.name(item.variable()),
                                               self._label_names(item.labelNames()), pos=self.pos(item)))
+            elif type(item) is P.RemoveDynamicLabelsItemContext:
+                items.append(ast.RemoveLabels(self.name(item.variable()),
+                                              self._dynamic_label_names(item.dynamicLabelNames()),
+                                              pos=self.pos(item)))
             else:
                 items.append(ast.RemoveProperty(self._property_target(item.postfixExpression()),
                                                 pos=self.pos(item)))

@@ -68,6 +68,16 @@ class ExpressionBuilder(BuilderBase):
         return ast.IsNull(self.expression(ctx.expression()), negated=ctx.NOT() is not None,
                           pos=self.pos(ctx))
 
+    def _is_normalized(self, ctx):
+        """``s IS [NOT] [NFC|NFD|NFKC|NFKD] NORMALIZED`` (NFC when no form is named)."""
+        form = "NFC" if ctx.form is None else ctx.form.text.upper()
+        if form not in _NORMAL_FORMS:
+            raise self.error(ctx.form, f"Invalid normal form '{ctx.form.text}': expected NFC, NFD, NFKC or NFKD",
+                             "InvalidNormalForm")
+        check = ast.FunctionCall(IS_NORMALIZED, [self.expression(ctx.expression()), ast.Literal(form)],
+                                 pos=self.pos(ctx))
+        return ast.UnaryOp("NOT", check, pos=self.pos(ctx)) if ctx.NOT() is not None else check
+
     def _type_predicate(self, ctx):
         from relate.server.query.schema.types import normalize_expression_type
         written = self.source(ctx.valueType())
@@ -118,7 +128,9 @@ class ExpressionBuilder(BuilderBase):
                     result = ast.Slice(result, self.optional_expression(child.lower),
                                        self.optional_expression(child.upper), pos=pos)
             else:  # nodeLabels: a label predicate
-                result = ast.LabelCheck(result, self.label_expression(child.labelExpression()), pos=pos)
+                args: list[ast.Expr] = []
+                result = ast.LabelCheck(result, self.label_expression(child.labelExpression(), args), pos=pos,
+                                        args=args)
         return result
 
     def atom(self, ctx) -> ast.Expr:
@@ -192,11 +204,21 @@ class ExpressionBuilder(BuilderBase):
     def _paren_atom(self, ctx):
         return self.expression(ctx.expression())
 
+    def _trim_atom(self, ctx):
+        """``trim([BOTH|LEADING|TRAILING] [c] FROM s)``: whitespace, or the single character c."""
+        side = "BOTH" if ctx.side is None else ctx.side.text.upper()
+        chars = [] if ctx.chars is None else [self.expression(ctx.chars)]
+        return ast.FunctionCall(TRIM_FROM, [ast.Literal(side), *chars, self.expression(ctx.source)],
+                                pos=self.pos(ctx))
+
     def _function_atom(self, ctx):
         fn = ctx.functionName()
         name = ".".join(self.name(part) for part in [fn.nonNotName(), *fn.symbolicName()])
-        return ast.FunctionCall(name, [self.expression(arg) for arg in ctx.expression()],
-                                ctx.DISTINCT() is not None, pos=self.pos(ctx))
+        args = [self.expression(arg) for arg in ctx.expression()]
+        if name.lower() == "normalize" and len(args) == 2 and type(args[1]) is ast.Variable \
+                and args[1].name.upper() in _NORMAL_FORMS:
+            args[1] = ast.Literal(args[1].name.upper())      # normalize(s, NFKC): a bare form name
+        return ast.FunctionCall(name, args, ctx.DISTINCT() is not None, pos=self.pos(ctx))
 
     def _map_projection_atom(self, ctx):
         items = []
@@ -259,25 +281,45 @@ class ExpressionBuilder(BuilderBase):
                               pos=self.pos(ctx))
 
     # -- label expressions ----------------------------------------------------------------------
-    def label_expression(self, ctx) -> ast.LabelExpr:
-        parts = [self._label_and(part) for part in ctx.labelAnd()]
+    def label_expression(self, ctx, args: list) -> ast.LabelExpr:
+        """A label expression; the expressions of its ``$(e)`` atoms are appended to ``args``."""
+        parts = [self._label_and(part, args) for part in ctx.labelAnd()]
         return parts[0] if len(parts) == 1 else ast.LabelOr(parts)
 
-    def _label_and(self, ctx):
-        parts = [self._label_not(part) for part in ctx.labelNot()]
+    def _label_and(self, ctx, args):
+        parts = [self._label_not(part, args) for part in ctx.labelNot()]
         return parts[0] if len(parts) == 1 else ast.LabelAnd(parts)
 
-    def _label_not(self, ctx):
+    def _label_not(self, ctx, args):
         inner = ctx.labelNot()
         if inner is not None:
-            return ast.LabelNot(self._label_not(inner))
+            return ast.LabelNot(self._label_not(inner, args))
         atom = ctx.labelAtom()
         if atom.symbolicName() is not None:
             return ast.LabelName(self.name(atom.symbolicName()))
         if atom.PERCENT() is not None:
             return ast.LabelAny()
-        return self.label_expression(atom.labelExpression())
+        if atom.dynamicName() is not None:
+            return self.dynamic_name(atom.dynamicName(), args)
+        return self.label_expression(atom.labelExpression(), args)
 
+    def dynamic_name(self, ctx, args: list) -> ast.LabelDynamic:
+        """``$(e)`` and ``$all(e)`` (every name given) or ``$any(e)`` (any of them)."""
+        if ctx.PARAMETER() is None:
+            mode = "all"
+        else:
+            mode = ctx.PARAMETER().getText()[1:].lower()
+            if mode not in ("all", "any"):
+                raise self.error(ctx, f"Invalid input '{ctx.PARAMETER().getText()}(': expected '$(', '$all(' "
+                                      "or '$any(' for a dynamic label or type", "InvalidDynamicLabel")
+        args.append(self.expression(ctx.expression()))
+        return ast.LabelDynamic(len(args) - 1, mode)
+
+
+_NORMAL_FORMS = ("NFC", "NFD", "NFKC", "NFKD")
+# Functions the syntax desugars to; their names hold a space, so no statement can call them by name.
+IS_NORMALIZED = " isNormalized"
+TRIM_FROM = " trimFrom"
 
 _BOOLEAN_OPERATORS = (P.NotExprContext, P.AndExprContext, P.OrExprContext, P.XorExprContext)
 
@@ -326,6 +368,7 @@ ExpressionBuilder._expression_handlers = {
     P.MulExprContext: ExpressionBuilder._binary,
     P.AddExprContext: ExpressionBuilder._binary,
     P.IsNullExprContext: ExpressionBuilder._is_null,
+    P.IsNormalizedExprContext: ExpressionBuilder._is_normalized,
     P.TypePredicateExprContext: ExpressionBuilder._type_predicate,
     P.StringOpExprContext: ExpressionBuilder._binary,
     P.CompareExprContext: ExpressionBuilder._compare,
@@ -348,6 +391,7 @@ ExpressionBuilder._atom_handlers = {
     P.ReduceAtomContext: ExpressionBuilder._reduce_atom,
     P.PatternAtomContext: ExpressionBuilder._pattern_atom,
     P.ParenAtomContext: ExpressionBuilder._paren_atom,
+    P.TrimAtomContext: ExpressionBuilder._trim_atom,
     P.FunctionAtomContext: ExpressionBuilder._function_atom,
     P.MapProjectionAtomContext: ExpressionBuilder._map_projection_atom,
     P.VariableAtomContext: ExpressionBuilder._variable_atom,

@@ -1,6 +1,8 @@
 """Parse tree to AST: patterns (nodes, relationships, path parts, shortest paths)."""
 from __future__ import annotations
 
+import dataclasses
+
 from relate.grammar._generated.CypherParser import CypherParser as P
 from relate.server.query import ast
 
@@ -21,39 +23,84 @@ class PatternBuilder(ExpressionBuilder):
         anonymous = ctx.anonymousPatternPart()
         shortest = None if anonymous.shortest is None else _SHORTEST[anonymous.shortest.type]
         selector = anonymous.pathSelector()
+        k = 1
         if selector is not None:
-            shortest = self._selector(selector)
+            shortest, k = self._selector(selector)
         return ast.PatternPart(None if variable is None else self.name(variable),
                                self.pattern_element(anonymous.patternElement()), shortest,
-                               pos=self.pos(ctx))
+                               pos=self.pos(ctx), shortest_k=k)
 
-    def _selector(self, ctx) -> str | None:
-        """A GQL path selector as the shortest-path kind it is: ALL SHORTEST is allShortestPaths, ANY
-        SHORTEST and SHORTEST 1 shortestPath; ANY [1] keeps one path of each match (the shortest: a
-        breadth-first search finds it first)."""
+    def _selector(self, ctx) -> tuple[str, int]:
+        """A GQL path selector as (shortest-path kind, k): ALL SHORTEST is allShortestPaths, ANY
+        SHORTEST and SHORTEST 1 shortestPath, SHORTEST k the k shortest paths, SHORTEST k GROUPS every
+        path of the k shortest lengths; ANY [k] keeps k paths of each match (the shortest ones)."""
         kind = type(ctx)
         if kind is P.AllShortestSelectorContext:
-            return "all"
+            return "all", 1
         if kind is P.AnyShortestSelectorContext:
-            return "shortest"
+            return "shortest", 1
         k = 1 if ctx.k is None else self._count(ctx.k)
-        if kind is P.ShortestKSelectorContext and ctx.GROUPS() is not None:
-            if k == 1:
-                return "all"                    # SHORTEST 1 GROUPS: every path of the shortest length
-            raise self.error(ctx, f"SHORTEST {k} GROUPS is not supported (SHORTEST 1 GROUPS and ALL SHORTEST are)",
-                             "UnsupportedFeature")
-        if k == 1:
-            return "shortest"
         if k < 1:
             raise self.error(ctx, f"The path count of a path selector must be at least 1, not {k}",
                              "InvalidArgumentValue")
-        raise self.error(ctx, f"Path selectors for {k} paths are not supported (SHORTEST 1, ANY SHORTEST, "
-                              "ALL SHORTEST and ANY are)", "UnsupportedFeature")
+        if kind is P.ShortestKSelectorContext and ctx.GROUPS() is not None:
+            return "all", k
+        return "shortest", k
 
     def pattern_element(self, ctx) -> list:
-        while ctx.patternElement() is not None:      # ((a)-->(b)) is (a)-->(b)
-            ctx = ctx.patternElement()
-        return self._chain(ctx.children)
+        """The elements of a path pattern, alternating nodes and relationships (or quantified paths)."""
+        atoms = ctx.pathAtom()
+        while len(atoms) == 1 and atoms[0].parenthesizedPath() is not None:
+            group = atoms[0].parenthesizedPath()          # ((a)-->(b)) is (a)-->(b)
+            if group.quantifier() is not None or group.expression() is not None:
+                break
+            atoms = group.patternElement().pathAtom()
+        elements: list = []
+        for atom in atoms:
+            child = atom.getChild(0)
+            kind = type(child)
+            if kind is P.NodePatternContext:
+                if elements and isinstance(elements[-1], ast.NodePattern):
+                    raise self.error(child, "Two node patterns must be joined by a relationship pattern, "
+                                            "as in (a)-->(b)", "InvalidPattern")
+                elements.append(self.node_pattern(child))
+            elif kind is P.RelationshipPatternContext:
+                if not elements or not isinstance(elements[-1], ast.NodePattern):
+                    raise self.error(child, "A relationship pattern must have a node pattern on each side, "
+                                            "as in (a)-->(b)", "InvalidPattern")
+                elements.append(self.relationship_pattern(child))
+            else:
+                group = self.quantified_path(child)
+                if elements and isinstance(elements[-1], ast.RelPattern):
+                    raise self.error(child, "A quantified path pattern follows a node pattern, not a relationship "
+                                            "pattern, as in (a) ((x)-->(y)){1,3} (b)", "InvalidPattern")
+                if not elements or not isinstance(elements[-1], ast.NodePattern):
+                    elements.append(ast.NodePattern(None, None, None, pos=self.pos(child)))
+                elements.append(group)
+        if not isinstance(elements[-1], ast.NodePattern):
+            if isinstance(elements[-1], ast.RelPattern):
+                raise self.error(ctx, "A path pattern ends with a node pattern, as in (a)-->(b)", "InvalidPattern")
+            elements.append(ast.NodePattern(None, None, None, pos=self.pos(ctx)))
+        return elements
+
+    def quantified_path(self, ctx):
+        """``((a)-[r]->(b) WHERE ...){m,n}``: a path pattern repeated m to n times."""
+        if ctx.quantifier() is None:
+            raise self.error(ctx, "A parenthesized path pattern inside a longer path needs a quantifier, "
+                                  "as in (a) ((x)-->(y)){1,3} (b)", "InvalidPattern")
+        inner = self.pattern_element(ctx.patternElement())
+        if any(isinstance(e, ast.QuantifiedPath) for e in inner):
+            raise self.error(ctx, "Quantified path patterns cannot be nested", "InvalidPattern")
+        if len(inner) < 3:
+            raise self.error(ctx, "A quantified path pattern needs at least one relationship, as in "
+                                  "((a)-->(b)){1,3}", "InvalidPattern")
+        low, high = self._quantifier(ctx.quantifier())
+        where = self.optional_expression(ctx.expression())
+        if len(inner) == 3 and where is None and all(_bare(node) for node in inner[0::2]) \
+                and inner[1].where is None and inner[1].type_labels is None and inner[1].length is None:
+            # (()-[r:T]->()){m,n} is -[r:T]->{m,n}: r is the list of relationships either way
+            return dataclasses.replace(inner[1], length=(low, high))
+        return ast.QuantifiedPath(inner, where, low, high, pos=self.pos(ctx))
 
     def relationships_pattern(self, ctx) -> ast.PatternPart:
         return ast.PatternPart(None, self._chain(ctx.children), pos=self.pos(ctx))
@@ -69,10 +116,11 @@ class PatternBuilder(ExpressionBuilder):
 
     def node_pattern(self, ctx) -> ast.NodePattern:
         variable, labels, props = ctx.variable(), ctx.nodeLabels(), ctx.properties()
+        args: list[ast.Expr] = []
         return ast.NodePattern(None if variable is None else self.name(variable),
-                               None if labels is None else self.label_expression(labels.labelExpression()),
+                               None if labels is None else self.label_expression(labels.labelExpression(), args),
                                None if props is None else self.properties(props),
-                               self.optional_expression(ctx.expression()), pos=self.pos(ctx))
+                               self.optional_expression(ctx.expression()), pos=self.pos(ctx), label_args=args)
 
     def properties(self, ctx) -> ast.Expr:
         literal = ctx.mapLiteral()
@@ -97,14 +145,27 @@ class PatternBuilder(ExpressionBuilder):
         if span is not None and quantifier is not None:
             raise self.error(quantifier, "A quantified relationship cannot also have a variable length (*)",
                              "InvalidQuantifier")
+        names, type_labels, args = self._rel_types(types)
         return ast.RelPattern(
             None if variable is None else self.name(variable),
-            [] if types is None else [self.name(name) for name in types.symbolicName()],
+            names,
             direction,
             None if props is None else self.properties(props),
             length if span is None else self._range(span),
             self.optional_expression(detail.expression()),
-            pos=self.pos(ctx))
+            pos=self.pos(ctx), type_labels=type_labels, type_args=args)
+
+    def _rel_types(self, ctx) -> tuple[list[str], ast.LabelExpr | None, list[ast.Expr]]:
+        """Static type alternatives, or (with a ``$(e)`` among them) all of them as a label expression."""
+        if ctx is None:
+            return [], None, []
+        names = [t.symbolicName() for t in ctx.relTypeName()]
+        if all(name is not None for name in names):
+            return [self.name(name) for name in names], None, []
+        args: list[ast.Expr] = []
+        items: list[ast.LabelExpr] = [ast.LabelName(self.name(t.symbolicName())) if t.symbolicName() is not None
+                                      else self.dynamic_name(t.dynamicName(), args) for t in ctx.relTypeName()]
+        return [], items[0] if len(items) == 1 else ast.LabelOr(items), args
 
     def _quantifier(self, ctx) -> tuple:
         """{n}, {m,n}, {m,}, {,n}, + and * as a variable length (a missing minimum is 0, as in Neo4j)."""
@@ -133,3 +194,8 @@ class PatternBuilder(ExpressionBuilder):
         if ctx.dots is None:
             return (low, low)
         return (low, None if ctx.hi is None else self._count(ctx.hi))
+
+
+def _bare(node: ast.NodePattern) -> bool:
+    """An anonymous node pattern with nothing to check."""
+    return node.variable is None and node.labels is None and node.properties is None and node.where is None

@@ -29,7 +29,7 @@ _TOKEN = re.compile(r"""
   | (?P<string>'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")
   | (?P<escaped>`(?:[^`]|``)*`)
   | (?P<parameter>\$(?:[a-z_][a-z0-9_]*|`(?:[^`]|``)*`|[0-9]+))
-  | (?P<symbol>\.\.|::|\+=|=~|<>|!=|<=|>=|\$\(|[.,;:(){}\[\]=<>+\-*/%^|&!])
+  | (?P<symbol>\.\.|::|\+=|=~|<>|!=|<=|>=|\$\(|\|\||[.,;:(){}\[\]=<>+\-*/%^|&!])
 """, re.VERBOSE | re.IGNORECASE | re.DOTALL)
 
 _FLOAT = re.compile(r"[0-9]+\.[0-9]+(?:e[+-]?[0-9]+)?|\.[0-9]+(?:e[+-]?[0-9]+)?|[0-9]+e[+-]?[0-9]+", re.IGNORECASE)
@@ -40,7 +40,7 @@ _SYMBOLS = {"..": L.DOTDOT, "::": L.COLONCOLON, "+=": L.PLUS_EQ, "=~": L.REGEX_M
             "!=": L.NEQ, "<=": L.LE, ">=": L.GE, ".": L.DOT, ",": L.COMMA, ";": L.SEMI, ":": L.COLON,
             "(": L.LPAREN, ")": L.RPAREN, "{": L.LBRACE, "}": L.RBRACE, "[": L.LBRACK, "]": L.RBRACK,
             "=": L.EQ, "<": L.LT, ">": L.GT, "+": L.PLUS, "-": L.MINUS, "*": L.STAR, "/": L.SLASH,
-            "%": L.PERCENT, "^": L.CARET, "|": L.PIPE, "&": L.AMP, "!": L.BANG, "$(": L.DYNAMIC_LABEL}
+            "%": L.PERCENT, "^": L.CARET, "||": L.CONCAT, "|": L.PIPE, "&": L.AMP, "!": L.BANG, "$(": L.DYNAMIC_LABEL}
 
 
 def _number(text: str, pos: int):

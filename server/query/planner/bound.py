@@ -34,6 +34,8 @@ def _compute(op) -> set[str]:
         return set(bound_vars(op.source)) | {op.start, op.rel, op.end}
     if t is L.Expand:
         return set(bound_vars(op.source)) | {op.rel, op.end}
+    if t is L.QuantifiedExpand:
+        return set(bound_vars(op.source)) | {op.rels, op.end} | set(op.groups)
     if t is L.ShortestPath:
         extra = {v for v in (op.rel, op.path) if v}
         return set(bound_vars(op.source)) | extra

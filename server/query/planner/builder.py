@@ -97,7 +97,7 @@ class Builder:
             node = part.elements[0]
             entity, duplicate = "node", False
             if node.labels is not None:
-                predicates.append(ast.LabelCheck(ast.Variable(var), node.labels))
+                predicates.append(ast.LabelCheck(ast.Variable(var), node.labels, args=node.label_args))
             if node.properties is not None:
                 predicates.extend(property_predicates(ast.Variable(var), node.properties))
             if node.where is not None:
@@ -113,6 +113,8 @@ class Builder:
                 labels = ast.LabelOr([ast.LabelName(t) for t in rel.types]) if len(rel.types) > 1 \
                     else ast.LabelName(rel.types[0])
                 predicates.append(ast.LabelCheck(ast.Variable(var), labels))
+            elif rel.type_labels is not None:
+                predicates.append(ast.LabelCheck(ast.Variable(var), rel.type_labels, args=rel.type_args))
             if rel.properties is not None:
                 predicates.extend(property_predicates(ast.Variable(var), rel.properties))
         op = L.Search(state.op, var, entity, search.spec, search.score_variable, duplicate)
@@ -286,6 +288,8 @@ def _pattern_vars(parts: list[ast.PatternPart]) -> list[str]:
         for element in part.elements:
             if element.variable and element.variable not in out:
                 out.append(element.variable)
+            if isinstance(element, ast.QuantifiedPath):      # its group variables
+                out.extend(e.variable for e in element.elements if e.variable and e.variable not in out)
         if part.variable and part.variable not in out:
             out.append(part.variable)
     return out

@@ -50,7 +50,7 @@ def _estimate(op, children, catalog) -> float:
 
 
 _PRECEDENCE = {"OR": 1, "XOR": 2, "AND": 3, "=": 5, "<>": 5, "<": 5, "<=": 5, ">": 5, ">=": 5, "IN": 6,
-               "STARTS WITH": 6, "ENDS WITH": 6, "CONTAINS": 6, "=~": 6, "+": 7, "-": 7, "*": 8, "/": 8,
+               "STARTS WITH": 6, "ENDS WITH": 6, "CONTAINS": 6, "=~": 6, "+": 7, "-": 7, "||": 7, "*": 8, "/": 8,
                "%": 8, "^": 9}
 
 
@@ -90,7 +90,7 @@ def expr_text(expr) -> str:
     if t is ast.MapLiteral:
         return "{" + ", ".join(f"{k}: {expr_text(v)}" for k, v in expr.entries) + "}"
     if t is ast.LabelCheck:
-        return f"{expr_text(expr.subject)}:{_labels(expr.labels)}"
+        return f"{expr_text(expr.subject)}:{_labels(expr.labels, expr.args)}"
     if t is ast.Subscript:
         return f"{expr_text(expr.subject)}[{expr_text(expr.index)}]"
     return t.__name__
@@ -103,14 +103,16 @@ def _wrap(expr, parent_op: str) -> str:
     return text
 
 
-def _labels(labels) -> str:
+def _labels(labels, args) -> str:
     t = type(labels)
     if t is ast.LabelName:
         return labels.name
     if t is ast.LabelAnd:
-        return ":".join(_labels(i) for i in labels.items)
+        return ":".join(_labels(i, args) for i in labels.items)
     if t is ast.LabelOr:
-        return "|".join(_labels(i) for i in labels.items)
+        return "|".join(_labels(i, args) for i in labels.items)
     if t is ast.LabelNot:
-        return "!" + _labels(labels.item)
+        return "!" + _labels(labels.item, args)
+    if t is ast.LabelDynamic:
+        return f"${'' if labels.mode == 'all' else labels.mode}({expr_text(args[labels.index])})"
     return "%"

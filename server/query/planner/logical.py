@@ -116,6 +116,25 @@ class PinnedAnchor(LogicalOp):
 
 
 @dataclass(eq=False)
+class QuantifiedExpand(LogicalOp):
+    """``(start) ((a)-[r]->(b) WHERE ...){min,max} (end)``: the inner path repeated; ``inner`` alternates
+    node and relationship patterns (named, predicates in ``predicates``), ``rels`` the hidden variable of
+    every relationship walked, ``groups`` the inner variables bound as lists (one entry per iteration)."""
+    source: LogicalOp
+    start: str
+    end: str
+    inner: list
+    predicates: list
+    min: int
+    max: Optional[int]
+    rels: str
+    groups: tuple[str, ...]
+    into: bool = False
+    unique_with: tuple[str, ...] = ()
+    backwards: bool = False
+
+
+@dataclass(eq=False)
 class ShortestPath(LogicalOp):
     source: LogicalOp
     start: str
@@ -126,6 +145,7 @@ class ShortestPath(LogicalOp):
     direction: str
     length: tuple[int, Optional[int]]
     all_paths: bool = False
+    k: int = 1                                  # paths (groups of equal length when all_paths) to keep
     rel_props: Optional[ast.Expr] = None
     predicate: Optional[ast.Expr] = None       # WHERE terms that read the path (checked per path)
 

@@ -27,7 +27,7 @@ class PatternPlanner:
     def plan(self, source: L.LogicalOp, bound: set[str], parts: list[ast.PatternPart],
              where: Optional[ast.Expr], *, maybe_bound: frozenset = frozenset()) -> L.LogicalOp:
         """Ops binding every variable of ``parts`` on top of ``source``, filtered by ``where``."""
-        parts = [self.name_part(p) for p in parts]
+        parts = [lift_dynamic_names(self.name_part(p), self.builder.hidden) for p in parts]
         bound = set(bound)
         predicates: list[ast.Expr] = []
         for part in parts:
@@ -55,7 +55,12 @@ class PatternPlanner:
         elements = []
         changed = False
         for element in part.elements:
-            if element.variable is None:
+            if isinstance(element, ast.QuantifiedPath):
+                inner = self.name_part(ast.PatternPart(None, element.elements))
+                element = dataclasses.replace(element, elements=inner.elements,
+                                              variable=element.variable or self.builder.hidden(" q"))
+                changed = True
+            elif element.variable is None:
                 prefix = " n" if isinstance(element, ast.NodePattern) else " r"
                 element = dataclasses.replace(element, variable=self.builder.hidden(prefix))
                 changed = True
@@ -144,7 +149,7 @@ class PatternPlanner:
 
     def _rel_scan_is_better(self, elements, bound, predicates) -> bool:
         left, rel, right = elements
-        if relevance.is_relevance(self._relevance(), rel):
+        if isinstance(rel, ast.QuantifiedPath) or relevance.is_relevance(self._relevance(), rel):
             return False
         if not rel.types or rel.length is not None or rel.variable in bound:
             return False
@@ -195,6 +200,8 @@ class PatternPlanner:
 
     def _expand(self, op, start: ast.NodePattern, rel: ast.RelPattern, end: ast.NodePattern, backwards: bool,
                 bound, predicates, rels_in_match):
+        if isinstance(rel, ast.QuantifiedPath):
+            return self._expand_quantified(op, start, rel, end, backwards, bound, predicates, rels_in_match)
         direction = REVERSE[rel.direction] if backwards else rel.direction
         rel_var = rel.variable
         if rel_var in bound:
@@ -219,8 +226,39 @@ class PatternPlanner:
         rels_in_match.append(rel_var)
         return op
 
+    def _expand_quantified(self, op, start: ast.NodePattern, qpp: ast.QuantifiedPath, end: ast.NodePattern,
+                           backwards: bool, bound, predicates, rels_in_match):
+        """A quantified path pattern, walked from ``start`` (its inner path reversed when planned
+        right to left); the outer nodes' own predicates stay with the pattern's."""
+        inner = lift_dynamic_names(ast.PatternPart(None, qpp.elements), self.builder.hidden).elements
+        checks: list[ast.Expr] = []
+        for element in inner:
+            var = ast.Variable(element.variable)
+            if element.properties is not None:
+                checks.extend(property_predicates(var, element.properties))
+            if element.where is not None:
+                checks.extend(and_terms(element.where))
+            if isinstance(element, ast.NodePattern) and element.labels is not None:
+                checks.append(ast.LabelCheck(var, element.labels))
+        checks.extend(and_terms(qpp.inner_where))
+        if backwards:
+            inner = [dataclasses.replace(e, direction=REVERSE[e.direction]) if isinstance(e, ast.RelPattern) else e
+                     for e in reversed(inner)]
+        into = end.variable in bound
+        groups = tuple(e.variable for e in qpp.elements if not e.variable.startswith(" "))
+        op = L.QuantifiedExpand(op, start.variable, end.variable, inner, checks, qpp.min, qpp.max, qpp.variable,
+                                groups, into, tuple(rels_in_match), backwards)
+        if end.labels is not None:
+            predicates.insert(0, ast.LabelCheck(ast.Variable(end.variable), end.labels))
+        bound.update((qpp.variable, end.variable, *groups))
+        rels_in_match.append(qpp.variable)
+        return op
+
     # ------------------------------------------------------------ shortest paths
     def _plan_shortest(self, op, part: ast.PatternPart, bound: set[str], predicates):
+        if any(isinstance(e, ast.QuantifiedPath) for e in part.elements):
+            from .builder import raise_unsupported
+            raise_unsupported("A shortest-path selector over a quantified path pattern")
         start, rel, end = part.elements[0], part.elements[1], part.elements[-1]
         for node in (start, end):
             op = self._bind_node(op, node, bound, predicates, first=False)
@@ -235,13 +273,56 @@ class PatternPlanner:
         for term in inside:
             predicate = term if predicate is None else ast.BinaryOp("AND", predicate, term)
         op = L.ShortestPath(op, start.variable, end.variable, rel.variable, path_var, tuple(rel.types),
-                            rel.direction, (1 if lo is None else lo, hi), part.shortest == "all",
+                            rel.direction, (1 if lo is None else lo, hi), part.shortest == "all", part.shortest_k,
                             rel.properties, predicate)
         bound.update(own)
         return op
 
 
 # ---------------------------------------------------------------- helpers
+def lift_dynamic_names(part: ast.PatternPart, hidden) -> ast.PatternPart:
+    """Labels and types given as ``$(e)`` become predicates of the pattern's (named) elements: the
+    static labels still choose the scan; ``-[:$(e)*]->`` checks each relationship of the path."""
+    elements: list = []
+    for element in part.elements:
+        if isinstance(element, ast.NodePattern) and element.label_args:
+            static, dynamic = split_dynamic(element.labels)
+            check = ast.LabelCheck(ast.Variable(element.variable), dynamic, args=element.label_args)
+            element = dataclasses.replace(element, labels=static, label_args=[], where=_and(check, element.where))
+        elif isinstance(element, ast.RelPattern) and element.type_labels is not None:
+            var = ast.Variable(element.variable)
+            if element.length is None:
+                check = ast.LabelCheck(var, element.type_labels, args=element.type_args)
+            else:
+                each = hidden(" t")
+                check = ast.Quantifier("all", each, var, ast.LabelCheck(ast.Variable(each), element.type_labels,
+                                                                        args=element.type_args))
+            element = dataclasses.replace(element, type_labels=None, type_args=[], where=_and(check, element.where))
+        elements.append(element)
+    return dataclasses.replace(part, elements=elements)
+
+
+def split_dynamic(labels: ast.LabelExpr) -> tuple[Optional[ast.LabelExpr], ast.LabelExpr]:
+    """(the static conjuncts of a label expression, the rest, which holds every ``$(e)``)."""
+    items = labels.items if isinstance(labels, ast.LabelAnd) else [labels]
+    static = [i for i in items if not has_dynamic(i)]
+    dynamic = [i for i in items if has_dynamic(i)]
+    return (None if not static else static[0] if len(static) == 1 else ast.LabelAnd(static),
+            dynamic[0] if len(dynamic) == 1 else ast.LabelAnd(dynamic))
+
+
+def has_dynamic(labels: Optional[ast.LabelExpr]) -> bool:
+    if isinstance(labels, ast.LabelDynamic):
+        return True
+    if isinstance(labels, (ast.LabelAnd, ast.LabelOr)):
+        return any(has_dynamic(i) for i in labels.items)
+    return isinstance(labels, ast.LabelNot) and has_dynamic(labels.item)
+
+
+def _and(term: ast.Expr, rest: Optional[ast.Expr]) -> ast.Expr:
+    return term if rest is None else ast.BinaryOp("AND", term, rest)
+
+
 def property_predicates(var: ast.Expr, properties: ast.Expr) -> list[ast.Expr]:
     """``(n {a: 1})`` -> ``n.a = 1``; a parameter map -> one check per key at runtime."""
     if isinstance(properties, ast.MapLiteral):
@@ -301,6 +382,8 @@ def path_elements(part: ast.PatternPart) -> tuple[tuple[str, str], ...]:
     for element in part.elements:
         if isinstance(element, ast.NodePattern):
             out.append(("node", element.variable))
+        elif isinstance(element, ast.QuantifiedPath):
+            out.append(("rels", element.variable))
         else:
             out.append(("rels" if element.length is not None else "rel", element.variable))
     return tuple(out)

@@ -13,6 +13,7 @@ from ..exec.operators import base as P
 from ..exec.operators import best as PB
 from ..exec.operators import load as PL
 from ..exec.operators import paths as PP
+from ..exec.operators import quantified as PQ
 from ..exec.operators import rows as PR
 from ..exec.operators import search as PS
 from ..exec.operators import subplans as PU
@@ -152,6 +153,13 @@ class PhysicalBuilder:
         return PP.VarExpand(source, op.start, op.rel, op.end, op.types, op.direction, op.into, op.length,
                             op.end_labels, rel_props, op.unique_with, op.backwards)
 
+    def _QuantifiedExpand(self, op):
+        nodes = [e.variable for e in op.inner[0::2]]
+        hops = [(e.variable, tuple(e.types) or None, e.direction) for e in op.inner[1::2]]
+        return PQ.QuantifiedExpand(self.build(op.source), op.start, op.end, nodes, hops,
+                                   [self.compile(p) for p in op.predicates], op.min, op.max, op.rels, op.groups,
+                                   op.into, op.unique_with, op.backwards)
+
     def _PinnedAnchor(self, op):
         from relate.server.relevance.operator import PinnedAnchor
         return PinnedAnchor(self.build(op.source), op.var, op.label, self.compile(op.props))
@@ -160,7 +168,7 @@ class PhysicalBuilder:
         rel_props = self.compile(op.rel_props) if op.rel_props is not None else None
         predicate = self.compile(op.predicate) if op.predicate is not None else None
         return PP.ShortestPath(self.build(op.source), op.start, op.end, op.rel, op.path, op.types, op.direction,
-                               op.length, op.all_paths, rel_props, predicate)
+                               op.length, op.all_paths, rel_props, predicate, op.k)
 
     def _NamedPath(self, op):
         return PP.NamedPath(self.build(op.source), op.var, op.elements)
@@ -289,9 +297,13 @@ class PhysicalBuilder:
         for element in part.elements:
             props = self.compile(element.properties) if element.properties is not None else None
             if isinstance(element, ast.NodePattern):
-                elements.append(PW.NodeSpec(element.variable, _label_names(element.labels), props))
+                labels = [label if isinstance(label, str) else self.compile(element.label_args[label.index])
+                          for label in _label_names(element.labels)]
+                elements.append(PW.NodeSpec(element.variable, labels, props))
             else:
-                elements.append(PW.RelSpec(element.variable, element.types[0], props, element.direction))
+                rel_type = element.types[0] if element.types else \
+                    self.compile(element.type_args[element.type_labels.index])
+                elements.append(PW.RelSpec(element.variable, rel_type, props, element.direction))
         return PW.PartSpec(elements, part.variable, path_elements(part) if part.variable else None)
 
     def _Create(self, op):
@@ -317,7 +329,9 @@ class PhysicalBuilder:
             elif isinstance(item, ast.RemoveProperty):
                 out.append(PW.SetSpec("property", self.compile(item.target.subject), item.target.key))
             elif isinstance(item, ast.RemoveLabels):
-                out.append(PW.SetSpec("labels", self.compile(ast.Variable(item.variable)), labels=tuple(item.labels)))
+                labels = tuple(label if isinstance(label, str) else self.compile(label) for label in item.labels)
+                kind = "labels" if all(isinstance(label, str) for label in labels) else "dynamic_labels"
+                out.append(PW.SetSpec(kind, self.compile(ast.Variable(item.variable)), labels=labels))
         return out
 
     def _SetItems(self, op):
@@ -348,11 +362,14 @@ def _counts_rows(call, source: L.LogicalOp) -> bool:
     return isinstance(source, never_null) and call.args[0].name in introduced(source)
 
 
-def _label_names(labels) -> list[str]:
+def _label_names(labels) -> list:
+    """The labels a CREATE / MERGE gives a node: names, and ``$(e)`` atoms (LabelDynamic) in place."""
     if labels is None:
         return []
     if isinstance(labels, ast.LabelName):
         return [labels.name]
+    if isinstance(labels, ast.LabelDynamic) and labels.mode == "all":
+        return [labels]
     if isinstance(labels, ast.LabelAnd):
         out = []
         for item in labels.items:

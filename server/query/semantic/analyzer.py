@@ -258,6 +258,9 @@ class Analyzer:
                 self._expr(item.target.subject, scope)
             else:
                 self._need(item.variable, scope, item)
+                for label in item.labels:
+                    if isinstance(label, ast.Expr):
+                        self._expr(label, scope)
 
     def _delete(self, clause: ast.Delete, scope: Scope):
         for expr in clause.exprs:
@@ -369,7 +372,9 @@ class Analyzer:
             for element in part.elements:
                 if part.variable is not None and element.variable == part.variable:
                     raise error(f"Variable `{part.variable}` already declared", "VariableAlreadyBound", element)
-                if isinstance(element, ast.NodePattern):
+                if isinstance(element, ast.QuantifiedPath):
+                    self._quantified(element, scope, clause, part, rels_here)
+                elif isinstance(element, ast.NodePattern):
                     self._node(element, scope, clause, single_node)
                 else:
                     self._rel(element, scope, clause, rels_here)
@@ -387,6 +392,44 @@ class Analyzer:
                     self._expr(element.properties, scope)
                 if element.where is not None:
                     self._expr(element.where, scope)
+                for arg in getattr(element, "label_args", None) or getattr(element, "type_args", None) or ():
+                    self._expr(arg, scope)
+
+    def _quantified(self, qpp: ast.QuantifiedPath, scope: Scope, clause: str, part: ast.PatternPart,
+                    rels_here: set) -> None:
+        """A quantified path pattern: MATCH only; its variables are new, singletons inside (where its
+        predicates are checked now) and lists (group variables) after it."""
+        if clause != "MATCH":
+            raise error(f"Quantified path patterns are not allowed in {clause}", "InvalidClauseComposition", qpp)
+        if part.shortest:
+            raise error("A shortest-path selector over a quantified path pattern is not supported",
+                        "UnsupportedFeature", qpp)
+        inner = scope.copy()
+        names = []
+        for element in qpp.elements:
+            if isinstance(element, ast.RelPattern) and element.length is not None:
+                raise error("Variable-length relationships cannot be used inside a quantified path pattern",
+                            "InvalidQuantifier", element)
+            name = element.variable
+            if name is None:
+                continue
+            if name in scope or name == part.variable:
+                raise error(f"The variable `{name}` of a quantified path pattern is already declared outside it",
+                            "VariableAlreadyBound", element)
+            if name in names and isinstance(element, ast.RelPattern):
+                raise error(f"Cannot use the same relationship variable `{name}` for multiple relationships",
+                            "VariableAlreadyBound", element)
+            names.append(name)
+            inner.kinds[name] = NODE if isinstance(element, ast.NodePattern) else REL
+        for element in qpp.elements:
+            for expr in (element.properties, element.where, *(getattr(element, "label_args", None) or
+                                                              getattr(element, "type_args", None) or ())):
+                if expr is not None:
+                    self._expr(expr, inner)
+        if qpp.inner_where is not None:
+            self._expr(qpp.inner_where, inner)
+        for name in names:
+            scope.kinds[name] = VALUE
 
     def _node(self, node: ast.NodePattern, scope: Scope, clause: str, single: bool):
         name = node.variable
@@ -407,7 +450,8 @@ class Analyzer:
         if clause in ("CREATE", "MERGE"):
             if rel.length is not None:
                 raise error("Variable length relationships cannot be used in " + clause, "CreatingVarLength", rel)
-            if len(rel.types) != 1:
+            if len(rel.types) != 1 and not (isinstance(rel.type_labels, ast.LabelDynamic)
+                                            and rel.type_labels.mode == "all"):
                 raise error(f"A single relationship type must be specified for {clause}",
                             "NoSingleRelationshipType", rel)
             if clause == "CREATE" and rel.direction == "both":

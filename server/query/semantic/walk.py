@@ -49,6 +49,7 @@ def pattern_exprs(part: ast.PatternPart) -> Iterator[ast.Expr]:
             yield element.properties
         if element.where is not None:
             yield element.where
+        yield from getattr(element, "label_args", None) or getattr(element, "type_args", None) or ()
 
 
 def transform(expr: ast.Expr, fn: Callable[[ast.Expr], Optional[ast.Expr]]) -> ast.Expr:

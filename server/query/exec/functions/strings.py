@@ -5,7 +5,7 @@ import re
 import unicodedata
 
 from relate.protocol.errors import ArgumentError
-from relate.server.query.exec.functions.registry import function, type_error
+from relate.server.query.exec.functions.registry import ARITY, FUNCTIONS, PURE, function, type_error
 from relate.server.query import limits
 
 
@@ -140,3 +140,36 @@ def normalize(ctx, v, form="NFC"):
         raise ArgumentError(f"Unknown normal form: {form}", detail="InvalidArgumentValue",
                             phase="runtime")
     return unicodedata.normalize(form_name, _str("normalize", v))
+
+
+# What the syntax desugars to (parser/build_expressions.py): ``s IS [form] NORMALIZED`` and
+# ``trim([BOTH|LEADING|TRAILING] [c] FROM s)``. Registered unlisted, under names no statement can spell.
+def _is_normalized(ctx, v, form):
+    """Null for null; for a string, whether it equals its normal form (other values: a type error)."""
+    if v is None:
+        return None
+    return unicodedata.is_normalized(form, _str("IS NORMALIZED", v))
+
+
+_TRIM_SIDES = {"BOTH": str.strip, "LEADING": str.lstrip, "TRAILING": str.rstrip}
+
+
+def _trim_from(ctx, side, *chars_and_text):
+    """(side, text): whitespace trimmed; (side, c, text): the single character c (null: null)."""
+    *given, v = chars_and_text
+    if v is None or (given and given[0] is None):
+        return None
+    text = _str("trim", v)
+    if not given:
+        return _TRIM_SIDES[side](text, None)
+    chars = _str("trim", given[0])
+    if len(chars) != 1:
+        raise ArgumentError(f"trim() takes a single character to trim, not '{chars}'",
+                            detail="InvalidArgumentValue", phase="runtime")
+    return _TRIM_SIDES[side](text, chars)
+
+
+for _hidden, _fn, _low, _high in ((" isnormalized", _is_normalized, 2, 2), (" trimfrom", _trim_from, 2, 3)):
+    FUNCTIONS[_hidden] = _fn
+    ARITY[_hidden] = (_low, _high)
+    PURE.add(_hidden)

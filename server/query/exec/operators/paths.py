@@ -106,15 +106,17 @@ class VarExpand(Operator):
 
 
 class ShortestPath(Operator):
-    """shortestPath / allShortestPaths between two bound nodes, breadth first."""
+    """shortestPath / allShortestPaths between two bound nodes, breadth first; SHORTEST k (k paths)
+    and SHORTEST k GROUPS (every path of the k shortest lengths) by iterative deepening over trails."""
     __slots__ = ("start", "end", "rel", "path", "types", "direction", "min", "max", "all_paths",
-                 "rel_props", "predicate")
+                 "rel_props", "predicate", "k")
 
-    def __init__(self, source, start, end, rel, path, types, direction, length, all_paths, rel_props, predicate):
+    def __init__(self, source, start, end, rel, path, types, direction, length, all_paths, rel_props, predicate,
+                 k=1):
         self.source, self.start, self.end, self.rel, self.path = source, start, end, rel, path
         self.types, self.direction = types or None, direction
         self.min, self.max = length
-        self.all_paths, self.rel_props, self.predicate = all_paths, rel_props, predicate
+        self.all_paths, self.rel_props, self.predicate, self.k = all_paths, rel_props, predicate, k
 
     @property
     def name(self):
@@ -126,7 +128,7 @@ class ShortestPath(Operator):
             if a is None or b is None:
                 continue
             props = self.rel_props(row, ctx) if self.rel_props is not None else None
-            if self.predicate is None and not props:
+            if self.predicate is None and not props and self.k == 1:
                 found = self._bfs(ctx, a.id, b.id)
             else:
                 found = self._deepening(ctx, row, a.id, b.id, props)
@@ -183,7 +185,18 @@ class ShortestPath(Operator):
         """With predicates: the shortest lengths whose paths pass, by iterative deepening."""
         tx, types, direction = ctx.tx, self.types, self.direction
         limit = self.max if self.max is not None else max(1, tx.count_rels())
+        k, trails = self.k, self.k > 1        # the k shortest may revisit a node (never a relationship)
+        kept: list = []
+        groups = 0
         for length in range(max(self.min, 0 if start == end else 1), limit + 1):
+            if trails:
+                found = [path for path in self._passing(ctx, row, tx, start, end, length, props, True)]
+                if found:
+                    groups += 1
+                    kept.extend(found if self.all_paths else found[:k - len(kept)])
+                if (groups if self.all_paths else len(kept)) >= k:
+                    break
+                continue
             found = []
             for nodes, rels in _paths_of_length(ctx, tx, start, end, length, direction, types, props):
                 candidate = dict(row)
@@ -198,10 +211,24 @@ class ShortestPath(Operator):
                         return found
             if found:
                 return found
-        return []
+        return kept
+
+    def _passing(self, ctx, row, tx, start, end, length, props, trails):
+        """The paths of one length whose rows pass the statement's path predicates."""
+        for nodes, rels in _paths_of_length(ctx, tx, start, end, length, self.direction, self.types, props, trails):
+            if self.predicate is not None:
+                candidate = dict(row)
+                if self.path:
+                    candidate[self.path] = PathRef(tuple(NodeRef(n) for n in nodes), tuple(RelRef(r) for r in rels))
+                if self.rel:
+                    candidate[self.rel] = [RelRef(r) for r in rels]
+                if self.predicate(candidate, ctx) is not True:
+                    continue
+            yield nodes, rels
 
 
-def _paths_of_length(ctx, tx, start, end, length, direction, types, props):
+def _paths_of_length(ctx, tx, start, end, length, direction, types, props, trails=False):
+    """Paths of exactly ``length`` hops from start to end: simple paths, or trails (nodes may repeat)."""
     def walk(nid, nodes, rels):
         ctx.check()
         if len(rels) == length:
@@ -209,7 +236,7 @@ def _paths_of_length(ctx, tx, start, end, length, direction, types, props):
                 yield list(nodes), list(rels)
             return
         for rid, other in tx.expand(nid, direction, types):
-            if rid in rels or other in nodes:
+            if rid in rels or (not trails and other in nodes):
                 continue
             if props and not _rel_matches(tx, rid, props):
                 continue

@@ -56,18 +56,30 @@ def _props_dict(value, what: str) -> dict:
 
 # ---------------------------------------------------------------- CREATE
 class NodeSpec:
-    """A node of a CREATE/MERGE pattern, compiled."""
-    __slots__ = ("var", "labels", "props")
+    """A node of a CREATE/MERGE pattern, compiled; a ``$(e)`` label is a compiled expression in place."""
+    __slots__ = ("var", "labels", "props", "dynamic")
 
     def __init__(self, var, labels, props):
         self.var, self.labels, self.props = var, tuple(labels), props
+        self.dynamic = not all(isinstance(label, str) for label in self.labels)
 
 
 class RelSpec:
+    """A relationship of a CREATE/MERGE pattern; its type a name or a compiled ``$(e)``."""
     __slots__ = ("var", "type", "props", "direction")
 
     def __init__(self, var, type_, props, direction):
         self.var, self.type, self.props, self.direction = var, type_, props, direction
+
+
+def _rel_type(spec: RelSpec, row: dict, ctx) -> str:
+    if type(spec.type) is str:
+        return spec.type
+    names = _dynamic_labels((spec.type,), row, ctx)
+    if len(names) != 1:
+        raise CypherTypeError(f"A relationship is created with exactly one type, not {len(names)}",
+                              detail="InvalidArgumentValue", phase="runtime")
+    return names[0]
 
 
 class PartSpec:
@@ -99,15 +111,16 @@ def create_part(ctx, row: dict, part: PartSpec) -> None:
                                           f"{type_name(bound)}", detail="InvalidArgumentType", phase="runtime")
                 continue
             props = _clean_props(spec.props(row, ctx)) if spec.props is not None else {}
-            nid = tx.create_node(spec.labels, props, fresh=True)
+            names = spec.labels if not spec.dynamic else tuple(dict.fromkeys(_dynamic_labels(spec.labels, row, ctx)))
+            nid = tx.create_node(names, props, fresh=True)
             nodes += 1
-            labels += len(spec.labels)
+            labels += len(names)
             props_set += len(props)
             ctx.touched_nodes.add(nid)
             row[spec.var] = NodeRef(nid)
         for spec, start_var, end_var in part.rels:
             props = _clean_props(spec.props(row, ctx)) if spec.props is not None else {}
-            rid = tx.create_rel(spec.type, row[start_var].id, row[end_var].id, props, fresh=True)
+            rid = tx.create_rel(_rel_type(spec, row, ctx), row[start_var].id, row[end_var].id, props, fresh=True)
             rels += 1
             props_set += len(props)
             ctx.touched_rels.add(rid)
@@ -159,10 +172,10 @@ class Create(Operator):
     def rows(self, ctx, arg):
         parts = self.parts
         if len(parts) == 1 and not parts[0].path_var:
-            if len(parts[0].elements) == 3:
+            if len(parts[0].elements) == 3 and type(parts[0].elements[1].type) is str:
                 yield from self._one_rel(ctx, arg, parts[0])
                 return
-            if len(parts[0].elements) == 1:
+            if len(parts[0].elements) == 1 and not parts[0].elements[0].dynamic:
                 yield from self._one_node(ctx, arg, parts[0].elements[0])
                 return
         for row in self.source.rows(ctx, arg):
@@ -401,7 +414,8 @@ class RemoveItems(Operator):
                     if type(entity) is not NodeRef:
                         raise CypherTypeError(f"REMOVE labels: expected a node, got {type_name(entity)}",
                                               detail="InvalidArgumentType", phase="runtime")
-                    removed = ctx.tx.remove_labels(entity.id, item.labels)
+                    labels = item.labels if item.kind == "labels" else _dynamic_labels(item.labels, row, ctx)
+                    removed = ctx.tx.remove_labels(entity.id, labels)
                     if removed:
                         ctx.counters.add("labels_removed", removed)
                         ctx.touched_nodes.add(entity.id)
