@@ -17,11 +17,21 @@ statement : cypherPrefix? (EXPLAIN | PROFILE)? (command | query) ;
 cypherPrefix : CYPHER version=(INTEGER | FLOAT)? cypherOption* ;
 cypherOption : symbolicName EQ (symbolicName | INTEGER) ;
 
-query : singleQuery (unionOp singleQuery)* ;
+// Cypher 25: A NEXT B feeds the rows A returns into B (as a CALL { A } at the head of B would).
+query : unionQuery (NEXT unionQuery)* ;
+
+unionQuery : singleQuery (unionOp singleQuery)* | conditionalQuery ;
+
+// Cypher 25: the branch of the first condition that is true runs (ELSE when none is); every branch
+// returns the same columns.
+conditionalQuery : (WHEN expression THEN unionQuery)+ (ELSE unionQuery)? ;
 
 unionOp : UNION ALL? ;
 
-singleQuery : clause+ ;
+singleQuery : useClause? clause+ ;
+
+// USE neo4j: the graph a query (or a UNION part, or a CALL subquery) reads; this server has one.
+useClause : USE symbolicName (DOT symbolicName)* ;
 
 clause
     : matchClause
@@ -469,11 +479,11 @@ nonNotKeyword
     | ENDS | EXISTS | EXPLAIN | FALSE | FIELDTERMINATOR | FILTER | FINISH | FIRST | FOR | FOREACH | FROM | FULLTEXT | FUNCTION
     | FUNCTIONS | GRANT | GROUPS | HEADERS | HOME | IF | IN | INDEX | INDEXES | IS | JOIN | JOINS | KEY | LABEL | LAST | LEADING | LET | LIMIT | LOAD
     | LOOKUP | MATCH | MERGE | NODE | NODETACH | NONE
-    | NORMALIZED | NULL | NULLS | OF | OFFSET | ON | OPTIONAL | OPTIONS | OR | ORDER | PASSWORD | PLAINTEXT | POINT
+    | NEXT | NORMALIZED | NULL | NULLS | OF | OFFSET | ON | OPTIONAL | OPTIONS | OR | ORDER | PASSWORD | PLAINTEXT | POINT
     | PROCEDURE | PROCEDURES | PROFILE | RANGE | REDUCE | REL | RELATIONSHIP | RELEVANCE | REMOVE | REPORT
     | REQUIRE | REQUIRED | RETRY | RETURN | REVOKE | ROLE | ROLES | ROW | ROWS | RRF | SCORE | SEARCH | SECOND
     | SECONDS | SET | SHORTEST | SHORTESTPATH | SHOW | SINGLE | SKIP_ | STARTS | STATUS | TEXT | THEN | TO | TRAILING | TRANSACTION | TRANSACTIONS | TRIM | TRUE | TYPED | UNION | UNIQUE
-    | UNWIND | USER | USERS | USING | VECTOR | WEIGHT | WHEN | WHERE | WITH | WRRF | XOR | YIELD
+    | UNWIND | USE | USER | USERS | USING | VECTOR | WEIGHT | WHEN | WHERE | WITH | WRRF | XOR | YIELD
     ;
 
 // ------------------------------------------------------------------------------------------------
@@ -559,6 +569,7 @@ LOAD : 'LOAD' ;
 LOOKUP : 'LOOKUP' ;
 MATCH : 'MATCH' ;
 MERGE : 'MERGE' ;
+NEXT : 'NEXT' ;
 NODE : 'NODE' ;
 NODETACH : 'NODETACH' ;
 NONE : 'NONE' ;
@@ -620,6 +631,7 @@ TYPED : 'TYPED' ;
 UNION : 'UNION' ;
 UNIQUE : 'UNIQUE' ;
 UNWIND : 'UNWIND' ;
+USE : 'USE' ;
 USER : 'USER' ;
 USERS : 'USERS' ;
 USING : 'USING' ;

@@ -35,6 +35,16 @@ class CypherVisitor(ParseTreeVisitor):
         return self.visitChildren(ctx)
 
 
+    # Visit a parse tree produced by CypherParser#unionQuery.
+    def visitUnionQuery(self, ctx:CypherParser.UnionQueryContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#conditionalQuery.
+    def visitConditionalQuery(self, ctx:CypherParser.ConditionalQueryContext):
+        return self.visitChildren(ctx)
+
+
     # Visit a parse tree produced by CypherParser#unionOp.
     def visitUnionOp(self, ctx:CypherParser.UnionOpContext):
         return self.visitChildren(ctx)
@@ -42,6 +52,11 @@ class CypherVisitor(ParseTreeVisitor):
 
     # Visit a parse tree produced by CypherParser#singleQuery.
     def visitSingleQuery(self, ctx:CypherParser.SingleQueryContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#useClause.
+    def visitUseClause(self, ctx:CypherParser.UseClauseContext):
         return self.visitChildren(ctx)
 
 

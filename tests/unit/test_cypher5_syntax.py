@@ -173,3 +173,44 @@ def test_simple_quantified_paths_work_with_path_selectors_and_subqueries(chain):
                        "RETURN x.n ORDER BY x.n") == [(3,)]
     assert rows(chain, "MATCH (x:S) RETURN x.n, COUNT { (x) ((a)-[:NEXT]->(b)){1,3} (y) } AS reach ORDER BY x.n") == \
         [(1, 3), (2, 2), (3, 1), (4, 0)]
+
+
+def test_use_names_the_one_database(db):
+    from relate.errors import ClientError
+    assert rows(db, "USE neo4j RETURN 1 AS x") == [(1,)]
+    assert rows(db, "RETURN 1 AS x UNION USE NEO4J RETURN 2 AS x") == [(1,), (2,)]
+    assert rows(db, "CALL { USE neo4j RETURN 3 AS y } RETURN y") == [(3,)]
+    assert rows(db, "WITH 1 AS use RETURN use") == [(1,)]
+    with pytest.raises(ClientError) as failure:
+        rows(db, "USE movies MATCH (n) RETURN n")
+    assert failure.value.code == "Neo.ClientError.Database.DatabaseNotFound"
+
+
+def test_next_feeds_one_query_into_the_next(db):
+    rows(db, "UNWIND range(1, 4) AS i CREATE (:N {i: i})")
+    assert rows(db, "RETURN 1 AS x NEXT RETURN x + 1 AS y") == [(2,)]
+    assert rows(db, "MATCH (n:N) RETURN n.i AS i NEXT MATCH (m:N) WHERE m.i = i + 1 RETURN i, m.i AS j ORDER BY i") == \
+        [(1, 2), (2, 3), (3, 4)]
+    assert rows(db, "MATCH (n:N) RETURN n NEXT RETURN count(n) AS c NEXT RETURN c * 10 AS d") == [(40,)]
+    assert rows(db, "RETURN 1 AS x UNION RETURN 2 AS x NEXT RETURN sum(x) AS s") == [(3,)]
+    assert rows(db, "CALL { RETURN 5 AS v NEXT RETURN v * 2 AS w } RETURN w") == [(10,)]
+    assert rows(db, "WITH 1 AS next RETURN next") == [(1,)]
+    with pytest.raises(CypherSyntaxError, match="must end with RETURN"):
+        rows(db, "MATCH (n:N) SET n.k = 1 NEXT RETURN 1 AS x")
+    with pytest.raises(CypherSyntaxError, match="once per UNION part"):
+        rows(db, "CREATE (z:Z) RETURN z NEXT RETURN 1 AS a UNION RETURN 2 AS a")
+    assert rows(db, "MATCH (z:Z) RETURN count(z)") == [(0,)]
+
+
+def test_when_runs_the_first_true_branch(db):
+    assert rows(db, "WHEN true THEN RETURN 1 AS x ELSE RETURN 2 AS x") == [(1,)]
+    assert rows(db, "WHEN null THEN RETURN 1 AS x WHEN 1 = 1 THEN RETURN 3 AS x ELSE RETURN 2 AS x") == [(3,)]
+    assert rows(db, "WHEN false THEN RETURN 1 AS x") == []
+    assert rows(db, "WHEN $p > 1 THEN UNWIND range(1, $p) AS i RETURN i WHEN $p = 1 THEN RETURN 100 AS i",
+                {"p": 1}) == [(100,)]
+    rows(db, "WHEN $go THEN CREATE (:W) ELSE CREATE (:Q)", {"go": False})
+    assert rows(db, "MATCH (n) RETURN labels(n)") == [(["Q"],)]
+    assert sorted(rows(db, "UNWIND [1, 5] AS v RETURN v NEXT WHEN v > 2 THEN RETURN v, 'big' AS s "
+                           "ELSE RETURN v, 'small' AS s")) == [(1, "small"), (5, "big")]
+    with pytest.raises(CypherSyntaxError, match="same return column names"):
+        rows(db, "WHEN true THEN RETURN 1 AS x ELSE RETURN 2 AS y")

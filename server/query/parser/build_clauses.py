@@ -2,22 +2,78 @@
 from __future__ import annotations
 
 from relate.grammar._generated.CypherParser import CypherParser as P
+from relate.protocol.errors import ClientError
 from relate.server.query import ast
+from relate.server.query.schema.commands import DATABASE_NAME
 
 from .build_patterns import PatternBuilder
 
 _DESCENDING = (P.DESC, P.DESCENDING)
+def _is_true(condition: ast.Expr) -> ast.Expr:
+    """True when ``condition`` is true; false when it is false or null."""
+    return ast.Case(None, [(condition, ast.Literal(True))], ast.Literal(False))
+
+
+def _conjoin(left: ast.Expr | None, right: ast.Expr) -> ast.Expr:
+    return right if left is None else ast.BinaryOp("AND", left, right)
+
+
+_UPDATING = (ast.Create, ast.Merge, ast.Set, ast.Remove, ast.Delete, ast.Foreach, ast.CallSubquery, ast.CallProcedure)
 
 
 class ClauseBuilder(PatternBuilder):
     """Builds ast.Query and the clause nodes."""
 
     def query(self, ctx) -> ast.Query:
+        queries = ctx.unionQuery()
+        query = self._union_query(queries[0])
+        for following in queries[1:]:
+            query = self._next(query, self._union_query(following), following)
+        return query
+
+    def _union_query(self, ctx) -> ast.Query:
+        if ctx.conditionalQuery() is not None:
+            return self._conditional(ctx.conditionalQuery())
         parts = [self.single_query(part) for part in ctx.singleQuery()]
         union_all = [op.ALL() is not None for op in ctx.unionOp()]
         return ast.Query(parts, union_all, pos=self.pos(ctx))
 
+    def _conditional(self, ctx) -> ast.Query:
+        """``WHEN c1 THEN q1 WHEN c2 THEN q2 ELSE q3``: q_k's parts, each led by ``WITH * WHERE`` (no
+        earlier condition true, and c_k true), joined by UNION ALL: one branch passes, or none."""
+        conditions = [self.expression(e) for e in ctx.expression()]
+        branches = [self._union_query(q) for q in ctx.unionQuery()]
+        parts: list[ast.SingleQuery] = []
+        earlier: list[ast.Expr] = []
+        for k, branch in enumerate(branches):
+            if len(branch.parts) > 1:
+                raise self.error(ctx.unionQuery(k), "A branch of a conditional query cannot be a UNION",
+                                 "InvalidClauseComposition")
+            guard: ast.Expr | None = None
+            for condition in earlier:
+                guard = _conjoin(guard, ast.UnaryOp("NOT", _is_true(condition)))
+            if k < len(conditions):
+                guard = _conjoin(guard, _is_true(conditions[k]))
+                earlier.append(conditions[k])
+            part = branch.parts[0]
+            lead = ast.With(ast.Projection([], star=True), guard, pos=part.pos)
+            parts.append(ast.SingleQuery([lead, *part.clauses], pos=part.pos))
+        return ast.Query(parts, [True] * (len(parts) - 1), pos=self.pos(ctx))
+
+    def _next(self, before: ast.Query, after: ast.Query, at) -> ast.Query:
+        """``before NEXT after``: each part of ``after`` starts from the rows ``before`` returns."""
+        if any(not part.clauses or not isinstance(part.clauses[-1], ast.Return) for part in before.parts):
+            raise self.error(at, "The query before NEXT must end with RETURN", "InvalidClauseComposition")
+        if len(after.parts) > 1 and any(isinstance(c, _UPDATING) for part in before.parts for c in part.clauses):
+            raise self.error(at, "A query that writes cannot be followed by NEXT and a UNION (it would run once "
+                                 "per UNION part)", "InvalidClauseComposition")
+        parts = [ast.SingleQuery([ast.CallSubquery(before, ["*"], pos=before.pos), *part.clauses], pos=part.pos)
+                 for part in after.parts]
+        return ast.Query(parts, after.union_all, pos=before.pos)
+
     def single_query(self, ctx) -> ast.SingleQuery:
+        if ctx.useClause() is not None:
+            self._use(ctx.useClause())
         contexts = ctx.clause()
         clauses = []
         for i, clause_ctx in enumerate(contexts):
@@ -30,6 +86,14 @@ class ClauseBuilder(PatternBuilder):
                     raise self.error(clause_ctx, "Invalid input: YIELD * is only allowed in a standalone procedure call")
                 clauses.append(clause)
         return ast.SingleQuery(clauses, pos=self.pos(ctx))
+
+    def _use(self, ctx) -> None:
+        """USE names the one database there is (as SHOW DATABASES lists it); another name is an error."""
+        name = ".".join(self.name(part) for part in ctx.symbolicName())
+        if name.lower() != DATABASE_NAME:
+            raise ClientError(f"Graph not found: {name} (this server has one database, `{DATABASE_NAME}`)",
+                              code="Neo.ClientError.Database.DatabaseNotFound", detail="DatabaseNotFound",
+                              line=ctx.start.line, column=ctx.start.column + 1, phase="compile time")
 
     def clause(self, ctx) -> ast.Clause:
         return self._clause_handlers[type(ctx)](self, ctx)
