@@ -214,3 +214,21 @@ def test_when_runs_the_first_true_branch(db):
                            "ELSE RETURN v, 'small' AS s")) == [(1, "small"), (5, "big")]
     with pytest.raises(CypherSyntaxError, match="same return column names"):
         rows(db, "WHEN true THEN RETURN 1 AS x ELSE RETURN 2 AS y")
+
+
+def test_shortest_over_quantified_path_patterns(db):
+    rows(db, "CREATE (a:St {n: 'a'})-[:L {d: 1}]->(b:St {n: 'b'})-[:L {d: 9}]->(d:St {n: 'd'}), "
+             "(a)-[:L {d: 2}]->(c:St {n: 'c'})-[:L {d: 2}]->(e:St {n: 'e'})-[:L {d: 1}]->(d)")
+    ends = "(a:St {n: 'a'}) ((x)-[r:L]->(y))+ (d:St {n: 'd'})"
+    assert rows(db, "MATCH p = SHORTEST 1 (a:St {n: 'a'}) ((x)-[r:L WHERE r.d < 5]->(y))+ (d:St {n: 'd'}) "
+                    "RETURN [v IN nodes(p) | v.n]") == [(["a", "c", "e", "d"],)]
+    assert rows(db, f"MATCH p = SHORTEST 1 {ends} RETURN [v IN nodes(p) | v.n], [v IN x | v.n]") == \
+        [(["a", "b", "d"], ["a", "b"])]
+    assert rows(db, f"MATCH p = SHORTEST 2 {ends} RETURN length(p) ORDER BY length(p)") == [(2,), (3,)]
+    assert rows(db, f"MATCH p = SHORTEST 2 GROUPS {ends} RETURN length(p) ORDER BY length(p)") == [(2,), (3,)]
+    assert rows(db, f"MATCH p = ALL SHORTEST {ends} RETURN length(p)") == [(2,)]
+    # predicates on the path are checked while searching, not after
+    assert rows(db, f"MATCH p = SHORTEST 1 {ends} WHERE length(p) > 2 RETURN length(p)") == [(3,)]
+    assert rows(db, f"MATCH p = SHORTEST 1 {ends} WHERE all(v IN r WHERE v.d > 1) RETURN p") == []
+    with pytest.raises(CypherSyntaxError, match="one pattern between two nodes"):
+        rows(db, "MATCH p = SHORTEST 1 (a)-[:L]->(b) ((x)-[:L]->(y))+ (d) RETURN p")

@@ -35,7 +35,7 @@ def _compute(op) -> set[str]:
     if t is L.Expand:
         return set(bound_vars(op.source)) | {op.rel, op.end}
     if t is L.QuantifiedExpand:
-        return set(bound_vars(op.source)) | {op.rels, op.end} | set(op.groups)
+        return set(bound_vars(op.source)) | {op.rels, op.end} | set(op.groups) | ({op.path} if op.path else set())
     if t is L.ShortestPath:
         extra = {v for v in (op.rel, op.path) if v}
         return set(bound_vars(op.source)) | extra

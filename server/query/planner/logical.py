@@ -132,6 +132,10 @@ class QuantifiedExpand(LogicalOp):
     into: bool = False
     unique_with: tuple[str, ...] = ()
     backwards: bool = False
+    shortest_k: int = 0                  # SHORTEST k: keep the k shortest walks (0: every walk)
+    by_length: bool = False              # SHORTEST k GROUPS: every walk of the k shortest lengths
+    path: Optional[str] = None           # the path variable a selector binds (its predicate may read it)
+    predicate: Optional[ast.Expr] = None
 
 
 @dataclass(eq=False)

@@ -227,7 +227,7 @@ class PatternPlanner:
         return op
 
     def _expand_quantified(self, op, start: ast.NodePattern, qpp: ast.QuantifiedPath, end: ast.NodePattern,
-                           backwards: bool, bound, predicates, rels_in_match):
+                           backwards: bool, bound, predicates, rels_in_match, selector=None):
         """A quantified path pattern, walked from ``start`` (its inner path reversed when planned
         right to left); the outer nodes' own predicates stay with the pattern's."""
         inner = lift_dynamic_names(ast.PatternPart(None, qpp.elements), self.builder.hidden).elements
@@ -248,6 +248,9 @@ class PatternPlanner:
         groups = tuple(e.variable for e in qpp.elements if not e.variable.startswith(" "))
         op = L.QuantifiedExpand(op, start.variable, end.variable, inner, checks, qpp.min, qpp.max, qpp.variable,
                                 groups, into, tuple(rels_in_match), backwards)
+        if selector is not None:
+            op.shortest_k, op.by_length, op.path, op.predicate = selector
+            bound.update(v for v in (op.path,) if v)
         if end.labels is not None:
             predicates.insert(0, ast.LabelCheck(ast.Variable(end.variable), end.labels))
         bound.update((qpp.variable, end.variable, *groups))
@@ -256,10 +259,9 @@ class PatternPlanner:
 
     # ------------------------------------------------------------ shortest paths
     def _plan_shortest(self, op, part: ast.PatternPart, bound: set[str], predicates):
-        if any(isinstance(e, ast.QuantifiedPath) for e in part.elements):
-            from .builder import raise_unsupported
-            raise_unsupported("A shortest-path selector over a quantified path pattern")
         start, rel, end = part.elements[0], part.elements[1], part.elements[-1]
+        if isinstance(rel, ast.QuantifiedPath):
+            return self._plan_shortest_quantified(op, part, bound, predicates)
         for node in (start, end):
             op = self._bind_node(op, node, bound, predicates, first=False)
         lo, hi = rel.length if rel.length is not None else (1, 1)
@@ -277,6 +279,21 @@ class PatternPlanner:
                             rel.properties, predicate)
         bound.update(own)
         return op
+
+    def _plan_shortest_quantified(self, op, part: ast.PatternPart, bound: set[str], predicates):
+        """SHORTEST k [GROUPS] (a) ((x)-[r]->(y) WHERE ...)+ (b): walks by increasing iteration count
+        between the bound ends; terms that read the path or the group variables are checked per walk."""
+        start, qpp, end = part.elements
+        for node in (start, end):
+            op = self._bind_node(op, node, bound, predicates, first=False)
+        own = {v for v in (part.variable, *(e.variable for e in qpp.elements)) if v}
+        inside = [t for t in predicates if own & free_variables(t)]
+        predicate = None
+        for term in inside:
+            predicates.remove(term)
+            predicate = term if predicate is None else ast.BinaryOp("AND", predicate, term)
+        return self._expand_quantified(op, start, qpp, end, False, bound, predicates, [],
+                                       selector=(part.shortest_k, part.shortest == "all", part.variable, predicate))
 
 
 # ---------------------------------------------------------------- helpers

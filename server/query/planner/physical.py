@@ -158,7 +158,8 @@ class PhysicalBuilder:
         hops = [(e.variable, tuple(e.types) or None, e.direction) for e in op.inner[1::2]]
         return PQ.QuantifiedExpand(self.build(op.source), op.start, op.end, nodes, hops,
                                    [self.compile(p) for p in op.predicates], op.min, op.max, op.rels, op.groups,
-                                   op.into, op.unique_with, op.backwards)
+                                   op.into, op.unique_with, op.backwards, op.shortest_k, op.by_length, op.path,
+                                   None if op.predicate is None else self.compile(op.predicate))
 
     def _PinnedAnchor(self, op):
         from relate.server.relevance.operator import PinnedAnchor

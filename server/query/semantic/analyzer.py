@@ -401,9 +401,9 @@ class Analyzer:
         predicates are checked now) and lists (group variables) after it."""
         if clause != "MATCH":
             raise error(f"Quantified path patterns are not allowed in {clause}", "InvalidClauseComposition", qpp)
-        if part.shortest:
-            raise error("A shortest-path selector over a quantified path pattern is not supported",
-                        "UnsupportedFeature", qpp)
+        if part.shortest and len(part.elements) != 3:
+            raise error("A shortest-path selector over a quantified path pattern takes one pattern between two "
+                        "nodes, as in SHORTEST 1 (a) ((x)-[r]->(y))+ (b)", "UnsupportedFeature", qpp)
         inner = scope.copy()
         names = []
         for element in qpp.elements:

@@ -7,17 +7,18 @@ from relate.protocol.errors import CypherTypeError
 from ...refs import NodeRef, RelRef
 from ..values.ops import type_name
 from .base import Operator, used_rel_ids
+from .paths import build_path
 
 
 class QuantifiedExpand(Operator):
     """Depth first over iterations (an explicit stack: long chains stay off the C stack); within an
     iteration, depth first over the inner relationships, its predicates checked once all are bound."""
     __slots__ = ("start", "end", "nodes", "hops", "predicates", "min", "max", "rels", "groups", "into",
-                 "unique_with", "backwards")
+                 "unique_with", "backwards", "shortest_k", "by_length", "path", "path_predicate")
     name = "QuantifiedExpand"
 
     def __init__(self, source, start, end, nodes, hops, predicates, low, high, rels, groups, into,
-                 unique_with, backwards):
+                 unique_with, backwards, shortest_k=0, by_length=False, path=None, path_predicate=None):
         self.source, self.start, self.end = source, start, end
         self.nodes = nodes              # inner node variables, in walking order
         self.hops = hops                # (rel variable, types or None, direction) between them
@@ -25,6 +26,8 @@ class QuantifiedExpand(Operator):
         self.min, self.max = low, high
         self.rels, self.groups, self.into = rels, groups, into
         self.unique_with, self.backwards = unique_with, backwards
+        # SHORTEST k [GROUPS]: walks by increasing length, ``path`` bound for ``path_predicate``
+        self.shortest_k, self.by_length, self.path, self.path_predicate = shortest_k, by_length, path, path_predicate
 
     def details(self):
         hi = "" if self.max is None else self.max
@@ -45,7 +48,11 @@ class QuantifiedExpand(Operator):
                     continue
                 target = bound.id
             used = used_rel_ids(row, self.unique_with) if self.unique_with else set()
-            for end_id, iterations in self._walks(ctx, row, node.id, used):
+            if self.shortest_k:
+                if target is not None:
+                    yield from self._shortest(ctx, row, node.id, target, used)
+                continue
+            for end_id, iterations in self._walks(ctx, row, node.id, used, self.min, self.max):
                 if target is not None and end_id != target:
                     continue
                 yield self._output(row, end_id, iterations, target is None)
@@ -64,9 +71,34 @@ class QuantifiedExpand(Operator):
             out[self.end] = NodeRef(end_id)
         return out
 
-    def _walks(self, ctx, row: dict, start: int, used: set):
-        """(end node, [(bindings, relationship ids)] per iteration) of every walk of min..max iterations."""
-        low, high = self.min, self.max
+    def _shortest(self, ctx, row: dict, start: int, target: int, used: set):
+        """The rows of the k shortest walks from start to target (every walk of the k shortest lengths
+        with GROUPS), by iterative deepening over the iteration count."""
+        k, by_length = self.shortest_k, self.by_length
+        deepest = self.max if self.max is not None else max(1, ctx.tx.count_rels() // max(1, len(self.hops)))
+        kept: list[dict] = []
+        lengths = 0
+        for depth in range(self.min, deepest + 1):
+            found = 0
+            for end_id, iterations in self._walks(ctx, row, start, used, depth, depth):
+                if end_id != target:
+                    continue
+                out = self._output(row, end_id, iterations, False)
+                if self.path:
+                    out[self.path] = build_path(ctx.tx, out, (("node", self.start), ("rels", self.rels)))
+                if self.path_predicate is not None and self.path_predicate(out, ctx) is not True:
+                    continue
+                kept.append(out)
+                found += 1
+                if not by_length and len(kept) >= k:
+                    return kept
+            lengths += 1 if found else 0
+            if by_length and lengths >= k:
+                break
+        return kept
+
+    def _walks(self, ctx, row: dict, start: int, used: set, low: int, high):
+        """(end node, [(bindings, relationship ids)] per iteration) of every walk of low..high iterations."""
         if low == 0:
             yield start, []
         if high is not None and high < 1:
