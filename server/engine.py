@@ -414,7 +414,7 @@ class Session:
             tx = begin_write() if plan.updating else store.begin_read()
             savepoint = None
         ctx = ExecContext(tx, params, self.db, deadline=deadline, scope=self.scope, budget=self.ai_budget)
-        if plan.batched and plan.updating and explicit is None:
+        if plan.updating and explicit is None:      # CALL { ... } IN TRANSACTIONS, apoc.periodic.*
             ctx.commit_batch = lambda: self._commit_batch(ctx)
             ctx.check_batch = lambda: self._check_batch(ctx)
         self._watch(ctx)

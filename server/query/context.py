@@ -58,8 +58,8 @@ class ExecContext:
         self.touched_nodes: set[int] = set()    # created or changed: what constraints re-check
         self.touched_rels: set[int] = set()
         self.writes = False
-        # CALL { ... } IN TRANSACTIONS commits each batch through this (set by the engine for
-        # auto-commit updating statements; None elsewhere, where batches are not committed apart).
+        # CALL { ... } IN TRANSACTIONS and apoc.periodic.* commit each batch through this (set by the
+        # engine for auto-commit updating statements; None elsewhere, where batches are not committed apart).
         self.commit_batch: Optional[Callable[[], None]] = None
         self.check_batch: Optional[Callable[[], None]] = None    # its checks alone (ON ERROR ...)
         # AI state (embedding cache, relevance searches) made on first use by relate.server.ai.statement;

@@ -118,3 +118,9 @@ def register_builtins(registry: ProcedureRegistry) -> None:
     register_compat(registry)
     from .procedures_refactor import register_refactor   # apoc.refactor.mergeNodes, apoc.create.*
     register_refactor(registry)
+    from .procedures_apoc import register_apoc   # apoc.periodic.*, apoc.cypher.*, apoc.meta.schema, apoc.help, ...
+    register_apoc(registry)
+    from .procedures_paths import register_paths   # apoc.path.expand/expandConfig/subgraph*/spanningTree
+    register_paths(registry)
+    from .procedures_info import register_info     # db.schema.*TypeProperties, apoc.meta.stats, db.info, ...
+    register_info(registry)

@@ -46,6 +46,7 @@ class Builder:
 
     def plan_single(self, query: ast.SingleQuery, arg: tuple[str, ...], role: str):
         state = _State(L.Argument(tuple(arg)), list(arg))
+        state.standalone = len(query.clauses) == 1
         for clause in query.clauses:
             self._barrier(state, clause)
             getattr(self, "_" + type(clause).__name__.lower())(clause, state)
@@ -170,7 +171,9 @@ class Builder:
             yields = [(y.name, y.alias or y.name) for y in clause.yields]
         state.op = L.ProcedureCall(state.op, clause.name, clause.args, yields, getattr(clause, "optional", False),
                                    writes=proc is not None and proc.mode == "WRITE",
-                                   pass_through=proc is not None and not outputs and not isinstance(state.op, L.Argument))
+                                   # a void procedure passes its rows on, the one row of a query's start
+                                   # included (CALL p() RETURN 1); called on its own it returns none
+                                   pass_through=proc is not None and not outputs and not state.standalone)
         if clause.where is not None:
             state.op = L.Filter(state.op, clause.where)
         state.bind([v for _, v in yields])
@@ -224,6 +227,7 @@ class _State:
         # Since the last Eager only clauses whose rows cannot depend on relationships (see _rel_blind):
         # a CREATE of relationships alone then needs no Eager (it cannot change what they read).
         self.rel_blind = True
+        self.standalone = False          # the query is this one clause (a standalone CALL)
 
     def bind(self, names) -> None:
         for name in names:

@@ -2,8 +2,9 @@
 ``@function`` / ``@aggregate``; importing this package imports them all.
 
 Modules by theme: ``convert``, ``graph``, ``lists``, ``math``, ``strings``, ``text_similarity``,
-``vector``, ``spatial`` (points), ``misc``, ``load`` (LOAD CSV), ``temporal/`` and ``aggregates``; the server-side embedding functions register
-from ``relate.server.ai.functions``.
+``vector``, ``spatial`` (points), ``misc``, ``load`` (LOAD CSV), ``temporal/`` and ``aggregates``; ``apoc/`` holds the
+APOC library (apoc.coll.*, apoc.map.*, apoc.text.*, apoc.convert.*, apoc.date.*, apoc.agg.*, ...); the server-side
+embedding functions register from ``relate.server.ai.functions``.
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import inspect
 
 from relate.server.query.exec.functions import (aggregates, convert, graph, lists, load, math,  # noqa: F401
                                                 misc, spatial, strings, temporal, text_similarity, vector)
+from relate.server.query.exec.functions import apoc  # noqa: F401,E402  (after the core: it extends their tables)
 from relate.server.query.exec.functions.registry import ARITY, CATALOG, FUNCTIONS, PURE, FunctionInfo, function
 
 __all__ = ["FUNCTIONS", "ARITY", "PURE", "CATALOG", "FunctionInfo", "function", "lookup", "arity", "catalog"]

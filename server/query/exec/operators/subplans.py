@@ -192,7 +192,7 @@ class ProcedureCall(Operator):
                                           phase="runtime") from exc
             if not found and not outputs and self.pass_through:
                 yield row               # a void procedure inside a query keeps its input row (Neo4j)
-            if not found and self.optional:
+            elif not found and self.optional:
                 out = dict(row)
                 for _, var in self.yields:
                     out[var] = None
