@@ -22,6 +22,7 @@ from ..inline import MustNotWait
 from .context import ExecContext
 from .exec.functions.apoc.coll import split_at
 from .exec.functions.apoc.util import validation_error
+from .exec.operators.transactions import BatchMark
 
 MAX_SLEEP_MS = 3_600_000         # apoc.util.sleep waits at most an hour (and less when the statement times out)
 SLEEP_SLICE_S = 0.05             # ... looking for cancellation this often
@@ -166,19 +167,9 @@ def _message(exc: BaseException) -> str:
     return getattr(exc, "message", None) or str(exc)
 
 
-class _Batch:
-    """One batch: a savepoint and the counters to go back to if it fails."""
-
-    def __init__(self, ctx):
-        writable = hasattr(ctx.tx, "savepoint") and hasattr(ctx.tx, "create_node")
-        self.savepoint = ctx.tx.savepoint() if writable else None
-        self.counters = dict(ctx.counters)
-
-    def rollback(self, ctx) -> None:
-        if self.savepoint is not None:
-            ctx.tx.rollback_to(self.savepoint)
-        ctx.counters.clear()
-        ctx.counters.update(self.counters)
+def _batch(ctx) -> BatchMark:
+    """One batch's mark: a savepoint (in a writing transaction) and the counters to go back to."""
+    return BatchMark(ctx, hasattr(ctx.tx, "savepoint") and hasattr(ctx.tx, "create_node"))
 
 
 def _check(ctx, inner: InnerContext) -> None:
@@ -205,7 +196,7 @@ def _run_batch(ctx, text, params, name: str, retries: int) -> tuple[list, int, B
     """(rows, retries used, the error or None) of one batch, tried again up to ``retries`` times."""
     used = 0
     while True:
-        batch = _Batch(ctx)
+        batch = _batch(ctx)
         try:
             columns, rows, inner = run_inner(ctx, text, {**params, "_retry": used}, name=name, writes=True,
                                              shared=False)
@@ -313,7 +304,7 @@ def periodic_iterate(ctx, iterate, action, config=None):
 def _single_rows(ctx, text, base: dict, chunk: list[dict]) -> BaseException | None:
     """batchMode SINGLE: the action once per row (its columns as parameters), the rows of one batch
     committed together; the first failing row fails (and rolls back) the batch."""
-    batch = _Batch(ctx)
+    batch = _batch(ctx)
     try:
         for row in chunk:
             _, _, inner = run_inner(ctx, text, {**base, **row}, name="apoc.periodic.iterate", writes=True,

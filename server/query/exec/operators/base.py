@@ -270,6 +270,21 @@ class NodeByIdSeek(Operator):
 
 
 # ---------------------------------------------------------------- relationships
+def expansion_ends(row: dict, start: str, end: str, into: bool) -> Optional[tuple[int, Optional[int]]]:
+    """(start node id, the bound end's id when expanding into it) of a row to expand from; None when
+    either is null (the row has no match)."""
+    node = row[start]
+    if node is None:
+        return None
+    if type(node) is not NodeRef:
+        raise CypherTypeError(f"Expected a node, got {type_name(node)}", detail="InvalidArgumentType",
+                              phase="runtime")
+    if not into:
+        return node.id, None
+    bound = row[end]
+    return None if bound is None else (node.id, bound.id)
+
+
 def used_rel_ids(row: dict, names) -> set:
     """Ids of relationships bound to ``names`` (single relationships or var-length lists)."""
     used = set()

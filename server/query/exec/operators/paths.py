@@ -5,7 +5,7 @@ from relate.protocol.errors import CypherTypeError
 
 from ...context import checked
 from ...refs import NodeRef, PathRef, RelRef
-from .base import Operator, label_test, used_rel_ids
+from .base import Operator, expansion_ends, label_test, used_rel_ids
 from ..values.ops import equals, type_name
 
 
@@ -39,24 +39,16 @@ class VarExpand(Operator):
 
     def rows(self, ctx, arg):
         for row in self.source.rows(ctx, arg):
-            node = row[self.start]
-            if node is None:
+            ends = expansion_ends(row, self.start, self.end, self.into)
+            if ends is None:
                 continue
-            if type(node) is not NodeRef:
-                raise CypherTypeError(f"Expected a node, got {type_name(node)}", detail="InvalidArgumentType",
-                                      phase="runtime")
-            target = None
-            if self.into:
-                bound = row[self.end]
-                if bound is None:
-                    continue
-                target = bound.id
+            start, target = ends
             props = self.rel_props(row, ctx) if self.rel_props is not None else None
             if props is not None and not isinstance(props, dict):
                 raise CypherTypeError("Relationship property map expected", detail="InvalidArgumentType",
                                       phase="runtime")
             used = used_rel_ids(row, self.unique_with) if self.unique_with else set()
-            for end_id, rels in self._paths(ctx, node.id, used, props):
+            for end_id, rels in self._paths(ctx, start, used, props):
                 if target is not None and end_id != target:
                     continue
                 if self.end_test is not None and target is None and not self.end_test(ctx.tx.node_labels(end_id)):

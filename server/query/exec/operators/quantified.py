@@ -2,11 +2,8 @@
 times, each iteration starting on the node where the previous one ended, no relationship walked twice."""
 from __future__ import annotations
 
-from relate.protocol.errors import CypherTypeError
-
 from ...refs import NodeRef, RelRef
-from ..values.ops import type_name
-from .base import Operator, used_rel_ids
+from .base import Operator, expansion_ends, used_rel_ids
 from .paths import build_path
 
 
@@ -35,24 +32,16 @@ class QuantifiedExpand(Operator):
 
     def rows(self, ctx, arg):
         for row in self.source.rows(ctx, arg):
-            node = row[self.start]
-            if node is None:
+            ends = expansion_ends(row, self.start, self.end, self.into)
+            if ends is None:
                 continue
-            if type(node) is not NodeRef:
-                raise CypherTypeError(f"Expected a node, got {type_name(node)}", detail="InvalidArgumentType",
-                                      phase="runtime")
-            target = None
-            if self.into:
-                bound = row[self.end]
-                if bound is None:
-                    continue
-                target = bound.id
+            start, target = ends
             used = used_rel_ids(row, self.unique_with) if self.unique_with else set()
             if self.shortest_k:
                 if target is not None:
-                    yield from self._shortest(ctx, row, node.id, target, used)
+                    yield from self._shortest(ctx, row, start, target, used)
                 continue
-            for end_id, iterations in self._walks(ctx, row, node.id, used, self.min, self.max):
+            for end_id, iterations in self._walks(ctx, row, start, used, self.min, self.max):
                 if target is not None and end_id != target:
                     continue
                 yield self._output(row, end_id, iterations, target is None)

@@ -160,12 +160,12 @@ class TransactionApply(Apply):
         return outputs
 
 
-class _Mark:
-    """What a failed batch must undo: the transaction's writes (a savepoint) and the statement's counters."""
+class BatchMark:
+    """What a failed batch must undo: the transaction's writes (a savepoint, when it writes) and the
+    statement's counters."""
     __slots__ = ("savepoint", "counters")
 
-    def __init__(self, ctx):
-        writable = ctx.commit_batch is not None
+    def __init__(self, ctx, writable: bool):
         self.savepoint = ctx.tx.savepoint() if writable else None
         self.counters = dict(ctx.counters)
 
@@ -174,6 +174,17 @@ class _Mark:
             ctx.tx.rollback_to(self.savepoint)
         ctx.counters.clear()
         ctx.counters.update(self.counters)
+
+
+class _Mark(BatchMark):
+    """A CALL IN TRANSACTIONS batch's mark; its rollback also forgets what the batch left to check."""
+    __slots__ = ()
+
+    def __init__(self, ctx):
+        super().__init__(ctx, ctx.commit_batch is not None)
+
+    def rollback(self, ctx) -> None:
+        super().rollback(ctx)
         ctx.pending_deletes.clear()
         ctx.touched_nodes.clear()
         ctx.touched_rels.clear()
