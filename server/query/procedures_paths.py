@@ -422,61 +422,40 @@ class _Traversal:
 
     def paths(self, starts: list[int]) -> Iterator[tuple[tuple, tuple]]:
         """(node ids, relationship ids) of each returned path, breadth or depth first, up to ``limit``."""
+        if self.spec.limit == 0:
+            return
+        remaining = self.spec.limit if self.spec.limit > 0 else -1
+        for path in self._walk(starts):
+            yield path
+            remaining -= 1
+            if remaining == 0:
+                return
+
+    def _walk(self, starts: list[int]) -> Iterator[tuple[tuple, tuple]]:
+        """Every path the filters return (each root's first); below a path only where they go on."""
         spec, tx = self.spec, self.tx
-        if spec.limit == 0:
-            return
-        remaining = spec.limit if spec.limit > 0 else -1
+        roots = (((start,), ()) for start in starts if self._admit_root(start))
         if spec.bfs:
-            queue: deque = deque()
-            for start in starts:
-                if not self._admit_root(start):
-                    continue
-                include, go_on = _evaluate(tx, spec, (start,), 0)
-                if include:
-                    yield (start,), ()
-                    remaining -= 1
-                    if remaining == 0:
-                        return
-                if go_on:
-                    queue.append(((start,), ()))
+            queue: deque = deque(roots)
             while queue:
-                nodes, rels = queue.popleft()
-                for child in self.children(nodes, rels):
-                    include, go_on = _evaluate(tx, spec, child[0], len(child[1]))
-                    if include:
-                        yield child
-                        remaining -= 1
-                        if remaining == 0:
-                            return
-                    if go_on:
-                        queue.append(child)
-            return
-        for start in starts:
-            if not self._admit_root(start):
-                continue
-            include, go_on = _evaluate(tx, spec, (start,), 0)
-            if include:
-                yield (start,), ()
-                remaining -= 1
-                if remaining == 0:
-                    return
-            if not go_on:
-                continue
-            stack = [self.children((start,), ())]
-            while stack:
-                found = next(stack[-1], None)
-                if found is None:
-                    stack.pop()
-                    continue
-                child = found
-                include, go_on = _evaluate(tx, spec, child[0], len(child[1]))
+                path = queue.popleft()
+                include, go_on = _evaluate(tx, spec, path[0], len(path[1]))
                 if include:
-                    yield child
-                    remaining -= 1
-                    if remaining == 0:
-                        return
+                    yield path
                 if go_on:
-                    stack.append(self.children(*child))
+                    queue.extend(self.children(*path))
+            return
+        stack: list[Iterator] = [roots]     # iterators, not recursion: deep paths stay off the C stack
+        while stack:
+            path = next(stack[-1], None)
+            if path is None:
+                stack.pop()
+                continue
+            include, go_on = _evaluate(tx, spec, path[0], len(path[1]))
+            if include:
+                yield path
+            if go_on:
+                stack.append(self.children(*path))
 
 
 def _path(nodes: tuple, rels: tuple) -> PathRef:
