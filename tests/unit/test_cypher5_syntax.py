@@ -149,6 +149,13 @@ def test_quantified_path_pattern_errors(chain):
         rows(chain, "MATCH ((a)){2} RETURN a")
     with pytest.raises(CypherSyntaxError, match="joined by a relationship"):
         rows(chain, "MATCH (a) (b) RETURN a")
+    with pytest.raises(CypherSyntaxError, match="lower bound cannot be 0"):
+        rows(chain, "MATCH ((x)-[:NEXT]->(y)){0,3} RETURN x")
+    # inside, a quantified path reads its own variables and earlier clauses', not the same MATCH's
+    with pytest.raises(CypherSyntaxError, match="cannot read `a`"):
+        rows(chain, "MATCH (a) ((x)-[:NEXT]->(y) WHERE y.n > a.n)+ (b:S {n: 4}) RETURN b")
+    assert rows(chain, "MATCH (a:S {n: 2}) MATCH (a) ((x)-[:NEXT]->(y) WHERE y.n > a.n)+ (b:S {n: 4}) "
+                       "RETURN size(x)") == [(2,)]
 
 
 def test_shortest_k_paths_and_groups(db):

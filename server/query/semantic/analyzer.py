@@ -364,6 +364,7 @@ class Analyzer:
     def _pattern(self, parts: list[ast.PatternPart], scope: Scope, clause: str):
         """Bind a pattern's variables into ``scope``, checking the clause's rules."""
         rels_here: set[str] = set()
+        before = scope.copy()           # what quantified path patterns may read besides their own variables
         for part in parts:
             if part.variable is not None:
                 if part.variable in scope:
@@ -373,7 +374,7 @@ class Analyzer:
                 if part.variable is not None and element.variable == part.variable:
                     raise error(f"Variable `{part.variable}` already declared", "VariableAlreadyBound", element)
                 if isinstance(element, ast.QuantifiedPath):
-                    self._quantified(element, scope, clause, part, rels_here)
+                    self._quantified(element, scope, before, clause, part)
                 elif isinstance(element, ast.NodePattern):
                     self._node(element, scope, clause, single_node)
                 else:
@@ -395,16 +396,21 @@ class Analyzer:
                 for arg in getattr(element, "label_args", None) or getattr(element, "type_args", None) or ():
                     self._expr(arg, scope)
 
-    def _quantified(self, qpp: ast.QuantifiedPath, scope: Scope, clause: str, part: ast.PatternPart,
-                    rels_here: set) -> None:
+    def _quantified(self, qpp: ast.QuantifiedPath, scope: Scope, before: Scope, clause: str,
+                    part: ast.PatternPart) -> None:
         """A quantified path pattern: MATCH only; its variables are new, singletons inside (where its
-        predicates are checked now) and lists (group variables) after it."""
+        predicates are checked now) and lists (group variables) after it. Inside it reads its own
+        variables and those bound before the MATCH, not others of the same pattern (as in Neo4j)."""
         if clause != "MATCH":
             raise error(f"Quantified path patterns are not allowed in {clause}", "InvalidClauseComposition", qpp)
+        if qpp.min == 0 and len(part.elements) == 3 and all(_bare_node(e) for e in part.elements[0::2]) \
+                and part.elements[0].pos == qpp.pos:
+            raise error("A path pattern that is only a quantified path pattern must match at least one "
+                        "relationship: its quantifier's lower bound cannot be 0", "InvalidQuantifier", qpp)
         if part.shortest and len(part.elements) != 3:
             raise error("A shortest-path selector over a quantified path pattern takes one pattern between two "
                         "nodes, as in SHORTEST 1 (a) ((x)-[r]->(y))+ (b)", "UnsupportedFeature", qpp)
-        inner = scope.copy()
+        inner = before.copy()
         names = []
         for element in qpp.elements:
             if isinstance(element, ast.RelPattern) and element.length is not None:
@@ -421,13 +427,17 @@ class Analyzer:
                             "VariableAlreadyBound", element)
             names.append(name)
             inner.kinds[name] = NODE if isinstance(element, ast.NodePattern) else REL
-        for element in qpp.elements:
-            for expr in (element.properties, element.where, *(getattr(element, "label_args", None) or
-                                                              getattr(element, "type_args", None) or ())):
-                if expr is not None:
-                    self._expr(expr, inner)
-        if qpp.inner_where is not None:
-            self._expr(qpp.inner_where, inner)
+        from .walk import free_variables
+        exprs = [e for element in qpp.elements
+                 for e in (element.properties, element.where, *(getattr(element, "label_args", None) or
+                                                                getattr(element, "type_args", None) or ()))
+                 if e is not None] + ([qpp.inner_where] if qpp.inner_where is not None else [])
+        for expr in exprs:
+            for name in free_variables(expr):
+                if name not in inner and name in scope:
+                    raise error(f"A quantified path pattern cannot read `{name}`, which the same MATCH declares "
+                                "(only its own variables and those of earlier clauses)", "UndefinedVariable", expr)
+            self._expr(expr, inner)
         for name in names:
             scope.kinds[name] = VALUE
 
@@ -582,3 +592,8 @@ def _bare_vector_type(call: ast.FunctionCall) -> bool:
     from relate.protocol.values import VECTOR_TYPES
     return (call.name.lower() == "vector" and len(call.args) == 3 and isinstance(call.args[2], ast.Variable)
             and call.args[2].name.upper() in VECTOR_TYPES)
+
+
+def _bare_node(node: ast.NodePattern) -> bool:
+    """An anonymous node pattern with nothing to check (the implicit ends of a lone quantified path)."""
+    return node.variable is None and node.labels is None and node.properties is None and node.where is None
