@@ -22,6 +22,7 @@ class Config:
     data: str | None = None                 # database directory; None = in memory
     listen: str = "127.0.0.1:7688"
     bolt_listen: str | None = DEFAULT_BOLT_LISTEN   # "host:port" for Bolt clients; "none" turns it off
+    bolt_websocket: bool = True             # the Bolt port also speaks Bolt over WebSocket (browser tools)
     http_listen: str | None = None          # "host:port" for the HTTP Query API, console and /health
     http_tx_timeout: float = 30.0           # seconds an idle HTTP explicit transaction lives
     loop: str = "uvloop"                    # uvloop | asyncio
@@ -89,6 +90,8 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("--listen", help="host:port for the Relate protocol (default 127.0.0.1:7688)")
     parser.add_argument("--bolt-listen", help="host:port for Bolt clients such as the neo4j driver "
                                               "(default 127.0.0.1:7687; 'none' turns it off)")
+    parser.add_argument("--no-bolt-websocket", dest="bolt_websocket", action="store_const", const=False,
+                        help="refuse Bolt over WebSocket on the Bolt port (browser-based tools use it)")
     parser.add_argument("--http-listen", help="host:port for the HTTP Query API, browser console and /health")
     parser.add_argument("--http-tx-timeout", type=float,
                         help="seconds an idle HTTP explicit transaction lives (default 30)")

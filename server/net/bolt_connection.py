@@ -20,6 +20,7 @@ from relate.protocol.states import TX_STATES, State
 from ..session import SessionCore
 from .bolt_output import DATABASE, BoltOutput
 from .bolt_values import dehydrator, hydrator
+from . import websocket
 from .connection import HANDSHAKE_TIMEOUT_S, ClientConnection, RequestQueue
 
 ROUTING_TTL_S = 300
@@ -40,8 +41,20 @@ class BoltConnection(ClientConnection):
         self.version: hs.BoltVersion | None = None
 
     async def _handshake(self) -> bool:
+        first = await asyncio.wait_for(self._reader.readexactly(len(websocket.HTTP_PREFIX)), HANDSHAKE_TIMEOUT_S)
+        if first == websocket.HTTP_PREFIX:
+            if not self._server.config.bolt_websocket:
+                return False
+            upgraded = await websocket.upgrade(first, self._reader, self._writer, timeout_s=HANDSHAKE_TIMEOUT_S,
+                                               max_frame=self._server.config.max_message_size)
+            if upgraded is None:
+                _log.info("websocket upgrade refused", conn=self.id, peer=self.peer)
+                return False
+            self._reader, self._writer = upgraded     # type: ignore[assignment]   # the Bolt stream inside
+            self.id = self.id.replace("bolt-", "bolt-ws-", 1)
+            first = b""
         read = lambda n: asyncio.wait_for(self._reader.readexactly(n), HANDSHAKE_TIMEOUT_S)  # noqa: E731
-        data = await read(hs.CLIENT_HANDSHAKE_SIZE)
+        data = first + await read(hs.CLIENT_HANDSHAKE_SIZE - len(first))
         try:
             slots = hs.parse_client_handshake(data)
         except hs.BoltHandshakeError as exc:
