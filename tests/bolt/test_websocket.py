@@ -120,3 +120,20 @@ def test_an_endless_upgrade_request_is_cut_off(server):
     assert received == b"" or received.startswith(b"HTTP/1.1 4")
     with WebSocketBolt(server.bolt_address) as client:
         assert client.handshake()[2:] == bytes((4, 5))
+
+
+def test_the_javascript_driver_of_a_web_page_works_over_websocket(server):
+    """The official neo4j JavaScript driver's browser build (WebSocket channel), run by Node.js."""
+    import json
+    import subprocess
+    from pathlib import Path
+    script = Path(__file__).resolve().parents[1] / "js" / "bolt_ws.js"
+    done = subprocess.run(["node", "--experimental-websocket", str(script), f"bolt://{server.bolt_address}", *AUTH],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "failure" not in seen, seen
+    assert seen["protocolVersion"] >= 5.0
+    assert seen["xs"] == [1, 2, 3] and seen["labels"] == ["Js"]
+    assert seen["count"] == 3                         # the rolled-back node is gone
+    assert seen["errorCode"] == "Neo.ClientError.Statement.SyntaxError"
