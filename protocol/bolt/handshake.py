@@ -27,7 +27,7 @@ class BoltVersion(NamedTuple):
 
 
 # Versions this server speaks, newest first: Bolt 6.0 (vectors) and 5.0-5.8.
-SUPPORTED = (BoltVersion(6, 0), *(BoltVersion(5, minor) for minor in range(8, -1, -1)))
+SUPPORTED = (BoltVersion(6, 0), *(BoltVersion(5, minor) for minor in range(8, -1, -1)), BoltVersion(4, 4))
 
 
 class BoltHandshakeError(Exception):

@@ -19,7 +19,7 @@ from relate.protocol.states import TX_STATES, State
 
 from ..session import SessionCore
 from .bolt_output import DATABASE, BoltOutput
-from .bolt_values import dehydrator, hydrator
+from .bolt_values import Patches, dehydrator, hydrator
 from . import websocket
 from .connection import HANDSHAKE_TIMEOUT_S, ClientConnection, RequestQueue
 
@@ -39,6 +39,7 @@ class BoltConnection(ClientConnection):
         super().__init__(reader, writer, server)
         self.id = "bolt-" + self.id
         self.version: hs.BoltVersion | None = None
+        self._patches: Patches | None = None        # Bolt 4.4: what HELLO's patch_bolt asked for
 
     async def _handshake(self) -> bool:
         first = await asyncio.wait_for(self._reader.readexactly(len(websocket.HTTP_PREFIX)), HANDSHAKE_TIMEOUT_S)
@@ -89,7 +90,9 @@ class BoltConnection(ClientConnection):
     # -- the wire format hooks of ClientConnection -----------------------------------------------
 
     def _connection(self):
-        return BoltServerConnection(Packer(dehydrator(self.version)), Unpacker(hydrator(self.version)),
+        self._patches = Patches(self.version)
+        return BoltServerConnection(Packer(dehydrator(self.version, self._patches)),
+                                    Unpacker(hydrator(self.version, self._patches)),
                                     max_message_size=self._server.config.max_message_size)
 
     def _output(self, protocol):
@@ -120,6 +123,8 @@ class BoltConnection(ClientConnection):
             return
         out.answering(request)
         if isinstance(request, m.Hello) and self.version < hs.BoltVersion(5, 1):
+            if self.version < hs.BoltVersion(5, 0) and "utc" in (request.extra.get("patch_bolt") or ()):
+                self._patches.utc = out.patched_utc = True      # 4.4 + utc: DateTimes as in 5.x
             hello, auth = bm.split_hello_auth(request)
             out.hold_hello = auth is not None
             try:

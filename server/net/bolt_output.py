@@ -95,6 +95,7 @@ class BoltOutput:
         self._buffer = bytearray()
         self._request = None
         self.hold_hello = False                  # Bolt 5.0: HELLO's SUCCESS waits for its LOGON
+        self.patched_utc = False                 # Bolt 4.4: HELLO's SUCCESS confirms the utc patch
         self.held_success: dict | None = None
 
     def answering(self, request) -> None:
@@ -112,6 +113,8 @@ class BoltOutput:
         if isinstance(request, m.Hello):
             metadata = {"server": NEO4J_AGENT, "connection_id": self._connection_id,
                         "hints": {"telemetry.enabled": False}}
+            if self.patched_utc:
+                metadata["patch_bolt"] = ["utc"]
             if self.hold_hello:
                 self.held_success = metadata
                 return

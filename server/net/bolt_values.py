@@ -1,8 +1,10 @@
-"""Relate's values <-> Bolt PackStream structures (Bolt 5.x and 6.0).
+"""Relate's values <-> Bolt PackStream structures (Bolt 4.4, 5.x and 6.0).
 
 Outgoing: Node, Relationship, Path, the temporal types, Duration, Point (Point2D/Point3D) and Vector
 (a list of numbers before Bolt 6.0). Incoming parameters: the temporal types, Duration, points and
 (Bolt 6.0) Vector; graph entities are refused with a typed error (they are matched by id).
+Bolt 4.4 has no element ids in entities, and its DateTimes count seconds of local wall time (``F``,
+``f``) unless the client's HELLO asked for the ``utc`` patch (then they are 5.x's ``I``, ``i``).
 """
 from __future__ import annotations
 
@@ -19,9 +21,18 @@ from relate.protocol.values import CRS_BY_SRID, Duration, Node, Path, Point, Rel
 NODE, RELATIONSHIP, UNBOUND_RELATIONSHIP, PATH = 0x4E, 0x52, 0x72, 0x50
 DATE, TIME, LOCAL_TIME, DATE_TIME, DATE_TIME_ZONE_ID, LOCAL_DATE_TIME = 0x44, 0x54, 0x74, 0x49, 0x69, 0x64
 DURATION, POINT_2D, POINT_3D, VECTOR = 0x45, 0x58, 0x59, 0x56
+LEGACY_DATE_TIME, LEGACY_DATE_TIME_ZONE_ID = 0x46, 0x66               # Bolt 4.4 without the utc patch
 NANOS = 1_000_000_000
 _EPOCH_ORDINAL = _dt.date(1970, 1, 1).toordinal()
 VECTOR_6 = BoltVersion(6, 0)
+ELEMENT_IDS = BoltVersion(5, 0)
+
+
+class Patches:
+    """What a Bolt 4.4 client's HELLO patched (``utc``: 5.x DateTimes); later versions have it built in."""
+
+    def __init__(self, version: BoltVersion):
+        self.utc = version >= ELEMENT_IDS
 
 # Bolt 6 vector element types: the PackStream marker of the element type, as one byte.
 _VECTOR_MARKERS = {"INTEGER8": b"\xC8", "INTEGER16": b"\xC9", "INTEGER32": b"\xCA", "INTEGER64": b"\xCB",
@@ -49,18 +60,20 @@ def _relationship(rel: Relationship) -> Structure:
                                     f"n:{rel.start_id}", f"n:{rel.end_id}"])
 
 
-def _path(path: Path) -> Structure:
+def _path(path: Path, element_ids: bool = True) -> Structure:
     """Unique nodes, unique unbound relationships, and the walk as indices: a relationship's 1-based
     index (negative when walked against its direction), then the next node's index."""
+    node_struct = _node if element_ids else _node_4
     nodes, node_index, rels, rel_index, indices = [], {}, [], {}, []
     for node in path.nodes:
         if node.id not in node_index:
             node_index[node.id] = len(nodes)
-            nodes.append(_node(node))
+            nodes.append(node_struct(node))
     for step, rel in enumerate(path.relationships):
         if rel.id not in rel_index:
             rel_index[rel.id] = len(rels) + 1
-            rels.append(Structure(UNBOUND_RELATIONSHIP, [rel.id, rel.type, rel.properties, rel.element_id]))
+            rels.append(Structure(UNBOUND_RELATIONSHIP, [rel.id, rel.type, rel.properties, rel.element_id][
+                :4 if element_ids else 3]))
         before, after = path.nodes[step], path.nodes[step + 1]
         forward = rel.start_id == before.id and rel.end_id == after.id
         indices += [rel_index[rel.id] if forward else -rel_index[rel.id], node_index[after.id]]
@@ -81,6 +94,22 @@ def _datetime(value) -> Structure:
     return Structure(DATE_TIME_ZONE_ID if isinstance(zone, str) else DATE_TIME, [seconds, nanos, zone])
 
 
+def _legacy_datetime(value) -> Structure:
+    """Bolt 4.4's DateTime: seconds of local wall time since the epoch, nanoseconds, the offset or zone."""
+    local = value.epoch_seconds + value.offset_seconds
+    if value.has_named_zone:
+        return Structure(LEGACY_DATE_TIME_ZONE_ID, [local, value.nanosecond, value.zone_id])
+    return Structure(LEGACY_DATE_TIME, [local, value.nanosecond, value.offset_seconds])
+
+
+def _node_4(node: Node) -> Structure:
+    return Structure(NODE, [node.id, sorted(node.labels), node.properties])
+
+
+def _relationship_4(rel: Relationship) -> Structure:
+    return Structure(RELATIONSHIP, [rel.id, rel.start_id, rel.end_id, rel.type, rel.properties])
+
+
 def _vector_struct(vector: Vector) -> Structure:
     name = _CANONICAL.get(vector.coordinate_type, vector.coordinate_type)
     data = vector.to_numpy().astype(_BIG_ENDIAN[name], copy=False).tobytes()
@@ -99,12 +128,18 @@ _OUT = {
 }
 
 
-def dehydrator(version: BoltVersion):
-    """The Packer hook for ``version``: vectors are a Structure from Bolt 6.0, a list before."""
+def dehydrator(version: BoltVersion, patches: Patches | None = None):
+    """The Packer hook for ``version``: vectors are a Structure from Bolt 6.0, a list before; Bolt 4.4's
+    entities and (unless ``patches.utc``) DateTimes in their own forms."""
     vectors = version >= VECTOR_6
+    table = _OUT
+    if version < ELEMENT_IDS:
+        patched = patches if patches is not None else Patches(version)
+        table = {**_OUT, Node: _node_4, Relationship: _relationship_4, Path: lambda p: _path(p, False),
+                 temporal.DateTime: lambda v: _datetime(v) if patched.utc else _legacy_datetime(v)}
 
     def dehydrate(value: Any) -> Any:
-        convert = _OUT.get(type(value))
+        convert = table.get(type(value))
         if convert is not None:
             return convert(value)
         if isinstance(value, Vector):
@@ -117,7 +152,7 @@ def dehydrator(version: BoltVersion):
             return value.tolist()
         if isinstance(value, (_dt.datetime, _dt.date, _dt.time)):
             return _python_temporal(value)
-        for cls, convert in _OUT.items():       # subclasses
+        for cls, convert in table.items():      # subclasses
             if isinstance(value, cls):
                 return convert(value)
         raise TypeError(f"cannot send a value of type {type(value).__name__} over Bolt")
@@ -189,18 +224,41 @@ _IN = {
     POINT_2D: lambda f: _in_point(f, 2),
     POINT_3D: lambda f: _in_point(f, 3),
 }
+def _in_legacy_datetime(f):
+    local, nanos, offset = _ints(f, 3, "DateTime")
+    return temporal.DateTime.of_instant(local - offset, nanos, temporal.offset_zone(offset))
+
+
+def _in_legacy_datetime_zone(f):
+    local, nanos, zone = _ints(f, 3, "DateTimeZoneId", True)
+    if type(zone) is not str:
+        raise BoltValueError("malformed DateTimeZoneId: field 3 must be a zone name")
+    return temporal.DateTime.of_local(_in_local_datetime([local, nanos]), temporal.named_zone(zone))
+
+
+_LEGACY_IN = {LEGACY_DATE_TIME: _in_legacy_datetime, LEGACY_DATE_TIME_ZONE_ID: _in_legacy_datetime_zone}
 _REFUSED = {NODE: "a node", RELATIONSHIP: "a relationship", UNBOUND_RELATIONSHIP: "a relationship",
             PATH: "a path"}
 
 
-def hydrator(version: BoltVersion):
-    """The Unpacker hook for ``version``: parameters as Relate values."""
+def hydrator(version: BoltVersion, patches: Patches | None = None):
+    """The Unpacker hook for ``version``: parameters as Relate values (Bolt 4.4: its DateTimes too)."""
     table = dict(_IN)
     if version >= VECTOR_6:
         table[VECTOR] = _in_vector
+    legacy = None
+    if version < ELEMENT_IDS:
+        patched = patches if patches is not None else Patches(version)
+        legacy = lambda tag: None if patched.utc else _LEGACY_IN.get(tag)     # noqa: E731
 
     def hydrate(structure: Structure) -> Any:
         convert = table.get(structure.tag)
+        if legacy is not None:
+            old = legacy(structure.tag)
+            if old is not None:
+                convert = old
+            elif structure.tag in (DATE_TIME, DATE_TIME_ZONE_ID) and not patched.utc:
+                convert = None
         if convert is None:
             what = _REFUSED.get(structure.tag)
             if what is not None:

@@ -29,15 +29,20 @@ def _ready(raw: RawBolt) -> None:
     assert logon[0] == SUCCESS
 
 
-def test_manifest_offers_6_0_and_5_8_down_to_5_0(raw):
-    assert raw.manifest_handshake() == bytes.fromhex("00000006 00080805")
+def test_manifest_offers_6_0_5_8_down_to_5_0_and_4_4(raw):
+    assert raw.manifest_handshake() == bytes.fromhex("00000006 00080805 00000404")
 
 
-def test_legacy_handshake_picks_5_8_and_refuses_4_4(server, raw):
+def test_legacy_handshake_picks_5_8_then_4_4_and_refuses_3(server, raw):
     assert raw.handshake("00080805", "00020404") == bytes.fromhex("00000805")
+    older = RawBolt(server.bolt_address)
+    try:
+        assert older.handshake("00020404", "00000003") == bytes.fromhex("00000404")
+    finally:
+        older.close()
     other = RawBolt(server.bolt_address)
     try:
-        assert other.handshake("00020404", "00000003") == bytes(4)
+        assert other.handshake("00000003") == bytes(4)
         assert other.recv() is None                     # and the server closes
     finally:
         other.close()
