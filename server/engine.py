@@ -390,6 +390,7 @@ class Session:
         """Auto-commit read: rows stream lazily from a snapshot that closes when they run out."""
         tx = self.db.store.begin_read()
         ctx = ExecContext(tx, params, self.db, deadline=deadline, scope=self.scope, budget=self.ai_budget)
+        ctx.principal = self.principal
         self._watch(ctx)
         self.running_query, self.running_since = query, time.monotonic()
         summary = Summary(counters=ctx.counters, query_type="r", costs=ctx.costs,
@@ -414,6 +415,7 @@ class Session:
             tx = begin_write() if plan.updating else store.begin_read()
             savepoint = None
         ctx = ExecContext(tx, params, self.db, deadline=deadline, scope=self.scope, budget=self.ai_budget)
+        ctx.principal = self.principal
         if plan.updating and explicit is None:      # CALL { ... } IN TRANSACTIONS, apoc.periodic.*
             ctx.commit_batch = lambda: self._commit_batch(ctx)
             ctx.check_batch = lambda: self._check_batch(ctx)

@@ -845,6 +845,11 @@ class CypherVisitor(ParseTreeVisitor):
         return self.visitChildren(ctx)
 
 
+    # Visit a parse tree produced by CypherParser#ShowSettings.
+    def visitShowSettings(self, ctx:CypherParser.ShowSettingsContext):
+        return self.visitChildren(ctx)
+
+
     # Visit a parse tree produced by CypherParser#createUser.
     def visitCreateUser(self, ctx:CypherParser.CreateUserContext):
         return self.visitChildren(ctx)

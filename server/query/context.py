@@ -39,13 +39,14 @@ class ExecContext:
     __slots__ = ("tx", "params", "db", "counters", "_now", "deadline", "cancelled", "_ticks",
                  "deleted_nodes", "deleted_rels", "pending_deletes", "touched_nodes", "touched_rels",
                  "writes", "commit_batch", "check_batch", "ai", "costs", "notifications", "scope",
-                 "budget", "load_position", "load_progress", "visible", "memo", "_every")
+                 "budget", "load_position", "load_progress", "visible", "memo", "_every", "principal")
 
     def __init__(self, tx, params: dict, db, *, deadline: float | None = None, scope: dict | None = None,
                  budget: Optional[dict] = None):
         self.tx = tx
         self.params = params
         self.db = db
+        self.principal: str | None = None       # the logged-in user running the statement (None: embedded)
         self.counters = Counters()
         self._now: datetime | None = None       # the statement's clock, read on first use (see now)
         self.deadline = deadline                # time.monotonic() value, or None

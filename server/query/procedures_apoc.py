@@ -97,6 +97,7 @@ class InnerContext(ExecContext):
         super().__init__(outer.tx, params, outer.db, deadline=outer.deadline, scope=outer.scope, budget=outer.budget)
         self.outer = outer
         self.depth = getattr(outer, "depth", 0) + 1
+        self.principal = outer.principal
         for name in _SHARED if shared else ("counters", "costs", "notifications", "visible"):
             setattr(self, name, getattr(outer, name))
 

@@ -68,6 +68,13 @@ def register_info(registry) -> None:
                       [("name", "STRING?"), ("description", "STRING?"), ("value", "STRING?"),
                        ("dynamic", "BOOLEAN?")], _list_config, mode="DBMS",
                       description="The engine's settings whose names contain the search string.")
+    registry.register("dbms.clientConfig", [], [("name", "STRING?"), ("description", "STRING?"),
+                                                ("value", "STRING?"), ("dynamic", "BOOLEAN?")],
+                      _client_config, mode="DBMS",
+                      description="The settings browser-based tools read when they connect (browser.*).")
+    registry.register("dbms.showCurrentUser", [], [("username", "STRING?"), ("roles", "LIST? OF STRING?"),
+                                                   ("flags", "LIST? OF STRING?")],
+                      _current_user, mode="DBMS", description="The logged-in user and its roles.")
 
 
 # -- db.schema.nodeTypeProperties / relTypeProperties ----------------------------------------------
@@ -258,6 +265,51 @@ def _settings(db) -> list[tuple[str, str, object]]:
         ("query_timeout", "Seconds a statement may run (null: no limit).", getattr(db, "query_timeout", None)),
         ("read_only", "Whether the database was opened read-only.", getattr(store, "read_only", None)),
     ]
+
+
+def show_settings(db, names: str | None) -> list[dict]:
+    """SHOW SETTINGS ['name', ...]: the engine's settings, all or those named (newline-joined)."""
+    wanted = None if names is None else set(names.split("\n"))
+    rows = []
+    for name, description, value in _settings(db):
+        if wanted is not None and name not in wanted:
+            continue
+        text = None if value is None else (str(value).lower() if isinstance(value, bool) else str(value))
+        rows.append({"name": name, "value": text, "isDynamic": False, "defaultValue": None,
+                     "description": description, "startupValue": text, "isExplicitlySet": value is not None,
+                     "validValues": None, "isDeprecated": False})
+    return rows
+
+
+# What Neo4j Browser and similar tools read at connect time; Relate has no browser.* settings of its
+# own, so these are Neo4j's defaults, except that no outgoing connections are made for them.
+_CLIENT_CONFIG = (
+    ("browser.allow_outgoing_connections", "Whether the browser may fetch remote content.", "false"),
+    ("browser.credential_timeout", "How long the browser keeps credentials (0s: no limit).", "0s"),
+    ("browser.retain_connection_credentials", "Whether the browser keeps credentials.", "true"),
+    ("browser.retain_editor_history", "Whether the browser keeps the editor's history.", "true"),
+    ("browser.post_connect_cmd", "A command the browser runs after it connects.", ""),
+    ("browser.remote_content_hostname_allowlist", "Hosts the browser may fetch content from.", "guides.neo4j.com"),
+)
+
+
+def _client_config(ctx):
+    return [{"name": name, "description": description, "value": value, "dynamic": False}
+            for name, description, value in _CLIENT_CONFIG]
+
+
+def _current_user(ctx):
+    from .schema.roles import current_user_name
+    name = ctx.principal or current_user_name()
+    users = getattr(ctx.db, "users", None)
+    rows = users.list_users(tx=ctx.tx) if users is not None else []
+    for row in rows:
+        if row["user"] == name:
+            flags = ["is_suspended"] if row["suspended"] else []
+            if row["passwordChangeRequired"]:
+                flags.append("password_change_required")
+            return [{"username": name, "roles": row["roles"], "flags": flags}]
+    return [{"username": name, "roles": [], "flags": []}] if name is not None else []
 
 
 def _list_config(ctx, search=""):

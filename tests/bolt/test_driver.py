@@ -294,3 +294,13 @@ async def _sum_in_tx(tx, query):
     result = await tx.run(query)
     record = await result.single()
     return record["s"]
+
+
+def test_the_procedures_browser_tools_call_when_they_connect(driver):
+    """Neo4j Browser and similar tools ask who is logged in and for their settings."""
+    records, _, _ = driver.execute_query("CALL dbms.showCurrentUser()")
+    assert records[0]["username"] == "neo4j" and "admin" in records[0]["roles"]
+    records, _, _ = driver.execute_query("CALL dbms.clientConfig() YIELD name RETURN collect(name) AS names")
+    assert "browser.retain_connection_credentials" in records[0]["names"]
+    records, _, _ = driver.execute_query("SHOW SETTINGS YIELD name RETURN count(*) AS n")
+    assert records[0]["n"] > 0

@@ -159,3 +159,19 @@ def test_info_procedures_are_listed_with_descriptions(db):
     listed = dict(rows(db, "SHOW PROCEDURES YIELD name, description WHERE name IN $names RETURN name, description",
                        {"names": names}))
     assert sorted(listed) == sorted(names) and all(listed.values())
+
+
+def test_show_settings_lists_the_engines_settings(db):
+    names = [row[0] for row in rows(db, "SHOW SETTINGS YIELD name")]
+    assert "query_timeout" in names and "read_only" in names
+    assert rows(db, "SHOW SETTING 'read_only', 'fulltext_engine' YIELD name, value, isDynamic "
+                    "RETURN name, value, isDynamic ORDER BY name") == [("fulltext_engine", "tantivy", False),
+                                                                      ("read_only", "false", False)]
+    assert rows(db, "SHOW SETTINGS YIELD * WHERE name = 'nope' RETURN name") == []
+    assert rows(db, "WITH 1 AS settings RETURN settings") == [(1,)]
+
+
+def test_client_config_and_current_user(db):
+    config = dict(rows(db, "CALL dbms.clientConfig() YIELD name, value RETURN name, value"))
+    assert config["browser.allow_outgoing_connections"] == "false"
+    assert rows(db, "CALL dbms.showCurrentUser()") == []          # embedded: nobody logged in

@@ -13,7 +13,7 @@ _SHOW_KINDS = {P.ShowIndexesContext: "INDEXES", P.ShowConstraintsContext: "CONST
                P.ShowProceduresContext: "PROCEDURES", P.ShowFunctionsContext: "FUNCTIONS",
                P.ShowUsersContext: "USERS", P.ShowTransactionsContext: "TRANSACTIONS",
                P.ShowRelevanceJoinsContext: "RELEVANCE JOINS", P.ShowLabelDeclarationsContext: "LABELS",
-               P.ShowDatabasesContext: "DATABASES"}
+               P.ShowDatabasesContext: "DATABASES", P.ShowSettingsContext: "SETTINGS"}
 
 
 class CommandBuilder(ClauseBuilder):
@@ -113,6 +113,8 @@ class CommandBuilder(ClauseBuilder):
                 named = self.name(show_kind.symbolicName())
             elif show_kind.STRING() is not None:
                 named = self.string(show_kind.STRING().symbol)
+        if kind == "SETTINGS" and show_kind.STRING():
+            named = "\n".join(self.string(name.symbol) for name in show_kind.STRING())
         yields = None
         if ctx.YIELD() is not None:
             yields = [self.yield_item(item) for item in ctx.yieldItem()]

@@ -257,6 +257,10 @@ def _evaluate(expr, params):
 
 
 # ---------------------------------------------------------------- SHOW
+SETTING_COLUMNS = ["name", "value", "isDynamic", "defaultValue", "description"]
+SETTING_EXTRA = ["startupValue", "isExplicitlySet", "validValues", "isDeprecated"]
+
+
 def _show(db, tx, cmd: ast.ShowCommand, params, catalog: Catalog) -> CommandResult:
     kind = cmd.kind.upper()
     if kind == "INDEXES":
@@ -278,6 +282,9 @@ def _show(db, tx, cmd: ast.ShowCommand, params, catalog: Catalog) -> CommandResu
         default, extra = DATABASE_COLUMNS, DATABASE_EXTRA
         if kind != "DATABASES":      # SHOW DEFAULT | HOME DATABASE: no default/home columns (Neo4j)
             default = [c for c in default if c not in ("default", "home")]
+    elif kind == "SETTINGS":
+        from ..procedures_info import show_settings
+        rows, default, extra = show_settings(db, cmd.filter), SETTING_COLUMNS, SETTING_EXTRA
     elif kind in ("RELEVANCE JOINS", "LABELS"):
         from relate.server.relevance.ddl import show_rows
         rows, default = show_rows(tx, kind)
