@@ -22,7 +22,8 @@ def test_legacy_slots_choose_the_highest_version_of_the_first_matching_range():
     assert hs.version_bytes(BoltVersion(5, 8)) == bytes.fromhex("00000805")
     # 5.9 with range 3 covers 5.9..5.6: we pick 5.8; a range over versions we lack gives none.
     assert hs.choose_version([bytes.fromhex("00030905")]) == BoltVersion(5, 8)
-    assert hs.choose_version([bytes.fromhex("00020404"), bytes.fromhex("00000003")]) is None
+    assert hs.choose_version([bytes.fromhex("00020404"), bytes.fromhex("00000003")]) == BoltVersion(4, 4)
+    assert hs.choose_version([bytes.fromhex("00010304"), bytes.fromhex("00000003")]) is None     # 4.3, 4.2, 3
     assert hs.version_bytes(None) == bytes(4)
     # The client's order wins over our preference: 5.2 first, then 6.0.
     assert hs.choose_version([bytes.fromhex("00000205"), bytes.fromhex("00000006")]) == BoltVersion(5, 2)
@@ -32,8 +33,8 @@ def test_manifest_offer_lists_our_versions_as_ranges():
     slots = hs.parse_client_handshake(DRIVER_6)
     assert hs.wants_manifest(slots)
     offer = hs.manifest_offer()
-    # marker, 2 slots (6.0, then 5.8 with range 8), capabilities 0
-    assert offer == bytes.fromhex("000001FF 02 00000006 00080805 00")
+    # marker, 3 slots (6.0, 5.8 with range 8, 4.4), capabilities 0
+    assert offer == bytes.fromhex("000001FF 03 00000006 00080805 00000404 00")
 
 
 def test_manifest_choice_is_parsed_incrementally_and_checked():
@@ -41,8 +42,9 @@ def test_manifest_choice_is_parsed_incrementally_and_checked():
     assert hs.parse_manifest_choice(bytes.fromhex("00000006 00")) == (BoltVersion(6, 0), 0, 5)
     assert hs.parse_manifest_choice(bytes.fromhex("00000805 81")) is None          # varint continues
     assert hs.parse_manifest_choice(bytes.fromhex("00000805 8101")) == (BoltVersion(5, 8), 129, 6)
+    assert hs.parse_manifest_choice(bytes.fromhex("00000404 00")) == (BoltVersion(4, 4), 0, 5)
     with pytest.raises(hs.BoltHandshakeError):
-        hs.parse_manifest_choice(bytes.fromhex("00000404 00"))                     # never offered
+        hs.parse_manifest_choice(bytes.fromhex("00000304 00"))                     # never offered
     with pytest.raises(hs.BoltHandshakeError):
         hs.parse_manifest_choice(bytes.fromhex("00000006") + b"\x80" * 11)          # endless varint
 
