@@ -144,7 +144,7 @@ def remove_keys(ctx, base, keys, config=None):
 def clean(ctx, base, keys, values):
     if base is None:
         return None
-    drop_keys = set(as_list("apoc.map.clean", keys or []))
+    drop_keys = {as_str("apoc.map.clean", k) for k in as_list("apoc.map.clean", keys or []) if k is not None}
     drop_values = {key(v) for v in as_list("apoc.map.clean", values or [])}
     return {k: v for k, v in as_map("apoc.map.clean", base).items()
             if k not in drop_keys and v is not None and key(v) not in drop_values}
