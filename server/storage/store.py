@@ -245,7 +245,12 @@ class GraphStore:
                 logged = changes
                 if tx._has_deletes:      # replay needs only the id; listeners get the full state
                     logged = [c[:2] if c[0] in _DELETE_KINDS else c for c in changes]
-                self._wal.append(codec.encode((commit_ts, logged)))
+                try:
+                    record = codec.encode((commit_ts, logged))
+                except UnicodeEncodeError:
+                    raise ArgumentError("A string with a lone surrogate (no Unicode character) cannot be stored",
+                                        detail="InvalidArgumentValue") from None
+                self._wal.append(record)
         except BaseException as exc:
             if self._wal is not None and self._wal.broken:
                 self._group.failure = exc

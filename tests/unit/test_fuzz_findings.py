@@ -29,9 +29,11 @@ def test_create_with_a_bound_end_that_is_not_a_node_is_a_type_error(session, que
     assert session.run("MATCH (n:C) RETURN count(n)").fetch(1) == [(0,)]     # nothing was left behind
 
 
-# ... and a list of unhashable values (apoc.map.clean(m, [[1]], ...) once built a Python set of them)
+# ... a list of unhashable values (apoc.map.clean(m, [[1]], ...) once built a Python set of them),
+# a list of non-finite floats (apoc.coll.sumLongs([NaN]) once called int(NaN)) and a string with a lone
+# surrogate (apoc.util.md5 once raised UnicodeEncodeError on it)
 EDGE_VALUES = [float("inf"), float("-inf"), float("nan"), 1e308, 2 ** 63 - 1, -2 ** 63, "", [], {}, None, -1,
-               [[1], {"a": 1}]]
+               [[1], {"a": 1}], [float("nan"), float("-inf"), 1e308], "a\ud800"]
 
 
 def test_every_function_answers_edge_values_with_a_value_or_a_typed_error(session):

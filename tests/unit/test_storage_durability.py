@@ -219,3 +219,19 @@ def test_codec_round_trip():
     for value in values:
         assert codec.decode(codec.encode(value)) == value
     assert codec.decode(codec.encode(Vector([1.5], "FLOAT32"))).coordinate_type == "FLOAT32"
+
+
+def test_a_string_with_a_lone_surrogate_is_refused_and_leaves_nothing(tmp_path):
+    """Python strings may hold lone surrogates (a parameter, apoc.text.code(55296)); UTF-8 cannot encode
+    them, so storing one is a typed error, the transaction leaves no trace and the store goes on."""
+    import relate
+    from relate.errors import ArgumentError
+    path = str(tmp_path / "db")
+    with relate.connect(path) as db:
+        with pytest.raises(ArgumentError, match="lone surrogate"):
+            db.execute("CREATE (:S {s: $s})", {"s": "a\ud800b"}).consume()
+        with pytest.raises(ArgumentError, match="lone surrogate"):
+            db.execute("CREATE (:S {s: apoc.text.code(55296)})").consume()
+        db.execute("CREATE (:S {s: 'ok'})").consume()
+    with relate.connect(path) as db:
+        assert [tuple(r) for r in db.execute("MATCH (n:S) RETURN n.s").fetchall()] == [("ok",)]

@@ -20,6 +20,27 @@ def as_list(name: str, value: Any) -> list:
     raise type_error(name, value, "a List")
 
 
+def java_long(number: int | float) -> int:
+    """Java's ``Number.longValue()``: floats truncated, NaN 0, out of range (infinities too) clamped."""
+    if type(number) is float:
+        if number != number:
+            return 0
+        if number >= 2.0 ** 63:
+            return 2 ** 63 - 1
+        if number < -2.0 ** 63:
+            return -2 ** 63
+        return int(number)
+    return number
+
+
+def utf8(name: str, text: str) -> bytes:
+    """The UTF-8 bytes of ``text``; a lone surrogate (no Unicode character) is an ArgumentError."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise invalid(name, "the string holds a lone surrogate, which UTF-8 cannot encode") from None
+
+
 def as_str(name: str, value: Any) -> str:
     if type(value) is str:
         return value

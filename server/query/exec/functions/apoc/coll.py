@@ -9,7 +9,7 @@ import math
 import random
 from collections import Counter
 
-from relate.server.query.exec.functions.apoc.args import (as_int, as_list, as_str, distinct, key, keys_of, out_of_range,
+from relate.server.query.exec.functions.apoc.args import (as_int, as_list, java_long, as_str, distinct, key, keys_of, out_of_range,
                                                           sized_list, total)
 from relate.server.query.exec.functions.registry import function, type_error
 from relate.server.query.exec.values.ops import arithmetic_error, cypher_str, order_key
@@ -41,7 +41,7 @@ def coll_sum(ctx, values):
 def sum_longs(ctx, values):
     if values is None:
         return None
-    total = sum(int(v) for v in _numbers("apoc.coll.sumLongs", as_list("apoc.coll.sumLongs", values)))
+    total = sum(java_long(v) for v in _numbers("apoc.coll.sumLongs", as_list("apoc.coll.sumLongs", values)))
     if not -_INT64 <= total < _INT64:
         raise arithmetic_error("long overflow")
     return total

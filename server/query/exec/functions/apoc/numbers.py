@@ -1,6 +1,7 @@
 """APOC number functions (apoc.number.*): Java DecimalFormat formatting and parsing, Roman numerals."""
 from __future__ import annotations
 
+import math
 from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 
 import regex
@@ -106,6 +107,8 @@ def parse_int(ctx, text, pattern="", lang=""):
         return None
     number = _parse("apoc.number.parseInt", text, pattern, lang)
     if number is None:
+        return None
+    if isinstance(number, float) and not math.isfinite(number):
         return None
     n = int(number)
     return n if -2 ** 63 <= n < 2 ** 63 else None

@@ -13,7 +13,7 @@ from urllib.parse import unquote_plus
 import regex
 from rapidfuzz.distance import Levenshtein
 
-from relate.server.query.exec.functions.apoc.args import as_int, as_list, as_str, invalid, sized_string
+from relate.server.query.exec.functions.apoc.args import as_int, as_list, as_str, invalid, sized_string, utf8
 from relate.server.query.exec.functions.apoc.text_format import java_format
 from relate.server.query.exec.functions.registry import function, type_error
 from relate.server.query.exec.regex_match import MATCH_TIME_LIMIT_S, compile_regex
@@ -428,7 +428,7 @@ def _codec(name: str, charset) -> str:
     charset = "UTF-8" if charset is None else _text(name, charset)
     try:
         return codecs.lookup(charset).name
-    except LookupError:
+    except (LookupError, ValueError):          # unknown, or not a name at all (a NUL inside)
         raise invalid(name, f"unknown charset {charset!r}") from None
 
 
@@ -453,7 +453,7 @@ def bytes_(ctx, text, charset="UTF-8"):
 def base64_encode(ctx, text):
     if text is None:
         return None
-    return base64.b64encode(_text("apoc.text.base64Encode", text).encode("utf-8")).decode("ascii")
+    return base64.b64encode(utf8("apoc.text.base64Encode", _text("apoc.text.base64Encode", text))).decode("ascii")
 
 
 def _base64_decode(name: str, text: str, url: bool) -> str:
@@ -474,7 +474,7 @@ def base64_decode(ctx, text):
 def base64_url_encode(ctx, text):
     if text is None:
         return None
-    return base64.urlsafe_b64encode(_text("apoc.text.base64UrlEncode", text).encode("utf-8")).decode("ascii")
+    return base64.urlsafe_b64encode(utf8("apoc.text.base64UrlEncode", _text("apoc.text.base64UrlEncode", text))).decode("ascii")
 
 
 @function("apoc.text.base64UrlDecode", 1, description="The text of a URL-safe Base64 string (APOC).")
@@ -492,7 +492,7 @@ def urlencode(ctx, text):
     if text is None:
         return None
     out = []
-    for b in _text("apoc.text.urlencode", text).encode("utf-8"):
+    for b in utf8("apoc.text.urlencode", _text("apoc.text.urlencode", text)):
         out.append(chr(b) if b in _URL_SAFE else ("+" if b == 0x20 else f"%{b:02X}"))
     return "".join(out)
 

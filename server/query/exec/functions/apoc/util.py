@@ -10,7 +10,7 @@ import uuid
 import zlib
 
 from relate.protocol.errors import ArgumentError, ProcedureCallFailed
-from relate.server.query.exec.functions.apoc.args import as_list, as_map, as_number, as_str, invalid
+from relate.server.query.exec.functions.apoc.args import as_list, as_map, as_number, as_str, invalid, utf8
 from relate.server.query.exec.functions.apoc.text_format import java_format
 from relate.server.query.exec.functions.registry import function, type_error
 from relate.server.query.exec.values.ops import cypher_str
@@ -33,7 +33,7 @@ def _hash_input(name: str, values) -> bytes:
         if text is None:
             raise type_error(name, value, "a List of Strings, numbers, booleans or temporal values")
         parts.append(text)
-    return "".join(parts).encode("utf-8")
+    return utf8(name, "".join(parts))
 
 
 def _register_hash(name: str, algorithm: str) -> None:
