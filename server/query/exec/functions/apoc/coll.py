@@ -153,20 +153,22 @@ def contains(ctx, values, value):
     return key(value) in keys_of(as_list("apoc.coll.contains", values))
 
 
-@function("apoc.coll.containsAll", 2, description="Whether the list contains every one of the values (APOC).")
-def contains_all(ctx, values, wanted):
+def _contains(name: str, quantifier, values, wanted) -> bool:
+    """Whether ``quantifier`` (all / any) of the wanted values are in the list (false for null)."""
     if values is None or wanted is None:
         return False
-    have = keys_of(as_list("apoc.coll.containsAll", values))
-    return all(key(v) in have for v in as_list("apoc.coll.containsAll", wanted))
+    have = keys_of(as_list(name, values))
+    return quantifier(key(v) in have for v in as_list(name, wanted))
+
+
+@function("apoc.coll.containsAll", 2, description="Whether the list contains every one of the values (APOC).")
+def contains_all(ctx, values, wanted):
+    return _contains("apoc.coll.containsAll", all, values, wanted)
 
 
 @function("apoc.coll.containsAny", 2, description="Whether the list contains any of the values (APOC).")
 def contains_any(ctx, values, wanted):
-    if values is None or wanted is None:
-        return False
-    have = keys_of(as_list("apoc.coll.containsAny", values))
-    return any(key(v) in have for v in as_list("apoc.coll.containsAny", wanted))
+    return _contains("apoc.coll.containsAny", any, values, wanted)
 
 
 @function("apoc.coll.containsDuplicates", 1, description="Whether some value occurs more than once in the list (APOC).")

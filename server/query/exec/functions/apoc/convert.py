@@ -147,22 +147,22 @@ def parse_json(name: str, text) -> object:
 
 @function("apoc.convert.fromJsonMap", 1, 3, description="The map a JSON text (or the part a JSON path names) holds (APOC).")
 def from_json_map(ctx, text, path=None, options=None):
+    return _from_json("apoc.convert.fromJsonMap", text, path, dict, "an object")
+
+
+def _from_json(name: str, text, path, kind: type, kind_name: str):
+    """The value of ``kind`` a JSON text (or the part a JSON path names) holds; null for null."""
     if text is None:
         return None
-    value = json_path("apoc.convert.fromJsonMap", parse_json("apoc.convert.fromJsonMap", text), path)
-    if value is not None and type(value) is not dict:
-        raise invalid("apoc.convert.fromJsonMap", "the JSON is not an object")
+    value = json_path(name, parse_json(name, text), path)
+    if value is not None and type(value) is not kind:
+        raise invalid(name, f"the JSON is not {kind_name}")
     return value
 
 
 @function("apoc.convert.fromJsonList", 1, 3, description="The list a JSON text (or the part a JSON path names) holds (APOC).")
 def from_json_list(ctx, text, path=None, options=None):
-    if text is None:
-        return None
-    value = json_path("apoc.convert.fromJsonList", parse_json("apoc.convert.fromJsonList", text), path)
-    if value is not None and type(value) is not list:
-        raise invalid("apoc.convert.fromJsonList", "the JSON is not an array")
-    return value
+    return _from_json("apoc.convert.fromJsonList", text, path, list, "an array")
 
 
 def _json_property(name: str, ctx, entity, key, path):
