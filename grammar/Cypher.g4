@@ -50,6 +50,7 @@ clause
     | letClause
     | filterClause
     | finishClause
+    | pageClause
     ;
 
 // Cypher 25: LET x = e (WITH *, e AS x), FILTER [WHERE] p (WITH * WHERE p), FINISH (no result rows).
@@ -57,6 +58,8 @@ letClause : LET letItem (COMMA letItem)* ;
 letItem : variable EQ expression ;
 filterClause : FILTER WHERE? expression ;
 finishClause : FINISH ;
+// Cypher 25: ORDER BY, SKIP/OFFSET and LIMIT as clauses of their own (WITH * ORDER BY ... SKIP ... LIMIT ...).
+pageClause : orderBy skipClause? limitClause? | skipClause limitClause? | limitClause ;
 
 // ------------------------------------------------------------------------------------------------
 // Reading clauses
@@ -270,7 +273,8 @@ stringOp : STARTS WITH | ENDS WITH | CONTAINS | REGEX_MATCH | IN ;
 // not clause keywords, so the predicate ends where the expression does (AND, AS, WITH, WHERE, ...); the
 // ZONED spellings stand for the '... WITH TIME ZONE' ones here.
 valueType : valueTypeAtom (PIPE valueTypeAtom)* ;
-valueTypeAtom : (typeWord+ | typeWord LT valueType GT) (NOT NULL)? ;
+// The generic forms first: `v IS :: VECTOR<INT8>(3)` could also read as comparisons, and SLL takes the first.
+valueTypeAtom : (typeWord LT valueType GT (LPAREN INTEGER RPAREN)? | typeWord LPAREN INTEGER RPAREN | typeWord+) (NOT NULL)? ;
 typeWord : IDENTIFIER | NULL | POINT | NODE | RELATIONSHIP | REL | ANY | VECTOR ;
 
 postfixExpression : atom postfix* nodeLabels? ;

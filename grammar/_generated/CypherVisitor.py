@@ -85,6 +85,11 @@ class CypherVisitor(ParseTreeVisitor):
         return self.visitChildren(ctx)
 
 
+    # Visit a parse tree produced by CypherParser#pageClause.
+    def visitPageClause(self, ctx:CypherParser.PageClauseContext):
+        return self.visitChildren(ctx)
+
+
     # Visit a parse tree produced by CypherParser#matchClause.
     def visitMatchClause(self, ctx:CypherParser.MatchClauseContext):
         return self.visitChildren(ctx)

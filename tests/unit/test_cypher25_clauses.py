@@ -40,3 +40,32 @@ def test_finish_must_be_last(people):
 
 def test_the_new_words_stay_usable_as_names(db):
     assert rows(db, "WITH 1 AS let, 2 AS filter, 3 AS finish RETURN let + filter + finish") == [(6,)]
+
+
+# -- ORDER BY, SKIP/OFFSET and LIMIT as clauses of their own (Neo4j 5.24+, Cypher 25) ------------------------
+
+@pytest.fixture
+def numbers(db):
+    rows(db, "UNWIND range(1, 5) AS i CREATE (:N {x: i})")
+    return db
+
+
+def test_standalone_order_by_skip_limit_page_the_rows_they_are_given(numbers):
+    assert rows(numbers, "MATCH (n:N) ORDER BY n.x DESC LIMIT 2 RETURN n.x") == [(5,), (4,)]
+    assert rows(numbers, "MATCH (n:N) ORDER BY n.x OFFSET 3 RETURN n.x") == [(4,), (5,)]
+    assert rows(numbers, "MATCH (n:N) ORDER BY n.x SKIP 1 LIMIT 2 RETURN collect(n.x) AS xs") == [([2, 3],)]
+    assert rows(numbers, "MATCH (n:N) LIMIT 2 RETURN count(*)") == [(2,)]
+    assert rows(numbers, "MATCH (n:N) WITH n.x AS x WHERE x > 1 ORDER BY x DESC SKIP 1 LIMIT 1 RETURN x") == [(4,)]
+    assert rows(numbers, "MATCH (n:N) ORDER BY n.x LIMIT 2 ORDER BY n.x DESC LIMIT 1 RETURN n.x") == [(2,)]
+
+
+def test_standalone_paging_before_an_update_limits_what_is_updated(numbers):
+    assert rows(numbers, "MATCH (n:N) ORDER BY n.x DESC LIMIT 1 SET n.top = true RETURN n.x") == [(5,)]
+    assert rows(numbers, "MATCH (n:N) WHERE n.top RETURN collect(n.x)") == [([5],)]
+
+
+def test_standalone_paging_checks_like_with(numbers):
+    with pytest.raises(CypherSyntaxError, match="Variable `m` not defined"):
+        rows(numbers, "MATCH (n:N) ORDER BY m.x RETURN n.x")
+    with pytest.raises(CypherSyntaxError, match="LIMIT"):
+        rows(numbers, "MATCH (n:N) LIMIT -1 RETURN n.x")

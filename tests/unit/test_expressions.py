@@ -313,11 +313,12 @@ def test_function_calls(graph):
         compile_expression(A.CountStar())
 
 
-def test_vector_with_bare_coordinate_type():
-    vec = ev(A.FunctionCall("vector", [lst(1.0, 2.0), L(2), V("FLOAT32")]))
+def test_vector_with_a_coordinate_type():
+    # The parser reads a bare FLOAT32 as the string (tests/unit/test_coll_functions.py: bare words).
+    vec = ev(A.FunctionCall("vector", [lst(1.0, 2.0), L(2), L("FLOAT32")]))
     assert vec.dimension == 2 and vec.coordinate_type == "FLOAT32"
     with pytest.raises(ArgumentError, match="dimension 3"):
-        ev(A.FunctionCall("vector", [V("e"), L(3), V("FLOAT32")]), {"e": [1.0, 2.0]})
+        ev(A.FunctionCall("vector", [V("e"), L(3), L("FLOAT32")]), {"e": [1.0, 2.0]})
 
 
 def test_patterns_and_subqueries(graph):

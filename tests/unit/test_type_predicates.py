@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from relate.errors import CypherSyntaxError
+from relate.errors import ConstraintValidationFailed, CypherSyntaxError
 from tests.helpers import rows
 
 
@@ -52,3 +52,25 @@ def test_unknown_types_are_syntax_errors(db):
         rows(db, "RETURN 1 IS :: FOO")
     with pytest.raises(CypherSyntaxError):
         rows(db, "RETURN 1 IS ::")
+
+
+def test_vector_types_name_coordinates_and_dimension(db):
+    """VECTOR, VECTOR<T>, VECTOR(n) and VECTOR<T>(n); INT8 and INTEGER8 are one coordinate type."""
+    row = rows(db, "WITH vector([1, 2], 2, INT8) AS v RETURN v IS :: VECTOR, v IS :: VECTOR<INTEGER8>, "
+                   "v IS :: VECTOR<INT8>(2), v IS :: VECTOR(2), v IS :: VECTOR<FLOAT32>(2), v IS :: VECTOR(3), "
+                   "[1, 2] IS :: VECTOR, null IS :: VECTOR<INT8>(2), null IS :: VECTOR<INT8>(2) NOT NULL")[0]
+    assert row == (True, True, True, True, False, False, False, True, False)
+
+
+def test_unknown_vector_types_are_refused(db):
+    for written in ("VECTOR<FOO>", "VECTOR(0)"):
+        with pytest.raises(CypherSyntaxError, match="Unknown type"):
+            rows(db, f"RETURN 1 IS :: {written}")
+
+
+def test_a_property_type_constraint_can_require_a_vector_shape(db):
+    rows(db, "CREATE CONSTRAINT vc FOR (n:V) REQUIRE n.v IS :: VECTOR<FLOAT32>(2)")
+    rows(db, "CREATE (:V {v: vector([1, 2], 2, FLOAT32)})")
+    with pytest.raises(ConstraintValidationFailed, match=r"VECTOR<FLOAT32>\(2\)"):
+        rows(db, "CREATE (:V {v: vector([1, 2, 3], 3, FLOAT32)})")
+    assert rows(db, "SHOW CONSTRAINTS YIELD name, propertyType") == [("vc", "VECTOR<FLOAT32>(2)")]

@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 from relate.protocol.errors import (ArgumentError, CypherSemanticError, CypherSyntaxError, CypherTypeError,
                                     ParameterMissing)
-from relate.protocol.values import VECTOR_TYPES, Duration, Point, Vector
+from relate.protocol.values import Duration, Point, Vector
 from relate.server.query import ast
 from relate.server.query.context import checked
 from relate.server.query.exec import functions
@@ -821,9 +821,6 @@ class _Compiler:
             return self._exists_function(args[0], e)
         if name == "coalesce" and args:
             return self._coalesce([self.compile(a) for a in args])
-        if name == "vector" and len(args) == 3 and type(args[2]) is ast.Variable \
-                and args[2].name.upper() in VECTOR_TYPES:
-            args[2] = ast.Literal(args[2].name.upper())    # vector(x, 3, FLOAT32): a bare type name
         accepted = _ARGUMENT_KINDS.get(name)
         if accepted is not None and args:
             kind = self._kind(args[0])

@@ -166,6 +166,10 @@ class ClauseBuilder(PatternBuilder):
         """FILTER [WHERE] p: WITH * WHERE p."""
         return ast.With(ast.Projection([], True), self.expression(ctx.expression()), pos=self.pos(ctx))
 
+    def _page(self, ctx):
+        """ORDER BY ... SKIP ... LIMIT ... as a clause: WITH * ORDER BY ... SKIP ... LIMIT ...."""
+        return ast.With(ast.Projection([], True, False, *self._paging(ctx)), pos=self.pos(ctx))
+
     def _finish(self, ctx):
         return ast.Finish(pos=self.pos(ctx))
 
@@ -177,12 +181,14 @@ class ClauseBuilder(PatternBuilder):
             items.append(ast.ProjectionItem(self.expression(expr_ctx),
                                             None if alias is None else self.name(alias),
                                             self.source(expr_ctx), pos=self.pos(item)))
+        return ast.Projection(items, items_ctx.STAR() is not None, ctx.DISTINCT() is not None, *self._paging(ctx))
+
+    def _paging(self, ctx) -> tuple:
+        """The sort keys, skip and limit of a projection or a standalone ORDER BY / SKIP / LIMIT clause."""
         order, skip, limit = ctx.orderBy(), ctx.skipClause(), ctx.limitClause()
-        return ast.Projection(
-            items, items_ctx.STAR() is not None, ctx.DISTINCT() is not None,
-            [] if order is None else [key for item in order.sortItem() for key in self._sort_items(item)],
-            None if skip is None else self.expression(skip.expression()),
-            None if limit is None else self.expression(limit.expression()))
+        return ([] if order is None else [key for item in order.sortItem() for key in self._sort_items(item)],
+                None if skip is None else self.expression(skip.expression()),
+                None if limit is None else self.expression(limit.expression()))
 
     def _sort_items(self, ctx) -> list[ast.SortItem]:
         """One sort key; NULLS FIRST / LAST where it differs from the default (nulls sort as the
@@ -337,5 +343,6 @@ ClauseBuilder._clause_handlers = {
     P.CallProcedureClauseContext: ClauseBuilder._call_procedure,
     P.LetClauseContext: ClauseBuilder._let,
     P.FilterClauseContext: ClauseBuilder._filter,
+    P.PageClauseContext: ClauseBuilder._page,
     P.FinishClauseContext: ClauseBuilder._finish,
 }

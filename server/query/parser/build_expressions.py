@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from relate.grammar._generated.CypherParser import CypherParser as P
+from relate.protocol.values import VECTOR_TYPES
 from relate.server.query import ast
 
 from .build_base import BuilderBase
@@ -215,9 +216,11 @@ class ExpressionBuilder(BuilderBase):
         fn = ctx.functionName()
         name = ".".join(self.name(part) for part in [fn.nonNotName(), *fn.symbolicName()])
         args = [self.expression(arg) for arg in ctx.expression()]
-        if name.lower() == "normalize" and len(args) == 2 and type(args[1]) is ast.Variable \
-                and args[1].name.upper() in _NORMAL_FORMS:
-            args[1] = ast.Literal(args[1].name.upper())      # normalize(s, NFKC): a bare form name
+        lower = name.lower()
+        for i, arg in enumerate(args):
+            words = _BARE_WORDS.get((lower, i))
+            if words is not None and type(arg) is ast.Variable and arg.name.upper() in words:
+                args[i] = ast.Literal(arg.name.upper())
         return ast.FunctionCall(name, args, ctx.DISTINCT() is not None, pos=self.pos(ctx))
 
     def _map_projection_atom(self, ctx):
@@ -317,6 +320,14 @@ class ExpressionBuilder(BuilderBase):
 
 
 _NORMAL_FORMS = ("NFC", "NFD", "NFKC", "NFKD")
+# Arguments Neo4j spells as bare words, read as their names in upper case: (function, position) -> words.
+_BARE_WORDS = {
+    ("normalize", 1): frozenset(_NORMAL_FORMS),                                 # normalize(s, NFKC)
+    ("vector", 2): frozenset(VECTOR_TYPES),                                      # vector(v, 384, FLOAT32)
+    ("vector_distance", 2): frozenset(("EUCLIDEAN", "EUCLIDEAN_SQUARED", "MANHATTAN", "COSINE", "DOT",
+                                       "HAMMING")),                              # vector_distance(a, b, COSINE)
+    ("vector_norm", 1): frozenset(("EUCLIDEAN", "MANHATTAN")),                   # vector_norm(v, EUCLIDEAN)
+}
 # Functions the syntax desugars to; their names hold a space, so no statement can call them by name.
 IS_NORMALIZED = " isNormalized"
 TRIM_FROM = " trimFrom"

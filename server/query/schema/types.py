@@ -6,7 +6,7 @@ import re
 from typing import Any, Callable
 
 from relate.protocol import temporal
-from relate.protocol.values import Duration, Point, Vector
+from relate.protocol.values import VECTOR_TYPES, Duration, Point, Vector
 
 _ALIASES = {
     "BOOL": "BOOLEAN", "INT": "INTEGER", "INT64": "INTEGER", "INTEGER64": "INTEGER", "SIGNED INTEGER": "INTEGER",
@@ -32,6 +32,41 @@ _SCALARS: dict[str, Callable[[Any], bool]] = {
 }
 
 
+# VECTOR, VECTOR<INT8>, VECTOR<FLOAT32>(384), VECTOR(3): any vector, or one of that coordinate type and/or
+# dimension. The coordinate type is kept in its canonical spelling (INT8 and INTEGER8 are one type).
+_VECTOR_FORM = re.compile(r"VECTOR\s*(?:<\s*(\w+)\s*>)?\s*(?:\(\s*(\d+)\s*\))?")
+_CANONICAL_COORDINATES = {"FLOAT": "FLOAT64", "INTEGER": "INTEGER64", "INT64": "INTEGER64", "INT32": "INTEGER32",
+                          "INT16": "INTEGER16", "INT8": "INTEGER8"}
+
+
+def _vector_type(text: str) -> str | None:
+    """The canonical spelling of a VECTOR type, None when ``text`` is not one; ValueError for an unknown
+    coordinate type or a zero dimension."""
+    match = _VECTOR_FORM.fullmatch(text)
+    if match is None:
+        return None
+    coordinates, dimension = match.groups()
+    out = "VECTOR"
+    if coordinates is not None:
+        if coordinates not in VECTOR_TYPES:
+            raise ValueError(text)
+        out += f"<{_CANONICAL_COORDINATES.get(coordinates, coordinates)}>"
+    if dimension is not None:
+        if int(dimension) <= 0:
+            raise ValueError(text)
+        out += f"({int(dimension)})"
+    return out
+
+
+def _vector_matches(text: str, value: Any) -> bool:
+    """Whether ``value`` is a vector of the (canonical) VECTOR type ``text``."""
+    if type(value) is not Vector:
+        return False
+    coordinates, dimension = _VECTOR_FORM.fullmatch(text).groups()      # type: ignore[union-attr]
+    return ((coordinates is None or VECTOR_TYPES[coordinates] == VECTOR_TYPES[value.coordinate_type])
+            and (dimension is None or int(dimension) == value.dimension))
+
+
 def normalize(type_name: str) -> str:
     """Canonical spelling: upper case, single spaces, aliases resolved, ``NOT NULL`` kept."""
     text = re.sub(r"\s+", " ", type_name.strip().upper())
@@ -49,7 +84,7 @@ def _normalize_one(text: str) -> str:
         inner = text[text.index("<") + 1:-1]
         text = f"LIST<{normalize(inner)}>"
     elif text.startswith("VECTOR"):
-        text = "VECTOR"
+        text = _vector_type(text) or text
     else:
         text = _ALIASES.get(text, text)
     return text + (" NOT NULL" if not_null else "")
@@ -85,6 +120,8 @@ def _matches_one(text: str, value: Any) -> bool:
             return False
         inner = text[5:-1]
         return all(matches(inner, item) if item is not None else "NOT NULL" not in inner for item in value)
+    if text.startswith("VECTOR"):
+        return _vector_matches(text, value)
     check = _SCALARS.get(text)
     if check is None:
         raise ValueError(f"unknown property type {text}")
@@ -99,7 +136,7 @@ def check_known(type_name: str) -> None:
             part = part[: -len(" NOT NULL")]
         if part.startswith("LIST<"):
             check_known(part[5:-1])
-        elif part not in _SCALARS:
+        elif part not in _SCALARS and not (part.startswith("VECTOR") and _vector_type(part) == part):
             raise ValueError(part)
 
 
@@ -148,6 +185,8 @@ def normalize_expression_type(type_name: str) -> str:
             continue
         if part.startswith(("LIST<", "ARRAY<")) and part.endswith(">"):
             part = f"LIST<{normalize_expression_type(part[part.index('<') + 1:-1])}>"
+        elif part.startswith("VECTOR") and _vector_type(part) is not None:
+            part = _vector_type(part)       # type: ignore[assignment]
         else:
             part = _EXPRESSION_ALIASES.get(part, _ALIASES.get(part, part))
             if part != "LIST<ANY>" and part not in _expression_scalars():       # LIST alone is LIST<ANY>
@@ -174,4 +213,6 @@ def _expression_matches_one(text: str, value: Any, scalars: dict) -> bool:
         inner = text[5:-1]
         return all(any(_expression_matches_one(p.strip(), item, scalars) for p in _split_union(inner))
                    for item in value)
+    if text.startswith("VECTOR"):
+        return _vector_matches(text, value)
     return scalars[text](value)

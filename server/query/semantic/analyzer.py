@@ -506,11 +506,6 @@ class Analyzer:
             return
         if isinstance(expr, ast.FunctionCall):
             self._function(expr, scope)
-            if _bare_vector_type(expr):
-                # vector(list, 384, FLOAT32): the coordinate type is a bare name, not a variable.
-                for sub in expr.args[:2]:
-                    self._expr(sub, scope, allow_aggregates, hidden_ok, _inside_local)
-                return
         if isinstance(expr, ast.MapProjection):
             self._need(expr.subject, scope, expr)
         if isinstance(expr, (ast.ExistsSubquery, ast.CountSubquery, ast.CollectSubquery)):
@@ -586,12 +581,6 @@ def _has_pattern(expr: ast.Expr) -> bool:
                          ast.CountSubquery, ast.CollectSubquery)):
         return True
     return any(_has_pattern(c) for c in children(expr))
-
-
-def _bare_vector_type(call: ast.FunctionCall) -> bool:
-    from relate.protocol.values import VECTOR_TYPES
-    return (call.name.lower() == "vector" and len(call.args) == 3 and isinstance(call.args[2], ast.Variable)
-            and call.args[2].name.upper() in VECTOR_TYPES)
 
 
 def _bare_node(node: ast.NodePattern) -> bool:

@@ -1,7 +1,7 @@
 """The function library: one registry (``registry.py``) that every function module fills with
 ``@function`` / ``@aggregate``; importing this package imports them all.
 
-Modules by theme: ``convert``, ``graph``, ``lists``, ``math``, ``strings``, ``text_similarity``,
+Modules by theme: ``collections`` (coll.*), ``convert``, ``graph``, ``lists``, ``math``, ``strings``, ``text_similarity``,
 ``vector``, ``spatial`` (points), ``misc``, ``load`` (LOAD CSV), ``temporal/`` and ``aggregates``; ``apoc/`` holds the
 APOC library (apoc.coll.*, apoc.map.*, apoc.text.*, apoc.convert.*, apoc.date.*, apoc.agg.*, ...); the server-side
 embedding functions register from ``relate.server.ai.functions``.
@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import inspect
 
-from relate.server.query.exec.functions import (aggregates, convert, graph, lists, load, math,  # noqa: F401
-                                                misc, spatial, strings, temporal, text_similarity, vector)
+from relate.server.query.exec.functions import (aggregates, collections, convert, graph, lists,  # noqa: F401
+                                                load, math, misc, spatial, strings, temporal, text_similarity,
+                                                vector)
 from relate.server.query.exec.functions import apoc  # noqa: F401,E402  (after the core: it extends their tables)
 from relate.server.query.exec.functions.registry import ARITY, CATALOG, FUNCTIONS, PURE, FunctionInfo, function
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 import re
 
+from relate.protocol.values import Vector
 from relate.server.query.exec.functions.registry import function, type_error
 from relate.server.query.exec.values.ops import arithmetic_error, cypher_str, format_float
 
@@ -141,13 +142,17 @@ def to_boolean_list(ctx, v):
     return _list_of("toBooleanList", v, _to_boolean)
 
 
-@function("toIntegerList", 1, description="Each element of a list as an integer (null where it cannot be converted).")
+@function("toIntegerList", 1, description="Each element of a list or vector as an integer (null where it cannot be converted).")
 def to_integer_list(ctx, v):
+    if type(v) is Vector:           # Neo4j 2025.10: a vector's coordinates, truncated as toInteger does
+        return [_to_integer(x, "toIntegerList", False) for x in v.tolist()]
     return _list_of("toIntegerList", v, _to_integer)
 
 
-@function("toFloatList", 1, description="Each element of a list as a float (null where it cannot be converted).")
+@function("toFloatList", 1, description="Each element of a list or vector as a float (null where it cannot be converted).")
 def to_float_list(ctx, v):
+    if type(v) is Vector:           # Neo4j 2025.10: a vector's coordinates as floats
+        return [float(x) for x in v.tolist()]
     return _list_of("toFloatList", v, _to_float)
 
 
