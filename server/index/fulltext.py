@@ -160,7 +160,10 @@ class FullTextIndex:
                 score = score_of(corpus.docs[key])
                 if score is not None:
                     fresh.append((key, score))
-        fetch = want + max(8, want // 4)
+        # The engine holds no more documents than this: a huge LIMIT must not make it allocate room for
+        # a billion hits (tantivy sizes its collector by the limit and aborts the process when it cannot).
+        ceiling = len(self.corpus) + len(overlay) + getattr(self.engine, "deleted_since_build", 0) + 1
+        fetch = min(ceiling, want + max(8, want // 4))
         while True:
             hits, bound = self.engine.search(plan, corpus, fetch, deadline)
             scored = list(fresh)
@@ -172,11 +175,11 @@ class FullTextIndex:
                 if score is not None:
                     scored.append((key, score))
             scored.sort(key=lambda hit: (-hit[1], hit[0]))
-            if len(hits) < fetch:         # the engine has no more matches
+            if len(hits) < fetch or fetch >= ceiling:         # the engine has no more matches
                 break
             if len(scored) >= want and scored[want - 1][1] > bound * hits[-1][1]:
                 break
-            fetch *= 4
+            fetch = min(ceiling, fetch * 4)
         return scored[skip:want]
 
     def _search_keys(self, score_of, keys, accept, skip: int, want: int, corpus) -> list[tuple[int, float]]:

@@ -265,3 +265,26 @@ def test_plain_or_query_over_a_large_whoosh_index_returns():
     index = make_index("whoosh", texts)
     hits = index.search("w1 w2 w3 w5 w8 w13 w21 w34 w55 w89 w144 kafka oauth", 0, 10, timeout_s=60)
     assert len(hits) == 10
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("commit", [True, False], ids=["engine", "overlay"])
+def test_a_huge_limit_returns_every_match_without_allocating_for_it(engine, commit):
+    """LIMIT 1,000,000,000 (a user's 'all of them', or hostile input) made tantivy size its collector for a
+    billion hits: the process aborted. The engine is never asked for more hits than it holds documents."""
+    texts = random_texts(3, 300)
+    index = make_index(engine, texts, commit=commit)
+    expected = lucene_bm25({k: {"text": v} for k, v in texts.items()}, ["text"], ["w0"])
+    assert index.search("w0", 0, 10 ** 9) == expected
+    assert index.search("w0", 10 ** 9, 10 ** 9) == []
+    assert index.search("w0", 2, 10 ** 12)[:3] == expected[2:5]
+
+
+def test_a_huge_limit_through_cypher(conn):
+    conn.execute("UNWIND range(1, 30) AS i CREATE (:D {t: 'react hooks ' + i})")
+    conn.execute("CREATE FULLTEXT INDEX dt FOR (n:D) ON EACH [n.t]")
+    conn.execute("CALL db.awaitIndexes()")
+    assert conn.execute("CALL db.index.fulltext.queryNodes('dt', 'react', {limit: 1000000000}) YIELD node "
+                        "RETURN count(*)").single()[0] == 30
+    assert conn.execute("MATCH (n:D) SEARCH n IN (FULLTEXT INDEX dt FOR 'hooks' LIMIT 1000000000) SCORE AS s "
+                        "RETURN count(*)").single()[0] == 30

@@ -120,7 +120,8 @@ class TantivyEngine:
             if stats is not None and corpus.field_docs[f]:
                 bound = max(bound, corpus.avgdl(f) / stats[1])
         q = self._compile(plan, corpus, snap)
-        hits = snap.searcher.search(q, limit, count=False).hits
+        # tantivy sizes its collector by the limit: never ask for more hits than there are documents
+        hits = snap.searcher.search(q, max(1, min(limit, snap.searcher.num_docs + 1)), count=False).hits
         if not hits:
             return [], bound * _FLOAT32_SLACK
         keys = snap.searcher.fast_field_values("k", [address for _, address in hits])
