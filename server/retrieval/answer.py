@@ -14,7 +14,8 @@ from relate.protocol.errors import QueryTimeout, Terminated
 
 from ..ai.providers import get_provider
 
-_MARKER = re.compile(r"\[(\d{1,4})\]")
+# [3], and the grouped forms models also write: [1, 3], [1,3], [1; 3]
+_MARKER = re.compile(r"\[\s*(\d{1,4}(?:\s*[,;]\s*\d{1,4})*)\s*\]")
 MAX_SOURCE_CHARS = 2_000
 
 SYSTEM_PROMPT = (
@@ -42,18 +43,25 @@ def build_prompt(question: str, sources: list[dict], facts: list[dict]) -> list[
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": "\n".join(lines)}]
 
 
+def count_markers(text: str) -> int:
+    """How many source numbers the [n] markers of ``text`` name (a group [1, 3] names two)."""
+    return sum(len(re.findall(r"\d+", m.group(1))) for m in _MARKER.finditer(text))
+
+
 def validate_citations(text: str, sources: list[dict]) -> tuple[str, list[dict]]:
     """``text`` without markers that name no source, and the citations kept (first use order)."""
     by_n = {s["n"]: s for s in sources}
     cited: dict[int, dict] = {}
 
     def keep(match):
-        n = int(match.group(1))
-        source = by_n.get(n)
-        if source is None:
-            return ""
-        cited.setdefault(n, {"marker": n, "node": source["node"], "document": source.get("document")})
-        return match.group(0)
+        numbers = [int(n) for n in re.findall(r"\d+", match.group(1))]
+        valid = [n for n in numbers if n in by_n]
+        for n in valid:
+            source = by_n[n]
+            cited.setdefault(n, {"marker": n, "node": source["node"], "document": source.get("document")})
+        if len(valid) == len(numbers):
+            return match.group(0)
+        return "[" + ", ".join(str(n) for n in valid) + "]" if valid else ""
     cleaned = _MARKER.sub(keep, text)
     cleaned = re.sub(r"[ \t]+([.,;:!?])", r"\1", cleaned)
     cleaned = re.sub(r"[ \t]{2,}", " ", cleaned).strip()
@@ -89,7 +97,7 @@ def synthesize(ctx, question: str, retrieval, runner_text, diagnostics) -> dict:
             step["tokensOut"] = estimate_tokens(raw)
             answer, citations = validate_citations(raw, sources)
             step["citations"] = len(citations)
-            step["dropped"] = len(_MARKER.findall(raw)) - len(_MARKER.findall(answer))
+            step["dropped"] = count_markers(raw) - count_markers(answer)
         except (Terminated, QueryTimeout):
             raise
         except Exception as error:         # the caller loses the prose, never the sources

@@ -11,7 +11,7 @@ import re
 
 from ..index.trigram import trigram_similarity
 from .normalize import normalize_name
-from .names import trigram_lookup
+from .names import search_in_scope, trigram_lookup
 
 _WORDS = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*")
 _POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")
@@ -41,9 +41,7 @@ def find_entities(ctx, question: str, opts: dict) -> list[dict]:
         if len(norm) < 3:
             continue
         ctx.check()
-        for nid, _ in index.search(norm, 3, threshold):
-            if not _in_scope(tx, nid, label, workspace):
-                continue
+        for nid, _ in search_in_scope(index, norm, 3, threshold, lambda n: _in_scope(tx, n, label, workspace)):
             current = tx.node_prop(nid, "normalized")
             sim = trigram_similarity(norm, current) if isinstance(current, str) else 0.0
             if sim >= threshold:

@@ -9,16 +9,19 @@ A fact is a relationship between two entities; ``sources`` lists the ids of the 
 """
 from __future__ import annotations
 
+import math
+
 from relate.protocol.errors import ArgumentError
 
 LANES = ("direct", "expanded", "evidence")
+MAX_LANE_K = 10_000            # hits per index search: a fused top-k never needs more, and each costs a row
 
 DEFAULTS = {
     "k": 10,                       # results wanted
     "laneK": 20,                   # hits each index search contributes to a lane (docs/retrieval.md)
     "rrfConstant": 60,             # the k of reciprocal rank fusion: Σ w / (c + rank)
     "weights": {"direct": 1.0, "expanded": 0.6, "evidence": 0.6},
-    "workspace": None,             # restrict entities to one workspace (None: all)
+    "workspace": None,             # restrict chunks and entities to one workspace (None: all)
     "documentLabel": "Document", "chunkLabel": "Chunk", "entityLabel": "Entity",
     "chunkRel": "HAS_CHUNK",
     "vectorIndex": "chunk_embedding", "fulltextIndex": "chunk_text",
@@ -29,7 +32,7 @@ DEFAULTS = {
     "maxFanout": 2,                # facts kept per entity and (type, direction), best corroborated (0: all)
     "siblings": False,             # follow a fact type back the way it came (A->B<-C): off by default
     "hydrate": True, "hydrateChunks": 2,
-    "lanes": None,                 # e.g. ['direct']: run only these lanes
+    "lanes": None,                 # e.g. ['direct'] or []: only these graph lanes (direct always runs)
 }
 
 
@@ -48,17 +51,25 @@ def options(given, extra: dict | None = None) -> dict:
     given_weights = given.get("weights") or {}
     if not isinstance(given_weights, dict):
         raise ArgumentError("Option `weights` must be a map {direct, expanded, evidence}", detail="InvalidArgumentValue")
+    unknown_lanes = sorted(set(given_weights) - set(LANES))
+    if unknown_lanes:
+        # a misspelt lane would otherwise be ignored silently and the real lane keep its default
+        raise ArgumentError(f"Unknown lane(s) {unknown_lanes} in `weights`; lanes: {list(LANES)}",
+                            detail="InvalidArgumentValue")
     weights = dict(DEFAULTS["weights"])
-    weights.update(given_weights)
+    weights.update({lane: w for lane, w in given_weights.items() if w is not None})
     for lane, weight in weights.items():
-        if type(weight) not in (int, float) or weight < 0:
-            raise ArgumentError(f"Lane weight `{lane}` must be a non-negative number, got {weight!r}",
+        if type(weight) not in (int, float) or not math.isfinite(weight) or weight < 0:
+            raise ArgumentError(f"Lane weight `{lane}` must be a finite non-negative number, got {weight!r}",
                                 detail="InvalidArgumentValue")
     out["weights"] = weights
     for key in ("k", "laneK", "hops", "maxFacts", "maxFanout", "hydrateChunks"):
         if type(out[key]) is not int or out[key] < 0:
             raise ArgumentError(f"Option `{key}` must be a non-negative integer, got {out[key]!r}",
                                 detail="InvalidArgumentValue")
+    if out["laneK"] > MAX_LANE_K:
+        raise ArgumentError(f"Option `laneK` must be at most {MAX_LANE_K}, got {out['laneK']}",
+                            detail="InvalidArgumentValue")
     lanes = out["lanes"]
     if lanes is not None and (not isinstance(lanes, list) or not set(lanes) <= set(LANES)):
         raise ArgumentError(f"Option `lanes` must be a list of {list(LANES)}", detail="InvalidArgumentValue")
@@ -74,6 +85,7 @@ def options(given, extra: dict | None = None) -> dict:
         raise ArgumentError("Option `workspace` must be a string", detail="InvalidArgumentValue")
     if type(out["entityThreshold"]) not in (int, float) or not 0 < out["entityThreshold"] <= 1:
         raise ArgumentError("Option `entityThreshold` must be a number in (0, 1]", detail="InvalidArgumentValue")
-    if type(out["rrfConstant"]) not in (int, float) or out["rrfConstant"] < 0:
-        raise ArgumentError("Option `rrfConstant` must be a non-negative number", detail="InvalidArgumentValue")
+    constant = out["rrfConstant"]
+    if type(constant) not in (int, float) or not math.isfinite(constant) or constant < 0:
+        raise ArgumentError("Option `rrfConstant` must be a finite non-negative number", detail="InvalidArgumentValue")
     return out

@@ -31,3 +31,19 @@ class _Declared:
 
     def search(self, text: str, k: int = 10, threshold: float = 0.3) -> list[tuple[int, float]]:
         return self.manager.search(self.name, text, k, kind="TRIGRAM", threshold=threshold)
+
+
+def search_in_scope(index, text: str, k: int, threshold: float, in_scope, widest: int = 20_000
+                    ) -> list[tuple[int, float]]:
+    """Up to ``k`` (node id, similarity) hits of ``index`` that pass ``in_scope(id)``, best first.
+
+    The index spans every workspace and type, so the first k hits may all belong to other tenants that
+    use the same names; the search widens (x10) until a hit in scope shows (hits come best first, so the
+    best in scope is among them) or the index has no more."""
+    want = k
+    while True:
+        hits = index.search(text, want, threshold)
+        found = [(nid, sim) for nid, sim in hits if in_scope(nid)]
+        if found or len(hits) < want or want >= widest:
+            return found[:k]
+        want *= 10

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from .model import options
 from .resolve import resolve_mentions
-from .retrieve import Runner, retrieve
+from .retrieve import retrieve
 
 
 def register(registry) -> None:
@@ -46,7 +46,7 @@ def _answer(ctx, question, opts=None):
     from .answer import synthesize
     opts = options(opts)
     result = retrieve(ctx, question, opts)
-    runner = Runner(ctx, opts)
+    runner = result.runner
 
     def text_of(cid):
         return ctx.tx.node_prop(cid, "text"), runner.document_of(cid)

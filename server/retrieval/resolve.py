@@ -13,10 +13,13 @@ from relate.protocol.errors import ArgumentError, CypherTypeError
 from ..index.trigram import trigram_similarity
 from ..query.refs import NodeRef
 from .normalize import normalize_name
-from .names import trigram_lookup
+from .names import search_in_scope, trigram_lookup
+from .typos import one_slip
+
+TYPO_FLOOR = 0.3        # pg_trgm's own default threshold: below it a "slip" is a different name
 
 RESOLVE_DEFAULTS = {"workspace": None, "label": "Entity", "trigramThreshold": 0.6, "embeddingThreshold": 0.9,
-                    "embedder": None, "embeddingIndex": None, "create": True, "maxScan": 10_000}
+                    "embedder": None, "embeddingIndex": None, "create": True, "maxScan": 10_000, "typos": True}
 
 
 def resolve_options(given) -> dict:
@@ -33,6 +36,16 @@ def resolve_options(given) -> dict:
     for key in ("trigramThreshold", "embeddingThreshold"):
         if type(out[key]) not in (int, float) or not 0 <= out[key] <= 1:
             raise ArgumentError(f"`{key}` must be a number in [0, 1]", detail="InvalidArgumentValue")
+    # a string 'false' would otherwise be truthy and create entities the caller asked not to create
+    for key in ("create", "typos"):
+        if type(out[key]) is not bool:
+            raise ArgumentError(f"`{key}` must be a boolean, got {out[key]!r}", detail="InvalidArgumentValue")
+    if type(out["maxScan"]) is not int or out["maxScan"] < 1:
+        raise ArgumentError(f"`maxScan` must be a positive integer, got {out['maxScan']!r}",
+                            detail="InvalidArgumentValue")
+    for key in ("label", "embedder", "embeddingIndex"):
+        if out[key] is not None and not (isinstance(out[key], str) and out[key]):
+            raise ArgumentError(f"`{key}` must be a non-empty string", detail="InvalidArgumentValue")
     return out
 
 
@@ -106,22 +119,29 @@ class Resolver:
         return None
 
     def _trigram(self, norm: str, kind):
+        """The most similar entity in scope at or above the threshold, else one a typo or plural away."""
         threshold = self.opts["trigramThreshold"]
+        floor = min(threshold, TYPO_FLOOR) if self.opts["typos"] else threshold
         index = trigram_lookup(self.ctx.db, self.label, "normalized")
-        for nid, sim in index.search(norm, 20, threshold):
+        scored = []
+        for nid, _ in search_in_scope(index, norm, 20, floor, lambda n: self._same_scope(n, kind)):
             # the index follows commits; the snapshot decides what is visible
-            if self._same_scope(nid, kind) and self.tx.node_prop(nid, "normalized") is not None:
-                current = trigram_similarity(norm, self.tx.node_prop(nid, "normalized"))
-                if current >= threshold:
-                    return nid, current
+            current = self.tx.node_prop(nid, "normalized")
+            if isinstance(current, str):
+                scored.append((nid, current))
         # entities this statement created are not committed, so not in the index yet
-        best, best_sim = None, threshold
         for nid in list(self.ctx.touched_nodes):
-            if self._same_scope(nid, kind):
-                sim = trigram_similarity(norm, self.tx.node_prop(nid, "normalized"))
-                if sim >= best_sim:
-                    best, best_sim = nid, sim
-        return (best, best_sim) if best is not None else (None, None)
+            current = self.tx.node_prop(nid, "normalized") if self._same_scope(nid, kind) else None
+            if isinstance(current, str):
+                scored.append((nid, current))
+        best, best_key = None, None
+        for nid, current in dict.fromkeys(scored):
+            sim = trigram_similarity(norm, current)
+            if sim >= threshold or (self.opts["typos"] and sim >= floor and one_slip(norm, current)):
+                key = (sim >= threshold, sim, -nid)
+                if best_key is None or key > best_key:
+                    best, best_key = nid, key
+        return (best, best_key[1]) if best is not None else (None, None)
 
     def _by_embedding(self, vector, kind):
         tx, threshold = self.tx, self.opts["embeddingThreshold"]

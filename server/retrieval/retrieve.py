@@ -6,18 +6,21 @@
 - evidence (0.6): the question restricted to the chunks of the documents asserting the facts crossed,
   ordered by corroboration (how many distinct documents assert the fact).
 The graph lanes may fail or find nothing: the direct lane's results stand and the diagnostics say why.
+Likewise inside a lane: with one of the two chunk indexes missing, or the embedder failing, the other
+half of the hybrid search answers (a `degraded` entry says so); only with neither is it an error.
 """
 from __future__ import annotations
 
 import math
 
-from relate.protocol.errors import CypherTypeError, QueryTimeout, Terminated
+from relate.protocol.errors import CypherTypeError, IndexNotFound, QueryTimeout, Terminated
 
 from ..ai.statement import for_ctx
 from ..query.refs import NodeRef
 from . import graph
 from .diagnostics import Diagnostics
 from .fusion import wrrf
+from .model import LANES
 
 MAX_QUESTION_CHARS = 10_000
 HYBRID_CONSTANT = 60            # RRF constant joining the dense and keyword lists inside a lane
@@ -31,6 +34,7 @@ class Retrieval:
         self.facts: dict[int, dict] = {}
         self.entities: list[dict] = []
         self.diagnostics = Diagnostics()
+        self.runner: Runner | None = None
 
 
 def retrieve(ctx, question, opts: dict) -> Retrieval:
@@ -42,8 +46,8 @@ def retrieve(ctx, question, opts: dict) -> Retrieval:
     question = question[:MAX_QUESTION_CHARS]
     out = Retrieval()
     diag = out.diagnostics
-    run = Runner(ctx, opts)
-    lanes_wanted = set(opts["lanes"] or ("direct", "expanded", "evidence"))
+    run = out.runner = Runner(ctx, opts, diag)
+    lanes_wanted = set(LANES if opts["lanes"] is None else opts["lanes"])
     lists: dict[str, list[int]] = {}
     with diag.step("direct") as step:
         lists["direct"] = run.hybrid(question)
@@ -60,18 +64,33 @@ def retrieve(ctx, question, opts: dict) -> Retrieval:
     with diag.step("fusion") as step:
         lists = {lane: ids for lane, ids in lists.items() if ids}
         fused = wrrf(lists, opts["weights"], opts["rrfConstant"])[:opts["k"]]
-        step.update({"kind": "wrrf", "k": opts["k"], "constant": opts["rrfConstant"],
+        step.update({"kind": "rrf", "k": opts["k"], "constant": opts["rrfConstant"],
                      "lanes": sorted(lists), "weights": {lane: opts["weights"].get(lane, 0.0) for lane in lists}})
+    out.rows = [{"node": NodeRef(cid), "score": score, "rank": rank, "lanes": lanes, "evidence": []}
+                for rank, (cid, score, lanes) in enumerate(fused, start=1)]
+    if out.facts:
+        try:
+            _attach_evidence(run, out)
+        except (Terminated, QueryTimeout):
+            raise
+        except Exception as error:          # the ranked chunks stand without their evidence
+            diag.degrade("hydration", error, "ranked chunks without evidence")
+            out.rows = out.rows[:len(fused)]
+            for row in out.rows:
+                row["evidence"] = []
+    return out
+
+
+def _attach_evidence(run, out) -> None:
+    """Each row's facts (through its document), then the chunks of every document asserting them."""
     doc_facts = run.facts_by_document(out.facts)
-    for rank, (cid, score, lanes) in enumerate(fused, start=1):
-        out.rows.append({"node": NodeRef(cid), "score": score, "rank": rank, "lanes": lanes,
-                         "evidence": run.evidence_of(cid, doc_facts, out.facts)})
-    if opts["hydrate"] and out.facts:
-        with diag.step("hydration") as step:
+    for row in out.rows:
+        row["evidence"] = run.evidence_of(row["node"].id, doc_facts, out.facts)
+    if run.opts["hydrate"]:
+        with out.diagnostics.step("hydration") as step:
             added = run.hydrate(out.rows, out.facts, doc_facts)
             step["chunks"] = len(added)
         out.rows += added
-    return out
 
 
 def _graph_lanes(run, question, lanes_wanted, lists, out) -> None:
@@ -102,28 +121,85 @@ def _graph_lanes(run, question, lanes_wanted, lists, out) -> None:
 class Runner:
     """Index searches and graph reads of one retrieval, through the statement's transaction."""
 
-    def __init__(self, ctx, opts):
+    def __init__(self, ctx, opts, diagnostics: Diagnostics | None = None):
         self.ctx, self.opts, self.tx = ctx, opts, ctx.tx
         self.manager = ctx.db.index_manager
+        self.diagnostics = diagnostics
         self._doc_nodes: dict | None = None
         self._doc_of: dict[int, str | None] = {}
-        self._embedder = opts["embedder"] or \
-            self.manager.get(opts["vectorIndex"]).definition.config.get("vector.embedder") or "hash-384"
+        self._scope: set[int] | None = None
+        self.vector_index = self._existing(opts["vectorIndex"], "dense", "keyword search only")
+        self.fulltext_index = self._existing(opts["fulltextIndex"], "keyword", "dense search only")
+        if self.vector_index is None and self.fulltext_index is None:
+            raise IndexNotFound(f"db.retrieve needs the vector index `{opts['vectorIndex']}` or the full-text "
+                                f"index `{opts['fulltextIndex']}` over the chunks; neither exists")
+        self._embedder = opts["embedder"]
+        if self._embedder is None and self.vector_index is not None:
+            self._embedder = self.manager.get(self.vector_index).definition.config.get("vector.embedder")
+        self._embedder = self._embedder or "hash-384"
+
+    def _existing(self, name: str, half: str, fallback: str) -> str | None:
+        """``name`` if that index exists; else None, and the diagnostics say which half is missing."""
+        try:
+            self.manager.get(name)
+        except IndexNotFound as error:
+            if self.diagnostics is not None:
+                self.diagnostics.degrade(half, error, fallback)
+            return None
+        return name
 
     # ---- searches -------------------------------------------------------------------------
     def hybrid(self, text: str, keys=None) -> list[int]:
         """Dense + keyword hits for ``text`` (optionally among ``keys``), fused by plain RRF."""
         k, tx = self.opts["laneK"], self.tx
+        scope = self.scope()
+        if scope is not None:
+            keys = scope if keys is None else set(keys) & scope
+        if keys is not None and not keys:
+            return []
         lists = {}
-        if any(ch.isalnum() for ch in text):
-            vector = for_ctx(self.ctx).embed(text, self._embedder)
-            if any(vector):
-                lists["dense"] = [i for i, _ in self.manager.vector_search(self.opts["vectorIndex"], vector, k,
-                                                                           keys=keys) if tx.node_exists(i)]
-        lists["keyword"] = [i for i, _ in self.manager.fulltext_search(self.opts["fulltextIndex"], text, 0, k,
-                                                                       mode="plain", keys=keys)
-                            if tx.node_exists(i)]
+        if self.vector_index is not None and any(ch.isalnum() for ch in text):
+            lists["dense"] = self._dense(text, k, keys)
+        if self.fulltext_index is not None:
+            lists["keyword"] = [i for i, _ in self.manager.fulltext_search(self.fulltext_index, text, 0, k,
+                                                                           mode="plain", keys=keys)
+                                if tx.node_exists(i)]
         return [i for i, _, _ in wrrf(lists, {"dense": 1.0, "keyword": 1.0}, HYBRID_CONSTANT)][:k]
+
+    def _dense(self, text: str, k: int, keys) -> list[int]:
+        """Vector hits; an embedder that fails (model missing, provider down) leaves the keyword half."""
+        try:
+            vector = for_ctx(self.ctx).embed(text, self._embedder)
+            if not any(vector):
+                return []
+            return [i for i, _ in self.manager.vector_search(self.vector_index, vector, k, keys=keys)
+                    if self.tx.node_exists(i)]
+        except (Terminated, QueryTimeout):
+            raise
+        except Exception as error:
+            if self.fulltext_index is None or self.diagnostics is None:
+                raise                        # no keyword half to fall back on
+            self.diagnostics.degrade("dense", error, "keyword search only")
+            self.vector_index = None         # once per retrieval, not once per lane
+            return []
+
+    def scope(self) -> set[int] | None:
+        """The chunks of the ``workspace`` option (None: every chunk)."""
+        workspace = self.opts["workspace"]
+        if workspace is None:
+            return None
+        if self._scope is None:
+            tx, label = self.tx, self.opts["chunkLabel"]
+            if tx.has_property_index("node", label, "workspace"):
+                candidates = tx.index_seek("node", label, "workspace", workspace)
+            else:
+                candidates = tx.nodes_by_label(label)
+            self._scope = set()
+            for nid in candidates:
+                self.ctx.check()
+                if tx.node_prop(nid, "workspace") == workspace and label in tx.node_labels(nid):
+                    self._scope.add(nid)
+        return self._scope
 
     def evidence_lane(self, question: str, facts: dict) -> tuple[list[int], int]:
         """Chunks of the provenance documents: by corroboration, then by the question's own rank."""
@@ -166,8 +242,9 @@ class Runner:
             return []
         chunk_label = self.opts["chunkLabel"]
         tx = self.tx
+        scope = self.scope()
         chunks = [other for _, other in tx.expand(nid, "out", (self.opts["chunkRel"],))
-                  if chunk_label in tx.node_labels(other)]
+                  if chunk_label in tx.node_labels(other) and (scope is None or other in scope)]
         return sorted(chunks, key=lambda c: (_position(tx.node_prop(c, "position")), c))
 
     def document_of(self, cid: int) -> str | None:

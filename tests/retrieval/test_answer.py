@@ -73,3 +73,12 @@ def test_llm_entity_extraction_uses_the_provider(db):
     entities = [s for s in out["diagnostics"]["steps"] if s["name"] == "entities"][0]
     assert entities["resolved"] == ["React"]
     assert out["answer"] == "The sources do not contain the answer." and out["citations"] == []
+
+
+def test_grouped_markers_are_validated_number_by_number(db):
+    with FakeOpenAI(chat=lambda body: "React uses JSX [1, 7] and Meta made it [2,3]. Unsupported [8; 9].") as fake:
+        out = ask(db, fake)
+    assert out["answer"] == "React uses JSX [1] and Meta made it [2,3]. Unsupported."
+    assert [c["marker"] for c in out["citations"]] == [1, 2, 3]
+    synthesis = [s for s in out["diagnostics"]["steps"] if s["name"] == "synthesis"][0]
+    assert synthesis["dropped"] == 3 and synthesis["citations"] == 3

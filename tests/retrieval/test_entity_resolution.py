@@ -133,3 +133,27 @@ def test_a_declared_trigram_index_serves_the_trigram_stage(db):
     assert typo[0][1:4] == ("Apache Kafka", False, "trigram")
     assert db.index_manager.get("entity_names").read_count >= 1
     assert not db.name_indexes._indexes          # the implicit in-memory index was never built
+
+
+def test_trigram_stage_catches_swapped_letters_and_plurals_not_different_names(db):
+    resolve(db, ["Microsoft", "Onboarding", "API", "Meta", "Mario"])
+    rows = resolve(db, ["Microsfot", "Onbaording", "APIs", "Metas"], create=False)
+    assert [(r[1], r[3]) for r in rows] == [("Microsoft", "trigram"), ("Onboarding", "trigram"), ("API", "trigram"),
+                                            ("Meta", "trigram")]
+    assert all(0.3 <= r[4] < 0.6 for r in rows)            # the trigram similarity, below the threshold
+    rows = resolve(db, ["Maria", "Metabase", "Microsfot"], create=False, typos=False)
+    assert [r[3] for r in rows] == ["unresolved"] * 3
+
+
+def test_trigram_stage_finds_the_workspaces_entity_among_many_similar_ones(db):
+    db.session().run("UNWIND range(1, 60) AS i CREATE (:Entity {workspace: 'ws' + i, name: 'Apache Kafka Stream', "
+                     "normalized: 'apache kafka stream'})").consume()
+    resolve(db, ["Apache Kafka Streams"])
+    assert resolve(db, ["Apache Kafka Stream"], create=False)[0][1:4] == ("Apache Kafka Streams", False, "trigram")
+
+
+@pytest.mark.parametrize("options", [{"create": "no"}, {"typos": 1}, {"maxScan": -1}, {"label": 5}, {"label": ""}])
+def test_bad_resolve_options_are_typed_errors(db, options):
+    with pytest.raises(ArgumentError):
+        resolve(db, ["x"], **options)
+    assert count(db) == 0

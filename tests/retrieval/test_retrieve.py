@@ -93,7 +93,7 @@ def test_diagnostics_in_every_response_and_as_rows(db):
                              {"q": Q}).fetch(100)
     by_step = {r[0]: r for r in table}
     assert by_step["direct"][2]["hits"] > 0 and by_step["traversal"][2]["facts"] == 2
-    assert by_step["fusion"][2]["kind"] == "wrrf"
+    assert by_step["fusion"][2]["kind"] == "rrf"
 
 
 def test_graph_failure_degrades_to_the_direct_lane(db, monkeypatch):
@@ -139,3 +139,103 @@ def test_bad_options_are_typed_errors(db, options):
     from relate.errors import ArgumentError
     with pytest.raises(ArgumentError):
         retrieve(db, **options)
+
+
+@pytest.mark.parametrize("options", [{"weights": {"expand": 1.0}}, {"weights": {"direct": float("nan")}},
+                                     {"weights": {"evidence": float("inf")}}, {"rrfConstant": float("nan")},
+                                     {"laneK": 10**9}])
+def test_misspelt_lanes_non_finite_numbers_and_huge_lane_k_are_typed_errors(db, options):
+    # a huge laneK used to reach the full-text engine, which aborted the whole process allocating for it
+    from relate.errors import ArgumentError
+    with pytest.raises(ArgumentError) as raised:
+        retrieve(db, **options)
+    assert raised.value.code == "Neo.ClientError.Statement.ArgumentError"
+
+
+def test_empty_lane_list_runs_the_direct_lane_only(db):
+    rows = retrieve(db, lanes=[], laneK=3)
+    assert rows and all(r["lanes"] == ["direct"] for r in rows)
+    assert "entities" not in steps(rows)
+
+
+def test_workspace_scopes_the_chunks_as_well_as_the_entities():
+    from tests.retrieval.corpus import open_loaded as fresh
+    db = fresh()
+    try:
+        db.session().run("CREATE (:Document {id: 'x1', workspace: 'x'})-[:HAS_CHUNK]->(:Chunk {id: 'x1#0', "
+                         "workspace: 'x', position: 0, text: 'write React components with React', "
+                         "embedding: ai.text.embed('write React components with React', {model: 'hash-384'})})"
+                         ).consume()
+        db.index_manager.await_indexes(10)
+        assert "x1#0" in {r["id"] for r in retrieve(db, laneK=10)}
+        scoped = retrieve(db, laneK=10, workspace="w")
+        assert scoped and all(not r["id"].startswith("x1") for r in scoped)
+        assert {r["id"] for r in retrieve(db, laneK=10, workspace="x")} == {"x1#0"}
+        assert retrieve(db, laneK=10, workspace="nobody") == []
+    finally:
+        db.close()
+
+
+@pytest.mark.parametrize("dropped, half, fallback", [("chunk_text", "keyword", "dense search only"),
+                                                     ("chunk_embedding", "dense", "keyword search only")])
+def test_a_missing_chunk_index_leaves_the_other_half_of_the_search(dropped, half, fallback):
+    from relate.errors import ClientError
+    from tests.retrieval.corpus import open_loaded as fresh
+    db = fresh()
+    try:
+        db.session().run(f"DROP INDEX {dropped}").consume()
+        rows = retrieve(db, laneK=3)
+        assert "d1#0" in {r["id"] for r in rows}
+        degraded = rows[0]["diagnostics"]["degraded"]
+        assert degraded[0]["step"] == half and degraded[0]["fallback"] == fallback
+        assert degraded[0]["code"] == "Neo.ClientError.Schema.IndexNotFound"
+        other = "chunk_embedding" if dropped == "chunk_text" else "chunk_text"
+        db.session().run(f"DROP INDEX {other}").consume()
+        with pytest.raises(ClientError) as raised:            # neither index: a clear error, not an empty answer
+            retrieve(db)
+        assert raised.value.code == "Neo.ClientError.Schema.IndexNotFound"
+    finally:
+        db.close()
+
+
+def test_a_failing_embedder_leaves_the_keyword_search(db, monkeypatch):
+    from relate.server.retrieval import retrieve as module
+
+    class Broken:
+        def embed(self, text, model=None):
+            raise ConnectionError("embedding model unavailable")
+    monkeypatch.setattr(module, "for_ctx", lambda ctx: Broken())
+    rows = retrieve(db, laneK=3)
+    assert rows and rows[0]["id"] == "d1#0"
+    degraded = rows[0]["diagnostics"]["degraded"]
+    assert [d["step"] for d in degraded] == ["dense"] and "unavailable" in degraded[0]["error"]
+    assert degraded[0]["fallback"] == "keyword search only"
+
+
+def test_failing_evidence_hydration_keeps_the_ranked_chunks(db, monkeypatch):
+    from relate.server.retrieval.retrieve import Runner
+
+    def broken(self, *args):
+        raise ConnectionError("document store unreachable")
+    expected = [(r["id"], r["lanes"]) for r in retrieve(db, laneK=3) if r["lanes"] != ["hydration"]]
+    monkeypatch.setattr(Runner, "hydrate", broken)
+    rows = retrieve(db, laneK=3)
+    assert [(r["id"], r["lanes"]) for r in rows] == expected
+    assert all(r["evidence"] == [] for r in rows)
+    degraded = rows[0]["diagnostics"]["degraded"]
+    assert degraded[0]["step"] == "hydration" and "unreachable" in degraded[0]["error"]
+
+
+def test_the_question_finds_its_workspaces_entity_when_other_tenants_share_the_name():
+    from relate.server.engine import Database
+    from tests.retrieval.corpus import load
+    db = Database.open(None)
+    try:
+        # ten tenants named React before this one did: the name index ranks their entities first
+        db.session().run("UNWIND range(1, 10) AS i CREATE (:Entity {workspace: 'ws' + i, name: 'React', "
+                         "normalized: 'react', type: 'Library'})").consume()
+        load(db)
+        s = steps(retrieve(db, laneK=3, workspace="w"))
+        assert s["entities"]["resolved"] == ["React"] and s["traversal"]["facts"] == 2
+    finally:
+        db.close()
