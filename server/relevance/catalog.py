@@ -17,6 +17,13 @@ MODES = ("fused", "keyword", "agentic-rag", "participant")
 _JOIN_OPTIONS = {"indexes", "via", "kind", "k", "minScore", "cacheTtl", "maxAnchors", "description",
                  "intent", "identityField", "maxRounds"}
 SCOPE_KEYS = ("user", "context")
+DEFAULT_VIA = "vector"      # the semantic lane's name: an edge or join saying it means "no via"
+MEMORY_LABEL = "Memory"     # the memory relevance source's shared parent label
+
+
+def via_key(via):
+    """The selector a ``via`` value stands for: ``'vector'`` is the default lane, the same as none."""
+    return None if via == DEFAULT_VIA else via
 
 
 @dataclass(frozen=True)
@@ -37,6 +44,8 @@ class JoinDef:
     intent: str | None = None
     identity_field: str = "entityIds"
     max_rounds: int = 3
+    # per query, never stored: the lifecycle statuses the source reads (None: every one but `never`)
+    statuses: tuple[str, ...] | None = None
 
     def to_entry(self) -> dict:
         return {"kind": JOIN_KIND, "name": self.name, "anchorLabels": list(self.anchor_labels),
@@ -168,6 +177,10 @@ class RelevanceCatalog:
     joins: dict[str, JoinDef] = field(default_factory=dict)
     labels: dict[str, LabelDecl] = field(default_factory=dict)
     rel_types: frozenset = frozenset()
+
+    def is_memory(self, label: str) -> bool:
+        """True for :Memory and every label declared under it (a memory system)."""
+        return label == MEMORY_LABEL or MEMORY_LABEL in self.ancestors(label)
 
     def joins_for(self, rel_type: str) -> list[JoinDef]:
         return [j for j in self.joins.values() if j.rel_type == rel_type]

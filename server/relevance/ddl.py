@@ -34,7 +34,8 @@ def create_join(db, tx, cmd: ast.CreateRelevanceJoin, params, catalog):
         raise EquivalentSchemaRuleAlreadyExists(f"A relevance join named `{cmd.name}` already exists")
     rels = C.from_schema(schema)
     for other in rels.joins.values():
-        if (other.rel_type, other.target_label, other.via) == (join.rel_type, join.target_label, join.via) and \
+        if (other.rel_type, other.target_label, C.via_key(other.via)) == \
+                (join.rel_type, join.target_label, C.via_key(join.via)) and \
                 set(other.anchor_labels) & set(join.anchor_labels):
             raise SchemaError(f"Relevance join `{other.name}` already answers "
                               f"(:{'|'.join(other.anchor_labels)})-[:{join.rel_type}]->(:{join.target_label}) "

@@ -34,9 +34,11 @@ def assertable(text: str) -> list[str]:
 class Scope:
     """Which target nodes a search may return: label, scope equalities, lifecycle exclusions."""
 
-    def __init__(self, tx, label: str, equalities: list[tuple[str, object]], never: tuple, status_prop: str | None):
+    def __init__(self, tx, label: str, equalities: list[tuple[str, object]], never: tuple, status_prop: str | None,
+                 allowed: tuple | None = None):
         self.tx, self.label = tx, label
         self.equalities, self.never, self.status_prop = equalities, never, status_prop
+        self.allowed = allowed          # the only statuses read (None: every one but `never`)
 
     def accepts_from(self, definition):
         """The acceptance test for hits of an index: a plain visibility check when the index holds
@@ -57,7 +59,7 @@ class Scope:
                 return False
         if self.status_prop is not None:
             status = props.get(self.status_prop)
-            if status is None or status in self.never:
+            if status is None or status in self.never or (self.allowed is not None and status not in self.allowed):
                 return False
         return True
 
@@ -223,7 +225,8 @@ def participant(ctx, join, scope: Scope, key, k: int) -> list[dict]:
     for nid in tx.nodes_by_label(join.target_label):
         ctx.check()
         ids = tx.node_prop(nid, field)
-        if isinstance(ids, list) and key in ids and scope.accepts(nid):
+        # a list of resolved ids (entityIds), or one (identityField: entityId, as spec 001's producer)
+        if (key in ids if isinstance(ids, list) else ids is not None and ids == key) and scope.accepts(nid):
             found.append(nid)
             if len(found) >= k:
                 break

@@ -3,6 +3,7 @@ per distinct anchor key) and PinnedAnchor (``(c:Concept {value: '...'})``: store
 query-time node the query named)."""
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 import weakref
@@ -57,17 +58,26 @@ def ttl_cache(db) -> TtlCache:
 
 
 def select_joins(rc: C.RelevanceCatalog, rel_type: str, anchor_labels, via, end_label: str | None):
-    """The joins answering ``(anchor)-[:rel_type {via}]->(:end_label)``: a parent end label selects every
-    child system's join too."""
+    """The joins answering ``(anchor)-[:rel_type {via}]->(:end_label)`` (``via: 'vector'`` is the default
+    lane, as no via is): a parent end label selects every child system's join too, and a child end label
+    selects a join to its parent with the search narrowed to the child (that system alone)."""
     out = []
     for join in rc.joins_for(rel_type):
-        if join.via != via or not set(join.anchor_labels) & set(anchor_labels):
+        if C.via_key(join.via) != C.via_key(via) or not set(join.anchor_labels) & set(anchor_labels):
             continue
-        if end_label is not None and join.target_label != end_label and \
-                end_label not in rc.ancestors(join.target_label):
-            continue
+        if end_label is not None and join.target_label != end_label:
+            if join.target_label in rc.ancestors(end_label):
+                join = dataclasses.replace(join, target_label=end_label)
+            elif end_label not in rc.ancestors(join.target_label):
+                continue
         out.append(join)
     return out
+
+
+def runs_agentic(rc, join) -> bool:
+    """An agentic-rag join runs its judging loop, except over memory: accepted there, it answers with
+    the semantic lane today (r.mode says so) and spends no model call."""
+    return join.kind == "agentic-rag" and not rc.is_memory(join.target_label)
 
 
 def anchor_key(tx, nid: int, join):
@@ -93,7 +103,28 @@ def target_scope(ctx, rc, join) -> lanes.Scope | None:
         equalities.append((prop, value))
     life = rc.lifecycle(join.target_label)
     return lanes.Scope(ctx.tx, join.target_label, equalities, life.never if life else (),
-                       life.status_property if life else None)
+                       life.status_property if life else None, join.statuses if life else None)
+
+
+def read_statuses(rc, join, relaxed, statuses):
+    """``join`` reading what the query reads of its target's lifecycle: the active statuses unless the
+    query constrains the status (``relaxed``), then the statuses it names (None: every one but never)."""
+    life = rc.lifecycle(join.target_label)
+    if life is None or relaxed is None:
+        return join
+    if not relaxed:
+        wanted = life.active
+    elif isinstance(statuses, list) and all(isinstance(s, str) for s in statuses):
+        wanted = tuple(s for s in statuses if s not in life.never)
+    else:
+        wanted = None
+    return join if wanted == join.statuses else dataclasses.replace(join, statuses=wanted)
+
+
+def memo_key(ctx, join, key, intent) -> tuple:
+    """One search's identity: the join (its narrowed label and statuses), the key, the brief, the scope."""
+    scope_key = tuple(sorted((getattr(ctx, "scope", None) or {}).items()))
+    return join.name, join.target_label, join.statuses, key, intent, scope_key
 
 
 def _notify_cull(state, join, dropped: int, total: int, best) -> None:
@@ -130,19 +161,18 @@ def search(ctx, rc, join, key, intent: str | None) -> list[dict]:
     """The hits of ``join`` for one anchor key: statement memo, then the TTL cache, then a real search."""
     state = for_ctx(ctx)
     scope = target_scope(ctx, rc, join)
-    scope_key = tuple(sorted((getattr(ctx, "scope", None) or {}).items()))
-    memo_key = (join.name, key, intent, scope_key)
-    found = state.memo.get(memo_key)
+    memo = memo_key(ctx, join, key, intent)
+    found = state.memo.get(memo)
     if found is not None:
         return found
     if scope is None:
-        state.memo[memo_key] = []
+        state.memo[memo] = []
         return []
     cache = ttl_cache(ctx.db) if join.cache_ttl else None
     if cache is not None:
-        found = cache.get(memo_key)
+        found = cache.get(memo)
         if found is not None:
-            state.memo[memo_key] = found
+            state.memo[memo] = found
             return found
     ctx.costs["semanticCalls"] += 1
     k = join.k
@@ -150,7 +180,7 @@ def search(ctx, rc, join, key, intent: str | None) -> list[dict]:
         hits = lanes.participant(ctx, join, scope, key, k)
     elif join.kind == "keyword":
         hits = lanes.keyword(ctx, join, scope, key, k)
-    elif join.kind == "agentic-rag":
+    elif runs_agentic(rc, join):
         try:
             hits = agentic.run(ctx, join, scope, key, intent, k)
         except Exception as error:           # fail-open: an LLM hiccup costs precision, never the answer
@@ -163,26 +193,25 @@ def search(ctx, rc, join, key, intent: str | None) -> list[dict]:
         if len(kept) < len(hits):
             _notify_cull(state, join, len(hits) - len(kept), len(hits), max(h["score"] for h in hits))
         hits = kept
-    state.memo[memo_key] = hits
+    state.memo[memo] = hits
     if cache is not None:
-        cache.put(memo_key, join.cache_ttl, hits)
+        cache.put(memo, join.cache_ttl, hits)
     return hits
 
 
 def planned_calls(ctx, rc, work) -> dict:
     """What the distinct, not yet answered anchor keys in ``work`` will spend."""
     state = for_ctx(ctx)
-    scope_key = tuple(sorted((getattr(ctx, "scope", None) or {}).items()))
     seen, semantic, llm = set(), 0, 0
     for join, key, intent in work:
-        memo_key = (join.name, key, intent, scope_key)
-        if memo_key in seen or memo_key in state.memo:
+        memo = memo_key(ctx, join, key, intent)
+        if memo in seen or memo in state.memo:
             continue
-        seen.add(memo_key)
-        if join.cache_ttl and ttl_cache(ctx.db).get(memo_key) is not None:
+        seen.add(memo)
+        if join.cache_ttl and ttl_cache(ctx.db).get(memo) is not None:
             continue
         semantic += 1
-        if join.kind == "agentic-rag":
+        if runs_agentic(rc, join):
             llm += 2
     return {"semanticCalls": semantic, "llmCalls": llm}
 
@@ -190,14 +219,13 @@ def planned_calls(ctx, rc, work) -> dict:
 def _prefetch(ctx, rc, rows) -> None:
     """Batch the vector arms of the keys about to be searched (not memoized, not cached)."""
     state = for_ctx(ctx)
-    scope_key = tuple(sorted((getattr(ctx, "scope", None) or {}).items()))
     by_join: dict[str, tuple] = {}
     for _, work in rows:
         for join, key, intent in work:
             if join.kind not in ("fused", "agentic-rag"):
                 continue
-            memo_key = (join.name, key, intent, scope_key)
-            if memo_key in state.memo or (join.cache_ttl and ttl_cache(ctx.db).get(memo_key) is not None):
+            memo = memo_key(ctx, join, key, intent)
+            if memo in state.memo or (join.cache_ttl and ttl_cache(ctx.db).get(memo) is not None):
                 continue
             by_join.setdefault(join.name, (join, []))[1].append(key)
     for join, keys in by_join.values():
@@ -208,17 +236,27 @@ def _prefetch(ctx, rc, rows) -> None:
 
 class RelevanceExpand(Operator):
     """``(start)-[rel:TYPE {via, intent}]->(end)`` answered by relevance joins."""
-    __slots__ = ("start", "rel", "end", "rel_type", "end_label", "end_test", "into", "via", "intent")
+    __slots__ = ("start", "rel", "end", "rel_type", "end_label", "end_test", "into", "via", "intent", "relaxed",
+                 "statuses")
     name = "RelevanceExpand"
 
-    def __init__(self, source, start, rel, end, rel_type, end_labels, into, via, intent):
+    def __init__(self, source, start, rel, end, rel_type, end_labels, into, via, intent, relaxed=None,
+                 statuses=None):
         self.source, self.start, self.rel, self.end = source, start, rel, end
         self.rel_type, self.into, self.via, self.intent = rel_type, into, via, intent
+        # what the source reads of the target's lifecycle (planning.edge_selectors)
+        self.relaxed, self.statuses = relaxed, statuses
         self.end_label = getattr(end_labels, "name", None) if type(end_labels).__name__ == "LabelName" else None
         self.end_test = None if into else label_test(end_labels)
 
     def details(self):
         return f"({self.start.strip()})-[{self.rel.strip()}:{self.rel_type}]->({self.end.strip()}) relevance join"
+
+    def selection(self, row, ctx):
+        """(via, relaxed, statuses) for one row: the edge's via, whether the query constrains the
+        target's status (None: the target has no lifecycle) and the statuses it names (or None)."""
+        via = self.via(row, ctx) if self.via is not None else None
+        return via, self.relaxed, self.statuses(row, ctx) if self.statuses is not None else None
 
     def _work(self, ctx, rc, row, chosen=None):
         """[(join, key, intent)] for one input row (empty when nothing anchors it); ``chosen`` memoizes
@@ -232,7 +270,7 @@ class RelevanceExpand(Operator):
         tx = ctx.tx
         if not tx.node_exists(node.id):
             return []
-        via = self.via(row, ctx) if self.via is not None else None
+        via, relaxed, statuses = self.selection(row, ctx)
         intent = self.intent(row, ctx) if self.intent is not None else None
         if via is not None and not isinstance(via, str):
             raise CypherTypeError(f"A relevance edge's `via` must be a string, got {type_name(via)}",
@@ -248,6 +286,7 @@ class RelevanceExpand(Operator):
             if chosen is not None:
                 chosen[(labels, via)] = joins
         for join in joins:
+            join = read_statuses(rc, join, relaxed, statuses)
             key = anchor_key(tx, node.id, join)
             if key is not None:
                 out.append((join, key, intent if intent is not None else join.intent
@@ -275,6 +314,7 @@ class RelevanceExpand(Operator):
         rel_var, end_var, start_var = self.rel, self.end, self.start
         for row, work in rows:
             anchor = row[start_var].id if work else None
+            via = self.selection(row, ctx)[0] if work else None
             for join, key, intent in work:
                 for hit in search(ctx, rc, join, key, intent):
                     target = hit["id"]
@@ -284,12 +324,12 @@ class RelevanceExpand(Operator):
                             continue
                     elif self.end_test is not None and not self.end_test(tx.node_labels(target)):
                         continue
-                    edge_key = (anchor, target, join.name, intent)
+                    edge_key = (anchor, target, join.name, join.target_label, join.statuses, intent)
                     rid = state.edges.get(edge_key)
                     if rid is None:
                         props = {"score": hit["score"], "rank": hit["rank"], "mode": hit["mode"],
                                  "snippet": hit.get("snippet"), "matchedTerms": hit.get("matchedTerms", []),
-                                 "probes": hit.get("probes", []), "via": join.via, "intent": intent,
+                                 "probes": hit.get("probes", []), "via": join.via or via, "intent": intent,
                                  "join": join.name}
                         rid = state.edges[edge_key] = tx.add_virtual_rel(join.rel_type, anchor, target, props)
                     out = dict(row)

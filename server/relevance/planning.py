@@ -58,12 +58,47 @@ def catalog(tx) -> C.RelevanceCatalog:
         return C.RelevanceCatalog()
 
 
-def is_relevance(rc: C.RelevanceCatalog, rel: ast.RelPattern) -> bool:
-    return (not rc.empty and rel.length is None and len(rel.types) == 1 and rel.types[0] in rc.rel_types)
+def is_relevance(rc: C.RelevanceCatalog, rel) -> bool:
+    """True for a single-hop relationship pattern whose one type a relevance join answers (a quantified
+    path pattern never is: its inner hops are refused by ``refuse_unsupported``)."""
+    return (not rc.empty and isinstance(rel, ast.RelPattern) and rel.length is None and len(rel.types) == 1
+            and rel.types[0] in rc.rel_types)
 
 
-def edge_selectors(rel: ast.RelPattern):
-    """(via expression, intent expression) written in the relationship's property map."""
+def _unsupported_hops(rc, elements):
+    """Relationship patterns naming a relevance type in a form no join can answer: variable length,
+    a type alternative (``:RELEVANT_TO|MENTIONS``), or inside a quantified path pattern."""
+    for element in elements[1::2]:
+        if isinstance(element, ast.QuantifiedPath):
+            for inner in element.elements[1::2]:
+                if isinstance(inner, ast.RelPattern) and set(inner.types) & rc.rel_types:
+                    yield inner, "inside a quantified path pattern"
+            yield from _unsupported_hops(rc, element.elements)
+        elif isinstance(element, ast.RelPattern) and set(element.types) & rc.rel_types:
+            if element.length is not None:
+                yield element, "with a variable length"
+            elif len(element.types) > 1:
+                yield element, "as one of several type alternatives"
+
+
+def refuse_unsupported(rc, parts) -> None:
+    """A relevance type can only be matched as one hop of its own type: anything else would silently
+    match nothing (no such relationship is stored), so it is a CypherSemanticError instead."""
+    if not rc.rel_types:
+        return
+    for part in parts:
+        for rel, how in _unsupported_hops(rc, part.elements):
+            found = sorted(set(rel.types) & rc.rel_types)[0]
+            raise CypherSemanticError(
+                f"`{found}` is answered by relevance join(s) at query time and can only be matched as a single "
+                f"hop of that one type, not {how}", detail="UnsupportedRelevancePattern", phase="compile time")
+
+
+def edge_selectors(rel: ast.RelPattern, status_read=None):
+    """(via, intent, relaxed, statuses) for a relevance hop: the via and intent expressions written in
+    the relationship's property map, and what its source reads of the target's lifecycle (``status_reads``:
+    relaxed None when the target has none, False for the active statuses, True for the statuses the query
+    names in the ``statuses`` list expression, or every one but the never-answered when that is None)."""
     via = intent = None
     if isinstance(rel.properties, ast.MapLiteral):
         for key, value in rel.properties.entries:
@@ -71,7 +106,68 @@ def edge_selectors(rel: ast.RelPattern):
                 via = value
             elif key == "intent":
                 intent = value
-    return via, intent
+    relaxed, statuses = status_read if status_read is not None else (None, None)
+    return via, intent, relaxed, statuses
+
+
+def _constant(expr) -> bool:
+    if isinstance(expr, ast.ListLiteral):
+        return all(_constant(item) for item in expr.items)
+    return isinstance(expr, (ast.Literal, ast.Parameter))
+
+
+def _is_status(expr, var: str, props) -> bool:
+    return isinstance(expr, ast.Property) and expr.key in props and isinstance(expr.subject, ast.Variable) \
+        and expr.subject.name == var
+
+
+def _named_statuses(predicates, var: str, props):
+    """A list expression of the statuses a conjunct ``var.status = x`` / ``var.status IN [...]`` names
+    (constants or parameters only), else None."""
+    for term in predicates:
+        if not isinstance(term, ast.BinaryOp):
+            continue
+        if term.op == "IN" and _is_status(term.left, var, props) and _constant(term.right):
+            return term.right
+        if term.op == "=":
+            for side, other in ((term.left, term.right), (term.right, term.left)):
+                if _is_status(side, var, props) and _constant(other) and not isinstance(other, ast.ListLiteral):
+                    return ast.ListLiteral([other])
+    return None
+
+
+def status_reads(rc, parts, predicates) -> dict:
+    """{relationship variable: (relaxed, statuses)} for each relevance hop whose target has a lifecycle:
+    whether the query's own ``predicates`` (before curation adds any) constrain the target's status, and
+    to which statuses (a list expression, when it names them with ``=`` / ``IN``)."""
+    status_props = {d.status_property for d in rc.labels.values() if d.active is not None or d.never}
+    if not rc.joins or not status_props:
+        return {}
+    out = {}
+    for part in parts:
+        elements = part.elements
+        for i in range(1, len(elements), 2):
+            if not is_relevance(rc, elements[i]):
+                continue
+            target = elements[i + 1] if orientation(rc, elements, i) == "out" else elements[i - 1]
+            var = target.variable
+            if var is None or elements[i].variable is None:
+                continue
+            relaxed = any(_mentions(predicates, var, p) for p in status_props)
+            out[elements[i].variable] = (relaxed, _named_statuses(predicates, var, status_props) if relaxed else None)
+    return out
+
+
+def orientation(rc, elements, i: int) -> str:
+    """The direction relevance hop ``i`` runs in: as written, or for an undirected hop (``-[:R]-``)
+    from the side whose labels anchor one of the type's joins (the left one when both or neither do)."""
+    rel = elements[i]
+    if rel.direction != "both":
+        return rel.direction
+    anchors = {label for j in rc.joins_for(rel.types[0]) for label in j.anchor_labels}
+    if not set(_labels(elements[i - 1].labels)) & anchors and set(_labels(elements[i + 1].labels)) & anchors:
+        return "in"
+    return "out"
 
 
 def allowed_anchors(rc, part: ast.PatternPart) -> set[int] | None:
@@ -85,13 +181,33 @@ def allowed_anchors(rc, part: ast.PatternPart) -> set[int] | None:
     for node in range(0, len(elements), 2):
         ok = True
         for i in hops:
-            direction = elements[i].direction
+            direction = orientation(rc, elements, i)
             # rightwards expansion crosses hop i when node < i; leftwards when node > i
             if (node < i and direction != "out") or (node > i and direction != "in"):
                 ok = False
         if ok:
             allowed.add(node)
     return allowed
+
+
+def split_convergent(rc, part: ast.PatternPart) -> list[ast.PatternPart]:
+    """``part`` as pieces that can each be anchored so their relevance hops run anchor -> target: a
+    chain converging on a target (``(a)-[:R]->(t)<-[:R]-(g)``) has no such anchor, so it is split where a
+    relevance hop pointing left follows one pointing right; the pieces share the node between them (they
+    join on its variable) and keep the MATCH's relationship uniqueness."""
+    if part.variable is not None or part.shortest or allowed_anchors(rc, part) != set():
+        return [part]
+    elements, pieces, start, after_out = part.elements, [], 0, False
+    for i in range(1, len(elements), 2):
+        if not is_relevance(rc, elements[i]):
+            continue
+        direction = orientation(rc, elements, i)
+        if direction == "in" and after_out:
+            pieces.append(ast.PatternPart(None, elements[start:i], pos=part.pos))    # up to the node before hop i
+            start = i - 1
+        after_out = direction == "out"
+    pieces.append(ast.PatternPart(None, elements[start:], pos=part.pos))
+    return pieces
 
 
 def pinned(rc, part: ast.PatternPart, index: int):
@@ -104,7 +220,8 @@ def pinned(rc, part: ast.PatternPart, index: int):
     for i, step in ((index + 1, 1), (index - 1, -1)):
         if 0 < i < len(elements) and is_relevance(rc, elements[i]):
             rel = elements[i]
-            if (step == 1 and rel.direction != "out") or (step == -1 and rel.direction != "in"):
+            direction = orientation(rc, elements, i)
+            if (step == 1 and direction != "out") or (step == -1 and direction != "in"):
                 continue
             keys = {k for k, _ in node.properties.entries}
             if any(label in j.anchor_labels and j.anchor_property in keys for j in rc.joins_for(rel.types[0])):
@@ -133,7 +250,9 @@ def _mentions(exprs, var: str, key: str) -> bool:
 
 
 def curation_predicates(rc, parts, predicates) -> list[ast.Expr]:
-    """Scope and lifecycle predicates for every node pattern naming a declared label (or a child)."""
+    """Scope and lifecycle predicates for every node pattern naming a declared label (or a child); a
+    relevance type in a form no join answers is refused here, where every MATCH's parts pass."""
+    refuse_unsupported(rc, parts)
     if not rc.labels:
         return []
     out = []
@@ -147,8 +266,8 @@ def curation_predicates(rc, parts, predicates) -> list[ast.Expr]:
                 continue
             if isinstance(element, ast.NodePattern):
                 active_only = not any(_mentions(predicates, element.variable, p) for p in status_props)
-            elif element.length is not None:
-                active_only = False
+            elif isinstance(element, ast.QuantifiedPath) or element.length is not None:
+                active_only = False         # a path's inner nodes (its variable holds the hops walked)
             else:
                 continue
             out.append(ast.FunctionCall(VISIBLE_FUNCTION, [ast.Variable(element.variable), ast.Literal(active_only)]))

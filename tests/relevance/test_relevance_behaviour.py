@@ -30,9 +30,11 @@ def test_one_search_per_distinct_anchor_key(graph):
 
 
 def test_same_target_from_two_anchors_has_two_edges_with_two_scores(graph):
-    rows, _ = graph.runner()("MATCH (a:Person {id: 'p-ada'})-[r1:RELEVANT_TO]->(t:RelevantEmailThread)"
-                             "<-[r2:RELEVANT_TO]-(g:Person {id: 'p-grace'}) RETURN t.id, r1.score, r2.score, "
+    # two parts: one path converging on t is a core planner limit (test_spec_modes_and_memory.py)
+    rows, _ = graph.runner()("MATCH (a:Person {id: 'p-ada'})-[r1:RELEVANT_TO]->(t:RelevantEmailThread), "
+                             "(g:Person {id: 'p-grace'})-[r2:RELEVANT_TO]->(t) RETURN t.id, r1.score, r2.score, "
                              "id(r1) <> id(r2) AS distinct, id(r1) < 0 AS virtual")
+    assert len(rows) == 3                                # grace's top 3 are ada's top 3 in alice's scope
     for tid, s1, s2, distinct, virtual in rows:
         thread = next(t for t in fixture.THREADS if t[0] == tid)
         assert s1 == pytest.approx(E.thread_sim("Ada Lovelace", thread), abs=1e-5)

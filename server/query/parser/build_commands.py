@@ -161,6 +161,13 @@ class CommandBuilder(ClauseBuilder):
     # -- relevance joins and label declarations -------------------------------------------------
     def _create_relevance_join(self, ctx):
         options = ctx.mapLiteral()
+        on = ctx.propertyRef()
+        anchor, named = self.name(ctx.anchor), self.name(on.variable())
+        if named != anchor:
+            # ON names the anchor's property (its value is searched for); anything else would be ignored
+            raise self.error(on.variable(), f"ON must name a property of the anchor `{anchor}`, not of `{named}`"
+                             + (" (the target)" if named == self.name(ctx.targetVar) else ""),
+                             "InvalidRelevanceJoin")
         return ast.CreateRelevanceJoin(
             self.name(ctx.name), [self.name(label) for label in ctx.symbolicName()[1:-2]],
             self.name(ctx.relType), self.name(ctx.target),

@@ -23,6 +23,7 @@ class PatternPlanner:
     def __init__(self, builder, catalog):
         self.builder = builder
         self.catalog = catalog
+        self._status_reads: dict = {}
 
     def plan(self, source: L.LogicalOp, bound: set[str], parts: list[ast.PatternPart],
              where: Optional[ast.Expr], *, maybe_bound: frozenset = frozenset()) -> L.LogicalOp:
@@ -34,6 +35,9 @@ class PatternPlanner:
             predicates.extend(self._element_predicates(part, bound))
         predicates.extend(and_terms(where))
         rc = self.relevance = relevance.catalog(self.catalog)
+        parts = [piece for part in parts for piece in relevance.split_convergent(rc, part)]
+        # what each relevance hop's source reads of its target's lifecycle, from the query's own predicates
+        self._status_reads = relevance.status_reads(rc, parts, predicates)
         predicates.extend(relevance.curation_predicates(rc, parts, predicates))
         rels_in_match: list[str] = []
         op = source
@@ -218,8 +222,8 @@ class PatternPlanner:
         op = L.Expand(op, start.variable, rel_var, end.variable, tuple(rel.types), direction, into, length,
                       None if into else end.labels, rel_props, tuple(rels_in_match),
                       backwards=backwards and length is not None,
-                      relevance=relevance.edge_selectors(rel) if relevance.is_relevance(self._relevance(), rel)
-                      else None)
+                      relevance=relevance.edge_selectors(rel, self._status_reads.get(rel.variable))
+                      if relevance.is_relevance(self._relevance(), rel) else None)
         if into and end.labels is not None:
             predicates.insert(0, ast.LabelCheck(ast.Variable(end.variable), end.labels))
         bound.update((rel_var, end.variable))
