@@ -200,8 +200,9 @@ class AsyncConnection:
             raise TransactionError("the connection is closed")
         return await self._run(query, params, kwparams)
 
-    async def begin(self) -> AsyncTransaction:
-        await self._session.begin()
+    async def begin(self, *, read_only: bool = False) -> AsyncTransaction:
+        """Open a transaction; ``read_only=True``: a READ one (its writing statements raise AccessModeError)."""
+        await self._session.begin(read_only)
         return AsyncTransaction(self, begun=True)
 
     def transaction(self) -> AsyncTransaction:
@@ -224,8 +225,9 @@ class AsyncConnection:
         return await run_managed(self, work, args, kwargs, max_retry_time=self.max_retry_time)
 
     async def execute_read(self, work, *args, **kwargs):
+        """Like execute_write, in a READ transaction: a statement that writes raises AccessModeError."""
         from .driver._async.managed import run_managed
-        return await run_managed(self, work, args, kwargs, max_retry_time=self.max_retry_time)
+        return await run_managed(self, work, args, kwargs, max_retry_time=self.max_retry_time, read_only=True)
 
     async def close(self) -> None:
         if self._closed:
@@ -295,8 +297,8 @@ class _ThreadedSession:
     async def run(self, query: str, params: dict) -> _ThreadedResult:
         return _ThreadedResult(await self._call(self._session.run, query, params), self._call)
 
-    async def begin(self) -> None:
-        await self._call(self._session.begin)
+    async def begin(self, read_only: bool = False) -> None:
+        await self._call(self._session.begin, read_only)
 
     async def commit(self) -> None:
         await self._call(self._session.commit)

@@ -1,7 +1,7 @@
 """The user-facing API shared by embedded and network modes: Connection, Transaction, Result.
 
 Both modes plug a *session backend* under these classes. A backend session has
-``run(query, params) -> backend result``, ``begin()``, ``commit()``, ``rollback()``,
+``run(query, params) -> backend result``, ``begin(read_only)``, ``commit()``, ``rollback()``,
 ``in_transaction`` and ``close()``; a backend result has ``columns``, ``fetch(n) -> list[tuple]``
 (empty when exhausted), ``consume() -> Summary``, ``summary`` (None until exhausted) and ``close()``.
 """
@@ -293,8 +293,10 @@ class Connection:
             summaries.append(self._run(piece.text, params, {}).consume())
         return summaries
 
-    def begin(self) -> Transaction:
-        self._session.begin()
+    def begin(self, *, read_only: bool = False) -> Transaction:
+        """Open a transaction; ``read_only=True`` makes it a READ one, whose writing statements raise
+        AccessModeError (as ``execute_read``'s do)."""
+        self._session.begin(read_only)
         return Transaction(self)
 
     def transaction(self) -> Transaction:
@@ -313,9 +315,9 @@ class Connection:
         return run_managed(self, work, args, kwargs, max_retry_time=self.max_retry_time)
 
     def execute_read(self, work, *args, **kwargs):
-        """Like execute_write; for units of work that only read."""
+        """Like execute_write, in a READ transaction: a statement that writes raises AccessModeError."""
         from .driver._sync.managed import run_managed
-        return run_managed(self, work, args, kwargs, max_retry_time=self.max_retry_time)
+        return run_managed(self, work, args, kwargs, max_retry_time=self.max_retry_time, read_only=True)
 
     @property
     def in_transaction(self) -> bool:

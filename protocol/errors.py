@@ -16,7 +16,7 @@ __all__ = [
     "ProcedureNotFound", "ProcedureCallFailed", "AuthenticationError", "ProtocolError",
     "TransactionError", "QueryTimeout", "Terminated", "ServiceUnavailable", "DeadlockDetected",
     "ConfigurationError", "ResultConsumedError", "ResultNotSingleError", "ReadOnlyDatabaseError",
-    "error_class_for", "error_from_code",
+    "AccessModeError", "error_class_for", "error_from_code",
 ]
 
 
@@ -177,6 +177,11 @@ class ResultNotSingleError(ClientError):
 class ReadOnlyDatabaseError(ClientError):
     """A write to a database opened with ``read_only=True``."""
     code = "Neo.ClientError.General.ForbiddenOnReadOnlyDatabase"
+
+
+class AccessModeError(ClientError):
+    """A write in a READ transaction (``execute_read``, Bolt's access mode READ): refused before it runs."""
+    code = "Neo.ClientError.Statement.AccessMode"
 
 
 def _all_subclasses(cls: type[RelateError]) -> Iterator[type[RelateError]]:

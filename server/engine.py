@@ -16,10 +16,10 @@ import threading
 import time
 import weakref
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Optional
 
-from relate.protocol.errors import (DatabaseError, ParameterMissing, QueryTimeout, RelateError, Terminated,
-                                    TransactionError, TransientError)
+from relate.protocol.errors import (AccessModeError, DatabaseError, ParameterMissing, QueryTimeout, RelateError,
+                                    Terminated, TransactionError, TransientError)
 from relate.protocol.secrets import redact
 from relate.protocol.values import Duration
 from relate.protocol.summary import Plan as PrintablePlan, Summary
@@ -34,6 +34,7 @@ from .query.limits import (check_statement_size, ensure_recursion_headroom, guar
 from .query.materialize import materialize_row
 from .query.parser import parse
 from .query.plan_cache import PlanCache
+from .query import notifications
 from .query.planner import Plan, plan_query
 from .query.planner.explain import describe_plan
 from .query.procedures import ProcedureRegistry, register_builtins
@@ -55,10 +56,17 @@ class Prepared:
     columns: list[str] = field(default_factory=list)
     privilege: Optional[str] = None        # the least role that may run it (privileges.required_role)
     allowed: Optional[tuple] = None        # (user, user entry) it was last allowed for (privileges.check)
+    writes: Optional[bool] = None          # changes data, schema or users (privileges.writes)
+    references: Any = None                 # the names it reads, its cartesian products (query.notifications)
 
     @property
     def is_command(self) -> bool:
         return self.plan is None
+
+
+def _query_type(plan: Plan) -> str:
+    """Neo4j's statement type: ``r`` (reads), ``w`` (writes, returns nothing), ``rw`` (writes and returns)."""
+    return ("rw" if plan.columns else "w") if plan.updating else "r"
 
 
 DEFAULT_MAX_STATEMENT_BYTES = 4 * 2 ** 20     # longer statements are refused before parsing
@@ -235,6 +243,9 @@ class Session:
         # cancel() that comes before the statement has set up its context then still stops it.
         self.external_cancel = False
         self.principal: Optional[str] = None   # the logged-in user (server); None = may run anything
+        # READ access mode: statements that write are refused (AccessModeError). Set by whoever starts the
+        # transaction (the server from BEGIN's or an auto-commit RUN's mode, execute_read embedded).
+        self.read_access = False
         # Bound by whoever opened the session (embedded connect, the server at LOGON), never by a query.
         self.scope: dict = {}
         self.ai_budget: Optional[dict] = None
@@ -244,17 +255,20 @@ class Session:
     def in_transaction(self) -> bool:
         return self._explicit is not None
 
-    def begin(self) -> None:
-        """Open an explicit transaction: a snapshot; the writer lock is taken at its first write."""
+    def begin(self, read_only: bool = False) -> None:
+        """Open an explicit transaction: a snapshot; the writer lock is taken at its first write.
+        ``read_only``: a READ transaction, whose writing statements are refused (AccessModeError)."""
         self._check_open()
         if self._explicit is not None:
             raise TransactionError("a transaction is already open in this session")
         self._explicit = ExplicitTx(self.db.store)
+        self.read_access = read_only
 
     def commit(self) -> int:
         if self._explicit is None:
             raise TransactionError("no transaction is open")
         explicit, self._explicit = self._explicit, None
+        self.read_access = False
         try:
             return explicit.commit()
         finally:
@@ -265,6 +279,7 @@ class Session:
         if self._explicit is None:
             return
         explicit, self._explicit = self._explicit, None
+        self.read_access = False
         explicit.rollback()
         if explicit.catalog is not None:      # plans made inside the transaction may name its indexes
             self.db.schema_changed()
@@ -351,6 +366,9 @@ class Session:
                 prepared = db.prepare_uncached(query, explicit.tx if explicit is not None else None)
         if self.principal is not None:
             privileges.check(self.principal, db.users.entry_now(self.principal), prepared)
+        if self.read_access and privileges.writes(prepared, db.procedures):
+            raise AccessModeError("Writing in read access mode not allowed: this statement writes, and it was "
+                                  "sent in a READ transaction (execute_read, access mode READ)")
         missing = [p for p in prepared.parameters if p not in params]
         if missing and prepared.statement.mode != "EXPLAIN":
             raise ParameterMissing(f"Expected parameter(s): {', '.join(sorted(missing))}",
@@ -366,7 +384,8 @@ class Session:
                 privileges.current_user.reset(token)
         plan = prepared.plan
         if statement.mode == "EXPLAIN":
-            summary = Summary(query_type="rw" if plan.updating else "r")
+            summary = Summary(query_type=_query_type(plan),      # the explained statement's, as Neo4j reports it
+                              notifications=self._notes(prepared))
             estimates = explicit.tx if explicit is not None else db.store.begin_read()
             try:
                 summary.plan = PrintablePlan(describe_plan(plan.root, estimates))
@@ -382,14 +401,26 @@ class Session:
                                 code="Neo.DatabaseError.Transaction.TransactionStartFailed")
         if statement.mode == "PROFILE":
             plan = db._plan(statement.body, explicit.tx if explicit is not None else None, profile=True)
+        notes = self._notes(prepared)
         if not plan.updating and explicit is None and statement.mode != "PROFILE":
-            return self._stream_read(plan, params, deadline, started, query)
-        return self._run_eagerly(plan, params, deadline, started, query, profile=statement.mode == "PROFILE")
+            return self._stream_read(plan, params, deadline, started, query, notes)
+        return self._run_eagerly(plan, params, deadline, started, query, notes,
+                                 profile=statement.mode == "PROFILE")
 
-    def _stream_read(self, plan: Plan, params, deadline, started, query) -> EngineResult:
+    def _notes(self, prepared: Prepared) -> list[dict]:
+        """Neo4j's notifications for this run: unknown labels, types and keys read, cartesian products."""
+        refs = prepared.references
+        if refs is None:
+            refs = prepared.references = notifications.references(prepared.statement)
+        if not refs.names and not refs.cartesian:
+            return []
+        return notifications.for_run(refs, self.db.store, prepared.statement.text)
+
+    def _stream_read(self, plan: Plan, params, deadline, started, query, notes: list) -> EngineResult:
         """Auto-commit read: rows stream lazily from a snapshot that closes when they run out."""
         tx = self.db.store.begin_read()
         ctx = ExecContext(tx, params, self.db, deadline=deadline, scope=self.scope, budget=self.ai_budget)
+        ctx.notifications.extend(notes)
         ctx.principal = self.principal
         self._watch(ctx)
         self.running_query, self.running_since = query, time.monotonic()
@@ -403,7 +434,7 @@ class Session:
         return EngineResult(plan.columns, plan.root.rows(ctx, {}), tx=tx, summary=summary, started=started,
                             on_done=done)
 
-    def _run_eagerly(self, plan: Plan, params, deadline, started, query, profile: bool) -> EngineResult:
+    def _run_eagerly(self, plan: Plan, params, deadline, started, query, notes: list, profile: bool) -> EngineResult:
         """Writes (and anything inside an explicit transaction): run to the end, check, then stream."""
         explicit = self._explicit
         store = self.db.store
@@ -415,6 +446,7 @@ class Session:
             tx = begin_write() if plan.updating else store.begin_read()
             savepoint = None
         ctx = ExecContext(tx, params, self.db, deadline=deadline, scope=self.scope, budget=self.ai_budget)
+        ctx.notifications.extend(notes)
         ctx.principal = self.principal
         if plan.updating and explicit is None:      # CALL { ... } IN TRANSACTIONS, apoc.periodic.*
             ctx.commit_batch = lambda: self._commit_batch(ctx)
@@ -444,8 +476,7 @@ class Session:
             raise
         finally:
             self._ctx, self.running_query = None, None
-        query_type = ("rw" if plan.columns else "w") if plan.updating else "r"
-        summary = Summary(counters=ctx.counters, query_type=query_type, costs=ctx.costs,
+        summary = Summary(counters=ctx.counters, query_type=_query_type(plan), costs=ctx.costs,
                           notifications=ctx.notifications)
         if profile:
             estimates = self.db.store.begin_read()     # estimates from the counts the statement left

@@ -59,6 +59,34 @@ def _required(prepared) -> str:
     return "editor" if plan.updating else "reader"
 
 
+# Procedure modes that change data or the catalog (db.index.vector.createNodeIndex, setSearchOptions).
+_WRITING_MODES = frozenset({"WRITE", "SCHEMA"})
+
+
+def writes(prepared, procedures) -> bool:
+    """Whether ``prepared`` changes data, the schema, users or the catalog: what a READ transaction may
+    not run (EXPLAIN runs nothing; SHOW commands only read). Cached on ``prepared``."""
+    found = prepared.writes
+    if found is None:
+        found = prepared.writes = _writes(prepared, procedures)
+    return found
+
+
+def _writes(prepared, procedures) -> bool:
+    statement = prepared.statement
+    if statement.mode == "EXPLAIN":
+        return False
+    if prepared.is_command:
+        return not isinstance(statement.body, ast.ShowCommand)
+    if prepared.plan.updating:
+        return True
+    for op in logical.walk(prepared.plan.logical):
+        if isinstance(op, logical.ProcedureCall) and (op.name.lower() in _ADMIN_PROCEDURES or (
+                op.name in procedures and procedures.get(op.name).mode in _WRITING_MODES)):
+            return True
+    return False
+
+
 def check(principal: str, entry: dict | None, prepared) -> None:
     """Raise Forbidden (or CredentialsExpired) unless ``principal`` may run ``prepared``."""
     # The last user this cached statement was allowed for, with that user's committed entry: a

@@ -1,7 +1,8 @@
 """What the MCP tools do, over a ``relate.Connection``: schema, read-only and write Cypher, searches.
 
-Read-only is the engine's verdict, not string matching: the statement is planned with EXPLAIN and
-must be a read (query type ``r``), and it then runs inside a transaction that is always rolled back.
+Read-only is the engine's verdict, not string matching: the statement runs in a READ transaction (a
+statement that writes data, the schema or users is refused with AccessModeError before it runs), which
+is then always rolled back.
 """
 from __future__ import annotations
 
@@ -55,11 +56,7 @@ class GraphTools:
 
     def read(self, statement: str, parameters: dict | None = None) -> dict:
         with self._lock:
-            kind = self.connection.execute("EXPLAIN " + statement, parameters or {}).summary.query_type
-            if kind != "r":
-                raise ReadOnlyViolation("This tool runs read-only statements; the engine plans this one as a "
-                                        f"{'write' if 'w' in kind else 'schema command'}")
-            tx = self.connection.begin()
+            tx = self.connection.begin(read_only=True)     # a statement that writes: AccessModeError
             try:
                 return self._rows(tx.execute(statement, parameters or {}))
             finally:

@@ -115,9 +115,10 @@ class ResultStream:
             yield sink.rows
 
 
-async def start(core, statement: str, params: dict, batch: int) -> ResultStream:
-    """RUN and the first PULL (one engine call); RequestFailed when either fails."""
-    run = await ask(core, m.Run(statement, params, {}), m.Pull(batch))
+async def start(core, statement: str, params: dict, batch: int, extra: dict | None = None) -> ResultStream:
+    """RUN and the first PULL (one engine call); RequestFailed when either fails. ``extra``: the RUN's
+    metadata (``{"mode": "r"}`` for accessMode READ)."""
+    run = await ask(core, m.Run(statement, params, extra or {}), m.Pull(batch))
     first = await ask(core, m.Pull(batch))
     meta = first.meta or {}
     if not meta.get("has_more"):
@@ -254,20 +255,26 @@ class QueryApi:
                               code="Neo.ClientError.Database.DatabaseNotFound")
 
     async def _body(self, request: Request, *, optional: bool) -> tuple[str | None, dict]:
+        statement, params, _ = await self._request(request, optional=optional)
+        return statement, params
+
+    async def _request(self, request: Request, *, optional: bool) -> tuple[str | None, dict, dict]:
+        """The statement, its parameters and the RUN/BEGIN metadata its ``accessMode`` asks for."""
         body = rq.parse_json(await rq.read_body(request, self._limit), optional=optional)
         statement = rq.statement_of(body, optional=optional)
+        extra = rq.access_mode(body)
         raw = body.get("parameters") or {}
         if not isinstance(raw, dict):
             raise ClientError("\"parameters\" must be a JSON object", code=rq.INVALID_FORMAT)
         params = typed_parameters(raw) if rq.typed_input(request) else from_plain(raw)
-        return statement, params
+        return statement, params, extra
 
     async def query(self, request: Request) -> Response:
         """Auto-commit: one statement in its own transaction."""
         try:
             self._check_db(request)
             auth = self._auth(request)
-            statement, params = await self._body(request, optional=False)
+            statement, params, extra = await self._request(request, optional=False)
             key, core = await self.sessions.acquire(auth, self._peer(request))
         except Exception as exc:
             return failure(exc, request)
@@ -275,7 +282,7 @@ class QueryApi:
         async def done(ok: bool) -> None:
             await self.sessions.release(key, core, healthy=ok)
         try:
-            result = await start(core, statement, params, self._batch)
+            result = await start(core, statement, params, self._batch, extra)
         except RequestFailed as exc:
             await done(True)
             return failure(exc)
@@ -288,8 +295,8 @@ class QueryApi:
         try:
             self._check_db(request)
             auth = self._auth(request)
-            statement, params = await self._body(request, optional=True)
-            tx = await self.sessions.begin(auth, self._peer(request))
+            statement, params, extra = await self._request(request, optional=True)
+            tx = await self.sessions.begin(auth, self._peer(request), extra=extra)
         except Exception as exc:
             return failure(exc, request)
         await tx.lock.acquire()

@@ -86,6 +86,15 @@ def statement_of(body: dict, *, optional: bool = False) -> str | None:
     return statement
 
 
+def access_mode(body: dict) -> dict:
+    """RUN/BEGIN metadata for the body's ``accessMode`` (Neo4j's Query API: ``READ`` or ``WRITE``, the
+    default): a READ transaction refuses statements that write."""
+    mode = body.get("accessMode", "WRITE")
+    if not isinstance(mode, str) or mode.upper() not in ("READ", "WRITE"):
+        raise ClientError(f"\"accessMode\" must be READ or WRITE, not {str(mode)[:40]!r}", code=INVALID)
+    return {"mode": "r"} if mode.upper() == "READ" else {}
+
+
 def wants(request: Request) -> str:
     """``jsonl``, ``typed`` or ``plain``: the result format the Accept header asks for."""
     accept = request.headers.get("accept", "").lower()

@@ -164,13 +164,15 @@ class HttpSessions:
 
     # -- explicit transactions ------------------------------------------------------------------
 
-    async def begin(self, auth: dict, peer: str, timeout_s: float | None = None) -> Transaction:
+    async def begin(self, auth: dict, peer: str, timeout_s: float | None = None, *,
+                    extra: dict | None = None) -> Transaction:
+        """A new explicit transaction on a session of its own; ``extra``: BEGIN's metadata (access mode)."""
         if len(self._tx) >= self.max_transactions:
             raise RequestFailed(TransientError(f"Too many open HTTP transactions ({self.max_transactions}); "
                                                "commit or roll back some first").to_metadata())
         key, core = await self.acquire(auth, peer)
         try:
-            await ask(core, m.Begin({}))
+            await ask(core, m.Begin(extra or {}))
         except BaseException:
             await core.close()
             raise

@@ -18,6 +18,7 @@ from relate.protocol.bolt.states import bolt_transition, ignores
 from relate.protocol.states import TX_STATES, State
 
 from ..session import SessionCore
+from . import bolt_access
 from .bolt_output import DATABASE, BoltOutput
 from .bolt_values import Patches, dehydrator, hydrator
 from . import websocket
@@ -25,7 +26,7 @@ from .connection import HANDSHAKE_TIMEOUT_S, ClientConnection, RequestQueue
 
 ROUTING_TTL_S = 300
 _log = structlog.get_logger("relate.bolt")
-_DATABASES = (None, "", DATABASE)
+_DATABASES = (None, "", DATABASE, bolt_access.SYSTEM)
 
 
 class DatabaseNotFound(ProtocolViolation):
@@ -40,6 +41,7 @@ class BoltConnection(ClientConnection):
         self.id = "bolt-" + self.id
         self.version: hs.BoltVersion | None = None
         self._patches: Patches | None = None        # Bolt 4.4: what HELLO's patch_bolt asked for
+        self._databases = bolt_access.TransactionDatabase()
 
     async def _handshake(self) -> bool:
         first = await asyncio.wait_for(self._reader.readexactly(len(websocket.HTTP_PREFIX)), HANDSHAKE_TIMEOUT_S)
@@ -121,6 +123,12 @@ class BoltConnection(ClientConnection):
                 f"Database does not exist. Database name: '{extra.get('db')}' (Relate serves one database, "
                 f"'{DATABASE}')"), out)
             return
+        if isinstance(request, m.Begin):
+            self._databases.begin(extra)
+        elif isinstance(request, m.Run) and (refused := await self._refusal(request, state)) is not None:
+            out.answering(None)
+            await core.reject(refused, out)
+            return
         out.answering(request)
         if isinstance(request, m.Hello) and self.version < hs.BoltVersion(5, 1):
             if self.version < hs.BoltVersion(5, 0) and "utc" in (request.extra.get("patch_bolt") or ()):
@@ -137,6 +145,13 @@ class BoltConnection(ClientConnection):
             return
         await core.handle(request, out, queue.peek())
 
+    async def _refusal(self, run: m.Run, state: State) -> ProtocolViolation | None:
+        """Why ``run`` may not run: a graph statement on the system database (prepared off the event
+        loop: a first parse may take a while; the plan is cached for the run)."""
+        if not self._databases.is_system(run.extra, in_tx=state in TX_STATES):
+            return None
+        return await asyncio.to_thread(bolt_access.refusal, self._server.database, run.query)
+
     async def _bolt_only(self, request, core: SessionCore, out: BoltOutput) -> None:
         out.answering(request)
         if isinstance(request, bm.Telemetry):
@@ -150,7 +165,8 @@ class BoltConnection(ClientConnection):
                 return
             address = request.routing.get("address") or self._local_address()
             servers = [{"addresses": [address], "role": role} for role in ("ROUTE", "READ", "WRITE")]
-            await out.success({"rt": {"ttl": ROUTING_TTL_S, "db": DATABASE, "servers": servers}})
+            database = request.extra.get("db") or DATABASE
+            await out.success({"rt": {"ttl": ROUTING_TTL_S, "db": database, "servers": servers}})
 
     def _local_address(self) -> str:
         host, port = self._writer.get_extra_info("sockname")[:2]

@@ -31,6 +31,8 @@ _GQL = (("Neo.ClientError.Statement.SyntaxError", "42001", "error: syntax error 
         ("Neo.ClientError.", "22N00", "error: data exception"),
         ("Neo.TransientError.", "50N00", "error: general processing exception - transient"),
         ("", "50N42", "error: general processing exception - unexpected error"))
+# The root operator's args that Neo4j tools print beside a plan ("Cypher version, planner, runtime").
+_ROOT_PLAN_ARGS = {"planner": "COST", "runtime": "INTERPRETED", "version": "CYPHER 5"}
 _CLASSIFICATION = {"ClientError": "CLIENT_ERROR", "TransientError": "TRANSIENT_ERROR",
                    "DatabaseError": "DATABASE_ERROR"}
 
@@ -66,16 +68,21 @@ def summary_metadata(meta: dict, bookmark: str | None) -> dict:
         out["notifications"] = notifications
     plan = meta.get("plan")
     if isinstance(plan, dict):
-        out["profile" if "rows" in plan else "plan"] = _plan(plan)
+        described = _plan(plan)
+        described["args"] = {**_ROOT_PLAN_ARGS, **described["args"]}
+        out["profile" if "rows" in plan else "plan"] = described
     if meta.get("bookmark") or bookmark:
         out["bookmark"] = meta.get("bookmark") or bookmark
     return out
 
 
 def _plan(node: dict) -> dict:
-    """An EXPLAIN/PROFILE tree in Neo4j's shape (operatorType, args, identifiers, children; with
-    rows and time for PROFILE)."""
-    out = {"operatorType": node.get("operator", ""), "args": {"Details": node.get("details") or ""},
+    """An EXPLAIN/PROFILE tree in Neo4j's shape (operatorType, args with Details and EstimatedRows,
+    identifiers, children; with rows and time for PROFILE)."""
+    args = {"Details": node.get("details") or ""}
+    if isinstance(node.get("estimated_rows"), (int, float)):
+        args["EstimatedRows"] = float(node["estimated_rows"])
+    out = {"operatorType": node.get("operator", ""), "args": args,
            "identifiers": [], "children": [_plan(child) for child in node.get("children", [])]}
     if "rows" in node:
         out.update(rows=node["rows"], dbHits=0, time=int(node.get("time_ms", 0) * 1_000_000))

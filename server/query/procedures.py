@@ -116,6 +116,8 @@ def register_builtins(registry: ProcedureRegistry) -> None:
                       description="The registered procedures and their signatures.")
     from .procedures_compat import register_compat   # Neo4j tools' procedures (dbms.components, apoc.meta.*)
     register_compat(registry)
+    from .procedures_neo4j import register_neo4j     # db.ping, tx.setMetaData, db.clearQueryCaches, ...
+    register_neo4j(registry)
     from .procedures_refactor import register_refactor   # apoc.refactor.mergeNodes, apoc.create.*
     register_refactor(registry)
     from .procedures_apoc import register_apoc   # apoc.periodic.*, apoc.cypher.*, apoc.meta.schema, apoc.help, ...

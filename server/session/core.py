@@ -37,6 +37,7 @@ SLOW_QUERY_S = 1.0
 # locked by a writer, or remote) raises MustNotWait on the loop, and the statement runs on the session
 # thread instead (relate.server.inline); its next runs go there directly (1, 2, 4, ... up to
 # INLINE_HOLD_MAX of them in a row), so a statement that always meets such a step does not run twice.
+READ_MODE = "r"            # RUN's / BEGIN's ``mode``: a READ transaction (writing statements are refused)
 INLINE_MAX_S = 0.002
 INLINE_DEMOTE_S = 0.003
 INLINE_BUDGET_S = 0.005
@@ -353,6 +354,8 @@ class SessionCore:
     async def _run(self, message: m.Run, out: ReplySink, next_request=None) -> None:
         started = time.perf_counter()
         deadline = self._deadline(message.extra)
+        if not self._in_tx():           # an auto-commit statement's own access mode (a transaction has BEGIN's)
+            self._engine.read_access = message.extra.get("mode") == READ_MODE
         prefetched = None
         if isinstance(next_request, m.Pull) and next_request.qid == m.LAST_QUERY:
             want = self._batch if next_request.n == m.ALL else min(next_request.n, self._batch)
@@ -396,6 +399,7 @@ class SessionCore:
             return 0
         started = time.perf_counter()
         deadline = self._deadline(run.extra)
+        self._engine.read_access = run.extra.get("mode") == READ_MODE
         want = self._batch if pull.n == m.ALL else min(pull.n, self._batch)
         try:
             inline = self._run_inline(run.query, run.params, want, deadline)
@@ -548,7 +552,7 @@ class SessionCore:
             self._log.info("slow query", seconds=round(elapsed, 3), query=redact(open_result.query)[:200])
 
     async def _begin(self, message: m.Begin, out: ReplySink) -> None:
-        await self._call(self._engine.begin)
+        await self._call(self._engine.begin, message.extra.get("mode") == READ_MODE)
         timeout = _seconds(message.extra.get("tx_timeout"))
         self._tx_deadline = time.monotonic() + timeout if timeout else None
         self._next_qid = 0

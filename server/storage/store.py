@@ -195,6 +195,18 @@ class GraphStore:
 
     # -- transactions --------------------------------------------------------------------------------
 
+    def has_token(self, kind: str, name: str) -> bool:
+        """Whether the database holds ``name`` now as a label (``kind`` 'label'), relationship type ('type')
+        or property key ('key'): in use by committed data, or named by an index or constraint."""
+        if kind == "key":
+            return name in self._key_names
+        counts = self._counts.nodes if kind == "label" else self._counts.rels
+        if counts.get(name, 0) > 0:
+            return True
+        entity = "node" if kind == "label" else "relationship"
+        return any(entry.get("entity") == entity and (entry.get("label") == name or name in entry.get("tokens", ()))
+                   for entry in self._schema.entries.values())
+
     def begin_read(self) -> ReadTx:
         """A snapshot of the last published commit; never waits for writers."""
         if self._closed:

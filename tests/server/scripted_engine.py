@@ -168,10 +168,11 @@ class ScriptedSession:
             time.sleep(0.005)
         yield (seconds,)
 
-    def begin(self):
+    def begin(self, read_only: bool = False):
         if self._tx is not None:
             raise TransactionError("a transaction is already open")
         self._tx = {}
+        self.read_access = read_only
 
     def commit(self):
         if self._tx is None:

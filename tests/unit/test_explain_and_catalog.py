@@ -96,3 +96,11 @@ def test_schema_visualization_and_the_shell_schema_text(db):
     assert row["relationships"] == [{"type": "ABOUT", "start": "Note", "end": "Topic"}]
     text = schema_text(row["nodes"], row["relationships"])
     assert "  :Note  indexes: range (id)" in text and "  (:Note)-[:ABOUT]->(:Topic)" in text
+
+
+def test_explain_reports_the_statement_type_it_would_run_with(db):
+    """EXPLAIN's query type is the explained statement's (Neo4j): w for a write returning nothing."""
+    assert db.execute("EXPLAIN CREATE (:Z)").summary.query_type == "w"
+    assert db.execute("EXPLAIN CREATE (z:Z) RETURN z").summary.query_type == "rw"
+    assert db.execute("EXPLAIN MATCH (z:Z) RETURN z").summary.query_type == "r"
+    assert db.execute("CREATE (:Z)").summary.query_type == "w"

@@ -12,13 +12,15 @@ from ..transport import async_sleep
 DEFAULT_MAX_RETRY_TIME = 30.0
 
 
-async def run_managed(connection, work, args, kwargs, *, max_retry_time: float = DEFAULT_MAX_RETRY_TIME):
-    """``work(tx, *args, **kwargs)`` inside a transaction on ``connection``; committed if it returns."""
+async def run_managed(connection, work, args, kwargs, *, max_retry_time: float = DEFAULT_MAX_RETRY_TIME,
+                      read_only: bool = False):
+    """``work(tx, *args, **kwargs)`` inside a transaction on ``connection``; committed if it returns.
+    ``read_only``: a READ transaction (execute_read), in which a writing statement is refused."""
     deadline = time.monotonic() + max_retry_time
     delay = 0.05
     while True:
         try:
-            tx = await connection.begin()
+            tx = await connection.begin(read_only=read_only)
             try:
                 value = await work(tx, *args, **kwargs)
             except BaseException:

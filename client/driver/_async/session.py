@@ -226,12 +226,14 @@ class AsyncWireSession:
         self._open.append(result)
         return result
 
-    async def begin(self) -> None:
+    async def begin(self, read_only: bool = False) -> None:
         wire = await self._connected()
         await self._prepare()
         await self._settle_autocommit()
         self._check(m.BEGIN, "BEGIN")
         extra = {"tx_timeout": self._tx_timeout_ms} if self._tx_timeout_ms else {}
+        if read_only:
+            extra["mode"] = "r"             # a READ transaction: the server refuses its writes
         response = await wire.wait(wire.queue(m.Begin(extra)))
         if response.error is not None:
             await self._recover()

@@ -13,13 +13,15 @@ from ..transport import sleep
 DEFAULT_MAX_RETRY_TIME = 30.0
 
 
-def run_managed(connection, work, args, kwargs, *, max_retry_time: float = DEFAULT_MAX_RETRY_TIME):
-    """``work(tx, *args, **kwargs)`` inside a transaction on ``connection``; committed if it returns."""
+def run_managed(connection, work, args, kwargs, *, max_retry_time: float = DEFAULT_MAX_RETRY_TIME,
+                      read_only: bool = False):
+    """``work(tx, *args, **kwargs)`` inside a transaction on ``connection``; committed if it returns.
+    ``read_only``: a READ transaction (execute_read), in which a writing statement is refused."""
     deadline = time.monotonic() + max_retry_time
     delay = 0.05
     while True:
         try:
-            tx = connection.begin()
+            tx = connection.begin(read_only=read_only)
             try:
                 value = work(tx, *args, **kwargs)
             except BaseException:

@@ -227,12 +227,14 @@ class WireSession:
         self._open.append(result)
         return result
 
-    def begin(self) -> None:
+    def begin(self, read_only: bool = False) -> None:
         wire = self._connected()
         self._prepare()
         self._settle_autocommit()
         self._check(m.BEGIN, "BEGIN")
         extra = {"tx_timeout": self._tx_timeout_ms} if self._tx_timeout_ms else {}
+        if read_only:
+            extra["mode"] = "r"             # a READ transaction: the server refuses its writes
         response = wire.wait(wire.queue(m.Begin(extra)))
         if response.error is not None:
             self._recover()

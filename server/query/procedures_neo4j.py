@@ -1,0 +1,49 @@
+"""Neo4j 5 utility procedures that applications and their tests call through the driver: ``db.ping``
+(health checks), ``tx.setMetaData`` (tags a transaction), ``db.clearQueryCaches`` (benchmarks) and
+``db.index.fulltext.awaitEventuallyConsistentIndexRefresh`` (tests, after writing indexed text)."""
+from __future__ import annotations
+
+from relate.protocol.errors import ProcedureCallFailed
+
+AWAIT_REFRESH_S = 300.0
+
+
+def register_neo4j(registry) -> None:
+    """Add the procedures to ``registry`` (a ProcedureRegistry)."""
+    registry.register("db.ping", [], [("success", "BOOLEAN?")], _ping,
+                      description="Whether the database answers: always true when it runs the call.")
+    registry.register("tx.setMetaData", [("data", "MAP?")], [], _set_metadata, mode="DBMS",
+                      description="Attach metadata to the current transaction (accepted; not shown by "
+                                  "SHOW TRANSACTIONS).")
+    registry.register("db.clearQueryCaches", [], [("value", "STRING?")], _clear_query_caches, mode="DBMS",
+                      description="Forget every cached query plan.")
+    registry.register("db.index.fulltext.awaitEventuallyConsistentIndexRefresh", [], [], _await_refresh,
+                      description="Wait until the full-text indexes have taken in every committed write.")
+
+
+def _ping(ctx):
+    return [{"success": True}]
+
+
+def _set_metadata(ctx, data):
+    """Neo4j stores the map on the transaction for monitoring; Relate has nowhere to show it."""
+    return []
+
+
+def _clear_query_caches(ctx):
+    """Neo4j's answer text, with the number of plans dropped."""
+    cache = ctx.db.plan_cache
+    count = len(cache)
+    cache.invalidate()
+    if not count:
+        return [{"value": "Query cache already empty."}]
+    return [{"value": f"Query caches successfully cleared of {count} queries."}]
+
+
+def _await_refresh(ctx):
+    """Relate's full-text indexes are updated at commit; this waits for any still being built."""
+    manager = ctx.db.index_manager
+    if manager is not None and not manager.await_indexes(AWAIT_REFRESH_S):
+        raise ProcedureCallFailed(f"Timed out after {AWAIT_REFRESH_S:g} s waiting for the full-text indexes",
+                                  detail="ProcedureCallFailed")
+    return []

@@ -1,0 +1,65 @@
+"""Neo4j's statement notifications: a label, relationship type or property key a statement reads but the
+database does not hold (with its position), and cartesian products between disconnected patterns."""
+from __future__ import annotations
+
+import pytest
+
+import relate
+
+UNKNOWN_LABEL = "Neo.ClientNotification.Statement.UnknownLabelWarning"
+UNKNOWN_TYPE = "Neo.ClientNotification.Statement.UnknownRelationshipTypeWarning"
+UNKNOWN_KEY = "Neo.ClientNotification.Statement.UnknownPropertyKeyWarning"
+CARTESIAN = "Neo.ClientNotification.Statement.CartesianProduct"
+
+
+@pytest.fixture
+def graph():
+    conn = relate.connect(":memory:")
+    conn.execute("CREATE (:P {name: 'a'})-[:KNOWS]->(:P {name: 'b'})")
+    yield conn
+    conn.close()
+
+
+def notes(conn, statement):
+    result = conn.execute(statement)
+    result.fetchall()
+    return [(n["code"], n["description"].rsplit(": ", 1)[-1].rstrip(")"), n.get("position"))
+            for n in result.summary.notifications]
+
+
+def test_unknown_names_read_are_warned_with_their_position(graph):
+    assert notes(graph, "MATCH (n:Pesron) RETURN n") == [(UNKNOWN_LABEL, "Pesron", {"offset": 6, "line": 1, "column": 7})]
+    assert notes(graph, "MATCH (:P)-[:LIKES]->(m) RETURN m")[0][:2] == (UNKNOWN_TYPE, "LIKES")
+    assert notes(graph, "MATCH (n:P)\nWHERE n.nmae = 'a' RETURN n") == [
+        (UNKNOWN_KEY, "nmae", {"offset": 18, "line": 2, "column": 7})]
+    assert notes(graph, "MATCH (n:P) WHERE n:Ghost RETURN n")[0][:2] == (UNKNOWN_LABEL, "Ghost")
+    assert notes(graph, "EXPLAIN MATCH (n:Nope) RETURN n")[0][:2] == (UNKNOWN_LABEL, "Nope")
+
+
+def test_known_or_written_names_are_not_warned(graph):
+    for statement in ("MATCH (n:P)-[:KNOWS]->(m) RETURN n.name, m.name", "CREATE (n:Fresh {k: 1}) RETURN n",
+                      "MATCH (n:P) SET n.added = 1", "MERGE (:Merged {id: 1})", "MATCH (n:!Ghost) RETURN count(n)",
+                      "WITH {a: 1} AS m RETURN m.a", "MATCH (a:P) MATCH (a)-[:KNOWS]->(b) RETURN b"):
+        assert notes(graph, statement) == [], statement
+    graph.execute("CREATE INDEX later FOR (n:Later) ON (n.x)")     # a label the schema names exists
+    assert notes(graph, "MATCH (n:Later) RETURN n") == []
+
+
+def test_the_warning_goes_once_the_name_exists(graph):
+    assert notes(graph, "MATCH (n:Soon) RETURN n")[0][:2] == (UNKNOWN_LABEL, "Soon")
+    graph.execute("CREATE (:Soon)")
+    assert notes(graph, "MATCH (n:Soon) RETURN n") == []
+
+
+def test_disconnected_patterns_are_a_cartesian_product(graph):
+    assert notes(graph, "MATCH (a:P), (b:P) RETURN a, b") == [(CARTESIAN, "(b", {"offset": 13, "line": 1, "column": 14})]
+    assert notes(graph, "MATCH (a:P) MATCH (a)-->(b), (c:P) RETURN c")[0][:2] == (CARTESIAN, "(c")
+    assert notes(graph, "MATCH (a:P), (a)-->(b) RETURN b") == []
+
+
+def test_a_statement_nested_as_deep_as_the_parser_allows_is_walked(graph):
+    """The walk that finds the names is iterative: no recursion limit is reachable from a statement."""
+    deep = "MATCH (n:P) RETURN " + " + ".join(["size(n.ghostly)"] * 900)
+    assert notes(graph, deep)[0][:2] == (UNKNOWN_KEY, "ghostly")
+    nested = "RETURN " + "[" * 250 + "1" + "]" * 250
+    assert notes(graph, nested) == []
