@@ -109,6 +109,7 @@ class ManagedIndex:
                 IndexDefinition.from_catalog(self.definition.name, saved).structure() == self.definition.structure()
             if meta["covered_ts"] != seen_ts or not same:
                 log.info("index.stale", index=self.definition.name, saved_ts=meta["covered_ts"], store_ts=seen_ts)
+                self._discard_files()
                 return False
             impl = self._new_impl(create=False)
             impl.load(self.directory)
@@ -117,12 +118,23 @@ class ManagedIndex:
                 log.warning("index.load_failed", index=self.definition.name, error=f"{type(exc).__name__}: {exc}")
             if impl is not None and hasattr(impl, "close"):
                 impl.close()
+            self._discard_files()
             return False
         self.impl = impl
         self.loaded_from_files = True
         self._covered_ts = seen_ts
         self._go_online()
         return True
+
+    def _discard_files(self) -> None:
+        """Delete saved files that were not loaded, before the rebuild writes into the directory.
+
+        Their meta.json must not outlive this decision: the rebuild rewrites the engine's files in
+        place, and the store's commit ts can come back to the old ``covered_ts`` with other data (a
+        ``recover_truncate`` open drops commits; later commits reuse their ts), so a meta.json kept
+        until the next save could make a later open load files that no longer match the store."""
+        if self.directory is not None:
+            shutil.rmtree(self.directory, ignore_errors=True)
 
     def retune(self, definition: IndexDefinition) -> None:
         """Adopt a definition that differs only in search-time settings (db.index.vector.setSearchOptions)."""
@@ -350,15 +362,21 @@ class ManagedIndex:
     # ---- persistence ------------------------------------------------------------------------
     def save(self) -> None:
         """Write the index's files and the commit ts they cover (under the database directory)."""
-        if self.directory is None or self.state != "ONLINE":
+        if self.directory is None or self.state != "ONLINE" or self._closed:
             return
         self.flush()
         with self._mutate:
+            if self._closed:        # dropped (destroyed) meanwhile: its folder must not come back
+                return
             os.makedirs(self.directory, exist_ok=True)
             meta_path = os.path.join(self.directory, META)
             if os.path.exists(meta_path):
                 os.remove(meta_path)        # the files below are being rewritten: invalid until done
+                _fsync_path(self.directory)
             self.impl.save(self.directory, self.rw)
+            # meta.json vouches for the files: they must be on disk before it is (a power loss
+            # must not leave a valid meta.json over empty or half-written files)
+            fsync_tree(self.directory)
             meta = {"covered_ts": self._covered_ts, "definition": self.definition.to_catalog()}
             tmp = meta_path + ".tmp"
             with open(tmp, "w") as fh:
@@ -366,3 +384,20 @@ class ManagedIndex:
                 fh.flush()
                 os.fsync(fh.fileno())
             os.replace(tmp, meta_path)
+            _fsync_path(self.directory)
+
+
+def fsync_tree(directory: str) -> None:
+    """Flush every file and folder under ``directory`` (the folder included) to disk."""
+    for root, _dirs, files in os.walk(directory):
+        for name in files:
+            _fsync_path(os.path.join(root, name))
+        _fsync_path(root)
+
+
+def _fsync_path(path: str) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -89,9 +89,12 @@ class IndexManager:
             catalog, ts = tx.schema(), tx.ts
         finally:
             tx.close()
+        # After a lossy recover_truncate open, saved files may describe commits the store no longer
+        # has under the same commit ts: rebuild every index from the store instead.
+        distrust = getattr(store, "history_lost", False)
         for name, entry in catalog.items():
             if isinstance(entry, dict) and entry.get("kind") == CATALOG_KIND:
-                self._start(IndexDefinition.from_catalog(name, entry), ts)
+                self._start(IndexDefinition.from_catalog(name, entry), ts, fresh=distrust)
         self._remove_orphan_files(catalog)
 
     # ---- DDL --------------------------------------------------------------------------------

@@ -56,14 +56,17 @@ def _recover(store: GraphStore, directory: str, recover_truncate: bool = False, 
                 "`relate check` describes it, and opening with --recover-truncate (recover_truncate=True) "
                 "opens what is left")
         log.warning("storage.recover_truncate", directory=directory, missing=missing)
+        store.history_lost = True
     snapshot_ts = 0
     if os.path.exists(snapshot_path):
         snapshot_ts = load_snapshot(store, snapshot_path)
         store._snapshot_ts = snapshot_ts
-        if manifest is not None and snapshot_ts < manifest["snapshot_ts"] and not recover_truncate:
-            raise integrity.StorageDamaged(
-                f"snapshot.msgpack in {directory} is at ts {snapshot_ts}, older than the checkpoint at ts "
-                f"{manifest['snapshot_ts']} that the manifest records")
+        if manifest is not None and snapshot_ts < manifest["snapshot_ts"]:
+            if not recover_truncate:
+                raise integrity.StorageDamaged(
+                    f"snapshot.msgpack in {directory} is at ts {snapshot_ts}, older than the checkpoint at ts "
+                    f"{manifest['snapshot_ts']} that the manifest records")
+            store.history_lost = True
     segments = list_segments(directory)
     last_ts = replay_wal(store, directory, segments, snapshot_ts, recover_truncate, read_only)
     store._assigned_ts = store._visible_ts = last_ts
@@ -155,6 +158,7 @@ def replay_wal(store: GraphStore, directory: str, segments: list[tuple[int, str]
                 if not recover_truncate:
                     raise
                 good_end, damaged = offset, True     # drop from this record on
+                store.history_lost = True            # a complete (checksummed) commit is dropped
                 break
             offset += HEADER_SIZE + len(payload)
             if commit_ts <= last_ts:
@@ -166,8 +170,8 @@ def replay_wal(store: GraphStore, directory: str, segments: list[tuple[int, str]
             tx._changes.clear()       # replay is never undone: keep memory flat
             tx._undo.clear()
             last_ts = commit_ts
-        if damaged:
-            _check_damage(path, good_end, [p for _, p in segments[position + 1:]], recover_truncate)
+        if damaged and _check_damage(path, good_end, [p for _, p in segments[position + 1:]], recover_truncate):
+            store.history_lost = True
         if damaged:
             log.warning("wal.torn_tail", segment=path, kept_bytes=good_end,
                         dropped_segments=len(segments) - position - 1)
@@ -186,15 +190,15 @@ def replay_wal(store: GraphStore, directory: str, segments: list[tuple[int, str]
     return last_ts
 
 
-def _check_damage(path: str, offset: int, later_segments: list[str], recover_truncate: bool) -> None:
-    """A bad record at ``offset``: a torn tail passes; valid commits after it are refused (or, with
-    ``recover_truncate``, logged as dropped)."""
+def _check_damage(path: str, offset: int, later_segments: list[str], recover_truncate: bool) -> bool:
+    """A bad record at ``offset``: a torn tail passes (False); valid commits after it are refused (or,
+    with ``recover_truncate``, logged as dropped: True)."""
     with open(path, "rb") as f:
         data = f.read()
     later = integrity.valid_records_after(data, offset, codec.decode)
     later += integrity.later_segment_commits(later_segments, codec.decode)
     if not later:
-        return
+        return False
     damage = integrity.Damage(path, offset, later)
     if not recover_truncate:
         raise integrity.StorageDamaged(
@@ -203,6 +207,7 @@ def _check_damage(path: str, offset: int, later_segments: list[str], recover_tru
             "from the damage on")
     log.warning("storage.recover_truncate", segment=path, offset=offset, dropped_commits=len(later),
                 dropped_ts=f"{min(later)}..{max(later)}")
+    return True
 
 
 def apply_change(tx: WriteTx, change: Change) -> None:

@@ -90,6 +90,9 @@ class GraphStore:
         self._checkpoint_thread: threading.Thread | None = None
         self._lock_fd = -1
         self.read_only = False
+        # True after a recover_truncate open that dropped commits or files: the history the store
+        # holds now is not the one files saved beside it (search indexes) were made from.
+        self.history_lost = False
         self._closing = False          # no new background checkpoints once close() has begun
         self._closed = False
 
