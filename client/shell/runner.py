@@ -15,7 +15,12 @@ from .completion import SchemaNames
 from .error_text import format_error
 from .formatting import format_value
 from .output import summary_line
+
 from .statements import Piece
+
+# Performance hints the shell does not print (MATCH (a {..}), (b {..}) CREATE (a)-->(b), the usual way
+# to connect two nodes, is a cartesian product): the summary still carries them.
+_QUIET_NOTES = ("Neo.ClientNotification.Statement.CartesianProduct",)
 
 
 _LOAD = re.compile(r"\bLOAD\s+CSV\b", re.IGNORECASE)
@@ -80,6 +85,8 @@ class ShellRunner:
         if summary.plan:
             self.say(str(summary.plan))
         for note in summary.notifications:
+            if note.get("code", "").startswith(_QUIET_NOTES):
+                continue
             text = note.get("description") or note.get("title") or note.get("code", "")
             self.notify(f"{note.get('severity', 'note').lower()}: {text}")
 
