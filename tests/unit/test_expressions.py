@@ -60,6 +60,7 @@ class Ctx:
     def __init__(self, tx=None, params=None):
         self.tx = tx or DictTx()
         self.params = params or {}
+        self.deleted_rels = {}  # ExecContext's: relationship id -> type, of those the statement deleted
 
     def check(self):            # ExecContext's cancellation hooks: nothing to cancel here
         pass

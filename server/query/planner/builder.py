@@ -9,6 +9,7 @@ from .. import ast
 from . import logical as L
 from .patterns import PatternPlanner, property_predicates
 from .projection import plan_projection
+from ..semantic.walk import legacy_imports
 from relate.server.relevance import planning as relevance_planning
 
 READS = (ast.Match, ast.Merge, ast.CallSubquery, ast.CallProcedure)
@@ -150,10 +151,11 @@ class Builder:
 
     # ------------------------------------------------------------ calls
     def _callsubquery(self, clause: ast.CallSubquery, state: "_State"):
-        if clause.imports is None or clause.imports == ["*"]:
+        names = legacy_imports(clause.query) if clause.imports is None else clause.imports
+        if names is None or names == ["*"]:
             imports, arg = None, tuple(state.bound)
         else:
-            imports = tuple(clause.imports)
+            imports = tuple(name for name in names if name in state.bound)
             arg = imports
         inner, columns = self.plan_query(clause.query, arg, role="call")
         unit = not columns

@@ -13,7 +13,8 @@ from .. import ast
 from . import search_rules
 from .projection import shape_projection
 from .scope import ANY, NODE, PATH, REL, VALUE, Scope, infer_kind
-from .walk import children, contains_aggregate, is_aggregate_call, local_names
+from .walk import (children, contains_aggregate, importing_with, is_aggregate_call, legacy_imports,
+                   local_names)
 
 # Functions whose first argument cannot be a variable of these kinds (a compile-time type error).
 _REJECTED_KINDS = {"type": (NODE, PATH), "labels": (PATH,), "length": (NODE, REL), "size": (PATH,)}
@@ -153,8 +154,7 @@ class Analyzer:
 
     def _with(self, clause: ast.With, scope: Scope):
         items = self._projection(clause.projection, scope, clause, is_with=True)
-        shape = shape_projection(items, clause.projection, clause.where)
-        self._check_after_projection(shape, clause.projection, scope, items)
+        self._check_after_projection(items, clause.projection, clause.where, scope)
         new = {name: infer_kind(expr, scope) for name, expr in items}
         if clause.projection.star:
             kinds = dict(scope.kinds)
@@ -168,8 +168,7 @@ class Analyzer:
 
     def _return(self, clause: ast.Return, scope: Scope) -> list[str]:
         items = self._projection(clause.projection, scope, clause, is_with=False)
-        shape = shape_projection(items, clause.projection)
-        self._check_after_projection(shape, clause.projection, scope, items)
+        self._check_after_projection(items, clause.projection, None, scope)
         return [name for name, _ in items]
 
     def _projection(self, projection: ast.Projection, scope: Scope, clause, is_with: bool):
@@ -198,18 +197,22 @@ class Analyzer:
         self._skip_limit(projection.limit, "LIMIT")
         return items
 
-    def _check_after_projection(self, shape, projection, scope: Scope, items):
+    def _check_after_projection(self, items, projection, where, scope: Scope):
         """ORDER BY and WITH ... WHERE see the projected names (and earlier ones when allowed)."""
         after = Scope({name: infer_kind(expr, scope) for name, expr in items})
-        if shape.sees_previous:
-            merged = scope.copy()
-            merged.kinds.update(after.kinds)
-            after = merged
-        after.search_without_score = scope.search_without_score
-        for expr, _ in shape.order_by:
-            self._expr(expr, after, allow_aggregates=shape.aggregating, hidden_ok=True)
-        if shape.where is not None:
-            self._expr(shape.where, after, hidden_ok=True)
+        try:
+            shape = shape_projection(items, projection, where)
+            if shape.sees_previous:
+                merged = scope.copy()
+                merged.kinds.update(after.kinds)
+                after = merged
+            after.search_without_score = scope.search_without_score
+            for expr, _ in shape.order_by:
+                self._expr(expr, after, allow_aggregates=shape.aggregating, hidden_ok=True)
+            if shape.where is not None:
+                self._expr(shape.where, after, hidden_ok=True)
+        except CypherSyntaxError as e:
+            raise _hidden_by_projection(e, scope, after) from None
 
     def _skip_limit(self, expr: Optional[ast.Expr], what: str):
         if expr is None:
@@ -285,7 +288,7 @@ class Analyzer:
     # ---------------------------------------------------------------- calls
     def _callsubquery(self, clause: ast.CallSubquery, scope: Scope):
         if clause.imports is None:
-            inner = scope.copy()                      # legacy form: the leading WITH imports
+            inner = self._legacy_import_scope(clause.query, scope)
         elif clause.imports == ["*"]:
             inner = scope.copy()
         else:
@@ -301,6 +304,17 @@ class Analyzer:
             scope.kinds[name] = ANY
         if clause.in_transactions:
             self._transaction_options(clause, scope, columns)
+
+    def _legacy_import_scope(self, query: ast.Query, scope: Scope) -> Scope:
+        """The scope a legacy ``CALL { ... }`` starts from: only what its importing WITHs pass through."""
+        for part in query.parts:
+            lead = importing_with(part)
+            if lead is not None:
+                _check_importing_with(lead)
+        names = legacy_imports(query)
+        if names is None:
+            return scope.copy()
+        return Scope({name: scope.kind(name) for name in names if name in scope})
 
     def _transaction_options(self, clause: ast.CallSubquery, scope: Scope, columns: list[str]) -> None:
         if clause.batch_size is not None:
@@ -569,6 +583,41 @@ class Analyzer:
             raise error(f"Type mismatch: expected Boolean but `{where.name}` is a {scope.kind(where.name)}",
                         "InvalidArgumentType", where)
         self._expr(where, scope)
+
+
+def _hidden_by_projection(e: CypherSyntaxError, before: Scope, after: Scope) -> CypherSyntaxError:
+    """Neo4j's message for a variable that DISTINCT or an aggregation hid from ORDER BY / WHERE."""
+    for name in before.names():
+        if name not in after and str(e).startswith(f"Variable `{name}` not defined"):
+            return CypherSyntaxError("In a WITH/RETURN with DISTINCT or an aggregation, it is not possible to "
+                                     f"access variables declared before the WITH/RETURN: {name}",
+                                     detail=e.detail, phase=e.phase, line=e.line, column=e.column)
+    return e
+
+
+def _check_importing_with(lead: ast.With) -> None:
+    """An importing WITH only passes outer variables through (Neo4j's messages)."""
+    projection = lead.projection
+    if any(not _pass_through(item) for item in projection.items):
+        reason = "Aliasing or expressions are not supported."
+    elif projection.distinct:
+        reason = "DISTINCT is not allowed."
+    elif lead.where is not None and not projection.star:   # WITH * WHERE: the guard of a WHEN branch too
+        reason = "WHERE is not allowed."
+    elif projection.order_by:
+        reason = "ORDER BY is not allowed."
+    elif projection.skip is not None:
+        reason = "SKIP is not allowed."
+    elif projection.limit is not None:
+        reason = "LIMIT is not allowed."
+    else:
+        return
+    raise error(f"Importing WITH should consist only of simple references to outside variables. {reason}",
+                "InvalidClauseComposition", lead)
+
+
+def _pass_through(item: ast.ProjectionItem) -> bool:
+    return isinstance(item.expr, ast.Variable) and item.alias in (None, item.expr.name)
 
 
 def _missing():

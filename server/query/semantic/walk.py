@@ -217,3 +217,35 @@ def conjoin(terms: list[ast.Expr]) -> Optional[ast.Expr]:
     for term in terms[1:]:
         out = ast.BinaryOp("AND", out, term)
     return out
+
+
+def importing_with(part: ast.SingleQuery) -> Optional[ast.With]:
+    """The importing WITH of a legacy ``CALL { ... }`` part: its leading WITH when that reads outer variables.
+
+    A leading WITH that reads none (``WITH 1 AS a``) imports nothing and is an ordinary clause (Neo4j).
+    """
+    lead = part.clauses[0] if part.clauses else None
+    if type(lead) is not ast.With:
+        return None
+    projection = lead.projection
+    if projection.star or any(free_variables(item.expr) for item in projection.items):
+        return lead
+    return None
+
+
+def legacy_imports(query: ast.Query) -> Optional[list[str]]:
+    """The outer variables a legacy ``CALL { ... }`` imports: those its importing WITHs name; None for all.
+
+    Without an importing WITH a subquery sees no outer variable, so a name it binds is a new one.
+    """
+    names: list[str] = []
+    for part in query.parts:
+        lead = importing_with(part)
+        if lead is None:
+            continue
+        if lead.projection.star:
+            return None
+        for item in lead.projection.items:
+            if isinstance(item.expr, ast.Variable) and item.expr.name not in names:
+                names.append(item.expr.name)
+    return names

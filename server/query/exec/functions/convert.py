@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import math
 import re
+from decimal import Decimal
 
+from relate.protocol.errors import CypherTypeError
 from relate.protocol.values import Vector
 from relate.server.query.exec.functions.registry import function, type_error
 from relate.server.query.exec.values.ops import arithmetic_error, cypher_str, format_float
@@ -27,17 +29,24 @@ def to_string_or_null(ctx, v):
     return None if v is None else cypher_str(v)
 
 
-_INT_RE = re.compile(r"\s*[+-]?\d+\s*")
+# What Java's Long.parseLong, then BigDecimal, accept: no blanks, no NaN/Infinity, no d/f suffix.
+_DECIMAL_RE = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 
 
-def _parse_int(s: str):
-    if _INT_RE.fullmatch(s):
-        n = int(s)
-        return n if _INT64_MIN <= n <= _INT64_MAX else None
-    f = _parse_float(s)
-    if f is None or f != f or f in (math.inf, -math.inf):
+def _parse_int(s: str, fn_name: str, strict: bool):
+    """A string as Neo4j's toInteger reads it: a decimal number, truncated; null when it is none.
+
+    A number outside the 64-bit range is a type error (Neo4j: "integer, <s>, is too large"); the
+    OrNull forms answer null.
+    """
+    if not _DECIMAL_RE.fullmatch(s):
         return None
-    return int(f)
+    number = Decimal(s)
+    if _INT64_MIN <= number <= _INT64_MAX:
+        return int(number)
+    if strict:
+        raise CypherTypeError(f"integer, {s}, is too large", detail="InvalidArgumentValue", phase="runtime")
+    return None
 
 
 _FLOAT_RE = re.compile(r"\s*[+-]?(\d+\.?\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?|NaN|Infinity)[dDfF]?\s*")
@@ -64,7 +73,7 @@ def _to_integer(v, fn_name, strict):
             raise arithmetic_error(f"integer overflow: {fn_name}({format_float(v)})")
         return None
     if t is str:
-        return _parse_int(v)
+        return _parse_int(v, fn_name, strict)
     if t is bool:
         return 1 if v else 0
     if strict:

@@ -40,7 +40,8 @@ def type_(ctx, v):
     if v is None:
         return None
     if type(v) is RelRef:
-        return ctx.tx.rel_type(v.id)
+        deleted = ctx.deleted_rels.get(v.id)       # Neo4j reads the type of one deleted in the transaction
+        return ctx.tx.rel_type(v.id) if deleted is None else deleted
     raise type_error("type", v, "a Relationship", detail="InvalidArgumentValue")
 
 

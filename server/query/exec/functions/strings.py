@@ -94,15 +94,18 @@ def split(ctx, original, delimiter):
 
 
 @function("substring", 2, 3, description="Part of a string from a start offset, with an optional length.")
-def substring(ctx, original, start, length=None):
+def substring(ctx, original, start, *length):
     if original is None:
         return None
     text = _str("substring", original)
     if start is None:
         raise type_error("substring", start, "an Integer start")
     begin = _non_negative("substring", _int("substring", start), "start")
-    if length is None:
+    if not length:
         return text[begin:]
+    length, = length
+    if length is None:              # Neo4j: a null length is an error, as a null start is
+        raise type_error("substring", length, "an Integer length")
     count = _non_negative("substring", _int("substring", length), "length")
     return text[begin:begin + count]
 
