@@ -11,6 +11,7 @@ One statement, end to end (``Session.run``):
 from __future__ import annotations
 
 import gc
+import itertools
 import os
 import threading
 import time
@@ -38,13 +39,19 @@ from .query import notifications
 from .query.planner import Plan, plan_query
 from .query.planner.explain import describe_plan
 from .query.procedures import ProcedureRegistry, register_builtins
-from .query.schema import Catalog, check_deletes, check_statement, run_command
+from .query.schema import Catalog, check_deletes, check_statement, run_command, terminate_ids
 from .query.semantic import analyze
 from .index import DEFAULT_FULLTEXT_ENGINE, IndexManager
 from .index import procedures as index_procedures
 from .storage import GraphStore
 
 _OPEN_OPTIONS = ("sync", "checkpoint_every", "recover_truncate", "read_only")
+_TX_IDS = itertools.count(1)
+
+
+def _new_tx_id() -> str:
+    """A transaction id as Neo4j spells them (SHOW TRANSACTIONS, TERMINATE TRANSACTIONS)."""
+    return f"neo4j-transaction-{next(_TX_IDS)}"
 
 
 @dataclass
@@ -210,20 +217,40 @@ class Database:
             return None
         return None if index is None else _describe_search_index(index)
 
-    def show_transactions(self) -> list[dict]:
+    def _open_transactions(self, viewer: Optional[str] = None) -> list["Session"]:
+        """Sessions running a statement or holding an explicit transaction open: every one for an admin
+        (or embedded, ``viewer`` None), else the viewer's own (Neo4j's default SHOW/TERMINATE privileges)."""
+        admin = viewer is None or "admin" in privileges.roles_of(self.users.entry_now(viewer))
+        return [s for s in list(self._sessions) if (s.running_query is not None or s.in_transaction)
+                and (admin or s.principal == viewer)]
+
+    def show_transactions(self, viewer: Optional[str] = None) -> list[dict]:
         rows = []
         now = time.monotonic()
-        for i, session in enumerate(list(self._sessions), start=1):
+        for session in self._open_transactions(viewer):
             query, since = session.running_query, session.running_since
-            if query is not None or session.in_transaction:
-                elapsed = None
-                if query is not None and since is not None:
-                    elapsed = Duration(nanoseconds=int((now - since) * 1e9))
-                rows.append({"database": "neo4j", "transactionId": f"neo4j-transaction-{i}",
-                             "currentQuery": redact(query or ""),
-                             "status": "Running" if query else "Idle", "elapsedTime": elapsed,
-                             "connectionId": session.connection_id, "username": session.principal,
-                             "progress": session.progress()})
+            elapsed = None
+            if query is not None and since is not None:
+                elapsed = Duration(nanoseconds=int((now - since) * 1e9))
+            rows.append({"database": "neo4j", "transactionId": session.tx_id, "currentQuery": redact(query or ""),
+                         "status": "Running" if query else "Idle", "elapsedTime": elapsed,
+                         "connectionId": session.connection_id, "username": session.principal,
+                         "metaData": dict(session.tx_metadata), "progress": session.progress()})
+        return rows
+
+    def terminate_transactions(self, ids: list[str], principal: Optional[str]) -> list[dict]:
+        """TERMINATE TRANSACTIONS: stop each one's running statement and fail its open transaction. A
+        logged-in user may end its own transactions, an admin any (others' are not found, as in Neo4j)."""
+        open_now = {s.tx_id: s for s in self._open_transactions(principal)}
+        rows = []
+        for tx_id in ids:
+            session = open_now.get(tx_id)
+            if session is not None:
+                session.terminate()
+                rows.append({"transactionId": tx_id, "username": session.principal,
+                             "message": "Transaction terminated."})
+            else:
+                rows.append({"transactionId": tx_id, "username": None, "message": "Transaction not found."})
         return rows
 
 
@@ -243,6 +270,10 @@ class Session:
         # cancel() that comes before the statement has set up its context then still stops it.
         self.external_cancel = False
         self.principal: Optional[str] = None   # the logged-in user (server); None = may run anything
+        # SHOW TRANSACTIONS / TERMINATE TRANSACTIONS: the current transaction's id (each auto-commit
+        # statement and each BEGIN gets a new one) and its metadata (BEGIN's or RUN's, tx.setMetaData).
+        self.tx_id: Optional[str] = None
+        self.tx_metadata: dict = {}
         # READ access mode: statements that write are refused (AccessModeError). Set by whoever starts the
         # transaction (the server from BEGIN's or an auto-commit RUN's mode, execute_read embedded).
         self.read_access = False
@@ -263,12 +294,13 @@ class Session:
             raise TransactionError("a transaction is already open in this session")
         self._explicit = ExplicitTx(self.db.store)
         self.read_access = read_only
+        self.tx_id, self.tx_metadata = _new_tx_id(), {}
 
     def commit(self) -> int:
         if self._explicit is None:
             raise TransactionError("no transaction is open")
         explicit, self._explicit = self._explicit, None
-        self.read_access = False
+        self.read_access, self.tx_metadata = False, {}
         try:
             return explicit.commit()
         finally:
@@ -279,7 +311,7 @@ class Session:
         if self._explicit is None:
             return
         explicit, self._explicit = self._explicit, None
-        self.read_access = False
+        self.read_access, self.tx_metadata = False, {}
         explicit.rollback()
         if explicit.catalog is not None:      # plans made inside the transaction may name its indexes
             self.db.schema_changed()
@@ -297,6 +329,14 @@ class Session:
             return None
         load, position = ctx.load_progress, ctx.load_position
         return None if load is None else load.snapshot(position[1] if position is not None else None)
+
+    def terminate(self) -> None:
+        """TERMINATE TRANSACTIONS (from another session): the running statement stops, and an open
+        transaction fails for good (its next statement raises Terminated; only rollback clears it)."""
+        explicit = self._explicit
+        if explicit is not None and explicit.failure is None:
+            explicit.failure = Terminated("The transaction has been terminated (TERMINATE TRANSACTIONS)")
+        self.cancel()
 
     def cancel(self) -> None:
         """Stop the running statement (from another thread): it raises Terminated."""
@@ -356,6 +396,8 @@ class Session:
         explicit = self._explicit
         if explicit is not None:
             explicit.require_usable()
+        else:
+            self.tx_id = _new_tx_id()
         if not self.external_cancel:
             self._parse_cancelled = False
         prepared = db.plan_cache.get(query)
@@ -378,9 +420,11 @@ class Session:
         statement = prepared.statement
         if prepared.is_command:
             token = privileges.current_user.set(self.principal)
+            self.running_query, self.running_since = query, time.monotonic()     # SHOW TRANSACTIONS lists it
             try:
                 return self._run_command(prepared, params, started)
             finally:
+                self.running_query = None
                 privileges.current_user.reset(token)
         plan = prepared.plan
         if statement.mode == "EXPLAIN":
@@ -421,6 +465,7 @@ class Session:
         tx = self.db.store.begin_read()
         ctx = ExecContext(tx, params, self.db, deadline=deadline, scope=self.scope, budget=self.ai_budget)
         ctx.notifications.extend(notes)
+        ctx.session = self
         ctx.principal = self.principal
         self._watch(ctx)
         self.running_query, self.running_since = query, time.monotonic()
@@ -447,6 +492,7 @@ class Session:
             savepoint = None
         ctx = ExecContext(tx, params, self.db, deadline=deadline, scope=self.scope, budget=self.ai_budget)
         ctx.notifications.extend(notes)
+        ctx.session = self
         ctx.principal = self.principal
         if plan.updating and explicit is None:      # CALL { ... } IN TRANSACTIONS, apoc.periodic.*
             ctx.commit_batch = lambda: self._commit_batch(ctx)
@@ -513,6 +559,12 @@ class Session:
         db = self.db
         if isinstance(command, ast.ShowCommand):
             return self._run_show(command, params, started)
+        if isinstance(command, ast.TerminateTransactions):
+            ids = terminate_ids(command, params)
+            rows = db.terminate_transactions(ids, self.principal)
+            columns = ["transactionId", "username", "message"]
+            return EngineResult(columns, iter([tuple(row[c] for c in columns) for row in rows]),
+                                summary=Summary(query_type="s"), started=started, materialized=True)
         explicit = self._explicit
         tx = explicit.writer() if explicit is not None else db.store.begin_write()
         savepoint = tx.savepoint() if explicit is not None else None

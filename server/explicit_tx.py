@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from relate.protocol.errors import RelateError, TransientError
+from relate.protocol.errors import RelateError, Terminated, TransientError
 
 OUTDATED = "Neo.TransientError.Transaction.Outdated"
 
@@ -31,6 +31,8 @@ class ExplicitTx:
 
     def require_usable(self) -> None:
         """Raise when the transaction already failed for good (only rollback clears it)."""
+        if isinstance(self.failure, Terminated):
+            raise Terminated(f"{self.failure.message}; roll it back")
         if self.failure is not None:
             raise TransientError(f"{self.failure.message}; roll it back and run it again", code=OUTDATED)
 
@@ -68,8 +70,8 @@ class ExplicitTx:
         return self.tx.ts
 
     def rollback(self) -> None:
-        if self.failure is not None:
-            return                              # already released when it failed
+        if self.failure is not None and not isinstance(self.failure, Terminated):
+            return                              # already released when it failed (outdated reads)
         if self.writing:
             self.tx.rollback()
         else:

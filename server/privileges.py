@@ -21,7 +21,7 @@ _RANK = {role: rank for rank, role in enumerate(ROLES)}
 # Procedures that change the catalog, other users' scope, or write outside the database directory.
 _ADMIN_PROCEDURES = frozenset({"db.index.vector.setsearchoptions", "db.backup", "dbms.security.setusercontexts"})
 _OPEN_SHOWS = frozenset({"INDEXES", "CONSTRAINTS", "PROCEDURES", "FUNCTIONS", "CURRENT USER", "DATABASES",
-                         "DEFAULT DATABASE", "HOME DATABASE"})
+                         "DEFAULT DATABASE", "HOME DATABASE", "TRANSACTIONS"})   # TRANSACTIONS: one's own only
 FORBIDDEN = "Neo.ClientError.Security.Forbidden"
 CREDENTIALS_EXPIRED = "Neo.ClientError.Security.CredentialsExpired"
 
@@ -47,8 +47,8 @@ def required_role(prepared) -> str:
 def _required(prepared) -> str:
     if prepared.is_command:
         command = prepared.statement.body
-        if isinstance(command, ast.AlterCurrentPassword):
-            return "reader"
+        if isinstance(command, (ast.AlterCurrentPassword, ast.TerminateTransactions)):
+            return "reader"          # TERMINATE: the engine lets a user end only its own transactions
         if isinstance(command, ast.ShowCommand):
             return "reader" if command.kind in _OPEN_SHOWS else "admin"
         return "admin"

@@ -695,6 +695,11 @@ class CypherVisitor(ParseTreeVisitor):
         return self.visitChildren(ctx)
 
 
+    # Visit a parse tree produced by CypherParser#terminateTransactions.
+    def visitTerminateTransactions(self, ctx:CypherParser.TerminateTransactionsContext):
+        return self.visitChildren(ctx)
+
+
     # Visit a parse tree produced by CypherParser#NewIndex.
     def visitNewIndex(self, ctx:CypherParser.NewIndexContext):
         return self.visitChildren(ctx)

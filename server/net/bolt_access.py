@@ -18,7 +18,7 @@ _GRAPH_READS = (logical.AllNodesScan, logical.NodeByLabelScan, logical.NodeIndex
                 logical.ShortestPath, logical.PinnedAnchor, logical.Search, logical.LoadCsv)
 # Commands of the system database: SHOW ... and user administration (schema commands are not).
 _SYSTEM_COMMANDS = (ast.ShowCommand, ast.CreateUser, ast.AlterUser, ast.DropUser, ast.AlterCurrentPassword,
-                    ast.GrantRole)
+                    ast.GrantRole, ast.TerminateTransactions)
 
 
 class NotSystemDatabase(ProtocolViolation):

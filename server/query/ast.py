@@ -726,9 +726,16 @@ class DropLabel:
     pos: Pos = _pos()
 
 
+@dataclass(slots=True)
+class TerminateTransactions:
+    """``TERMINATE TRANSACTIONS id, ...``: each id a string (or a list of them), as SHOW TRANSACTIONS gives."""
+    ids: list[Expr]
+    pos: Pos = _pos()
+
+
 Command = Union[CreateIndex, DropIndex, CreateConstraint, DropConstraint, ShowCommand,
                 CreateUser, AlterUser, DropUser, AlterCurrentPassword, GrantRole, CreateRelevanceJoin,
-                DropRelevanceJoin, CreateLabel, DropLabel]
+                DropRelevanceJoin, CreateLabel, DropLabel, TerminateTransactions]
 
 
 @dataclass(slots=True)

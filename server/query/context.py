@@ -39,7 +39,8 @@ class ExecContext:
     __slots__ = ("tx", "params", "db", "counters", "_now", "deadline", "cancelled", "_ticks",
                  "deleted_nodes", "deleted_rels", "pending_deletes", "touched_nodes", "touched_rels",
                  "writes", "commit_batch", "check_batch", "ai", "costs", "notifications", "scope",
-                 "budget", "load_position", "load_progress", "visible", "memo", "_every", "principal")
+                 "budget", "load_position", "load_progress", "visible", "memo", "_every", "principal",
+                 "session")
 
     def __init__(self, tx, params: dict, db, *, deadline: float | None = None, scope: dict | None = None,
                  budget: Optional[dict] = None):
@@ -47,6 +48,7 @@ class ExecContext:
         self.params = params
         self.db = db
         self.principal: str | None = None       # the logged-in user running the statement (None: embedded)
+        self.session = None                     # the engine Session running it (tx.setMetaData), if any
         self.counters = Counters()
         self._now: datetime | None = None       # the statement's clock, read on first use (see now)
         self.deadline = deadline                # time.monotonic() value, or None
@@ -54,7 +56,7 @@ class ExecContext:
         self._every = _CHECK_EVERY if INLINE_UNTIL.get() is None else _INLINE_CHECK_EVERY
         self._ticks = self._every
         self.deleted_nodes: set[int] = set()    # deleted by this statement (access is an error)
-        self.deleted_rels: set[int] = set()
+        self.deleted_rels: dict[int, str] = {}  # id -> type: type(r) still answers after DELETE r (Neo4j)
         self.pending_deletes: dict[int, Any] = {}   # node id -> position of the DELETE, checked at the end
         self.touched_nodes: set[int] = set()    # created or changed: what constraints re-check
         self.touched_rels: set[int] = set()

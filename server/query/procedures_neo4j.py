@@ -13,8 +13,7 @@ def register_neo4j(registry) -> None:
     registry.register("db.ping", [], [("success", "BOOLEAN?")], _ping,
                       description="Whether the database answers: always true when it runs the call.")
     registry.register("tx.setMetaData", [("data", "MAP?")], [], _set_metadata, mode="DBMS",
-                      description="Attach metadata to the current transaction (accepted; not shown by "
-                                  "SHOW TRANSACTIONS).")
+                      description="Attach metadata to the current transaction (SHOW TRANSACTIONS shows it).")
     registry.register("db.clearQueryCaches", [], [("value", "STRING?")], _clear_query_caches, mode="DBMS",
                       description="Forget every cached query plan.")
     registry.register("db.index.fulltext.awaitEventuallyConsistentIndexRefresh", [], [], _await_refresh,
@@ -26,7 +25,12 @@ def _ping(ctx):
 
 
 def _set_metadata(ctx, data):
-    """Neo4j stores the map on the transaction for monitoring; Relate has nowhere to show it."""
+    """The map travels with the transaction: SHOW TRANSACTIONS shows it (``metaData``)."""
+    if data is not None and not isinstance(data, dict):
+        raise ProcedureCallFailed("tx.setMetaData takes a map", detail="ProcedureCallFailed")
+    session = getattr(ctx, "session", None)
+    if session is not None:
+        session.tx_metadata = dict(data or {})
     return []
 
 

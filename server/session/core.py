@@ -82,6 +82,12 @@ def _fetch(result, n: int) -> tuple[list, Any]:
     return rows, None
 
 
+def _metadata(extra: dict) -> dict:
+    """The transaction metadata a driver sent with BEGIN or an auto-commit RUN (SHOW TRANSACTIONS)."""
+    found = extra.get("tx_metadata")
+    return dict(found) if isinstance(found, dict) else {}
+
+
 def _run_prefetch(session, query: str, params: dict, n: int):
     """RUN and the first batch of the PULL pipelined behind it, in one thread hop. A failure while
     fetching is kept for the PULL, so errors surface where they would in embedded mode."""
@@ -356,6 +362,7 @@ class SessionCore:
         deadline = self._deadline(message.extra)
         if not self._in_tx():           # an auto-commit statement's own access mode (a transaction has BEGIN's)
             self._engine.read_access = message.extra.get("mode") == READ_MODE
+            self._engine.tx_metadata = _metadata(message.extra)
         prefetched = None
         if isinstance(next_request, m.Pull) and next_request.qid == m.LAST_QUERY:
             want = self._batch if next_request.n == m.ALL else min(next_request.n, self._batch)
@@ -400,6 +407,7 @@ class SessionCore:
         started = time.perf_counter()
         deadline = self._deadline(run.extra)
         self._engine.read_access = run.extra.get("mode") == READ_MODE
+        self._engine.tx_metadata = _metadata(run.extra)
         want = self._batch if pull.n == m.ALL else min(pull.n, self._batch)
         try:
             inline = self._run_inline(run.query, run.params, want, deadline)
@@ -553,6 +561,7 @@ class SessionCore:
 
     async def _begin(self, message: m.Begin, out: ReplySink) -> None:
         await self._call(self._engine.begin, message.extra.get("mode") == READ_MODE)
+        self._engine.tx_metadata = _metadata(message.extra)
         timeout = _seconds(message.extra.get("tx_timeout"))
         self._tx_deadline = time.monotonic() + timeout if timeout else None
         self._next_qid = 0

@@ -121,3 +121,20 @@ def test_the_driver_sees_unknown_label_and_cartesian_notifications(driver):
     assert "Notd" in found[0].status_description or "Notd" in str(found[0].diagnostic_record)
     summary = driver.execute_query("MATCH (a:Noted), (b:Noted) RETURN a, b").summary
     assert [s.classification.name for s in summary.gql_status_objects if s.is_notification] == ["PERFORMANCE"]
+
+
+def test_transaction_metadata_show_and_terminate_through_the_driver(driver):
+    """The driver's transaction metadata shows in SHOW TRANSACTIONS; TERMINATE TRANSACTIONS ends it, and
+    the transaction's next statement fails with the driver's terminated error."""
+    with driver.session() as victim:
+        tx = victim.begin_transaction(metadata={"app": "parity"})
+        tx.run("RETURN 1").consume()
+        records, _, _ = driver.execute_query("SHOW TRANSACTIONS YIELD transactionId, metaData "
+                                             "WHERE metaData.app = 'parity' RETURN transactionId")
+        assert len(records) == 1
+        ended, _, _ = driver.execute_query("TERMINATE TRANSACTIONS $id", id=records[0]["transactionId"])
+        assert ended[0]["message"] == "Transaction terminated."
+        with pytest.raises(exceptions.Neo4jError) as caught:
+            tx.run("RETURN 2").consume()
+        assert caught.value.code == "Neo.ClientError.Transaction.Terminated"
+        tx.close()

@@ -184,6 +184,9 @@ class CommandBuilder(ClauseBuilder):
         return ast.CreateLabel(self.name(ctx.symbolicName()), None if options is None else self.map_literal(options),
                                ctx.ifNotExists() is not None, pos=self.pos(ctx))
 
+    def _terminate_transactions(self, ctx):
+        return ast.TerminateTransactions([self.expression(e) for e in ctx.expression()], pos=self.pos(ctx))
+
     def _drop_label(self, ctx):
         return ast.DropLabel(self.name(ctx.symbolicName()), ctx.ifExists() is not None, pos=self.pos(ctx))
 
@@ -206,4 +209,5 @@ CommandBuilder._command_handlers = {
     P.DropRelevanceJoinContext: CommandBuilder._drop_relevance_join,
     P.CreateLabelContext: CommandBuilder._create_label,
     P.DropLabelContext: CommandBuilder._drop_label,
+    P.TerminateTransactionsContext: CommandBuilder._terminate_transactions,
 }

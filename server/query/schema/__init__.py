@@ -1,7 +1,7 @@
 """Schema: range indexes and constraints (definitions, commands, statement-end enforcement)."""
 from .catalog import Catalog, Constraint, RangeIndex
-from .commands import CommandResult, run_command
+from .commands import CommandResult, run_command, terminate_ids
 from .enforce import check_deletes, check_statement
 
-__all__ = ["Catalog", "Constraint", "RangeIndex", "CommandResult", "run_command", "check_statement",
+__all__ = ["Catalog", "Constraint", "RangeIndex", "CommandResult", "run_command", "terminate_ids", "check_statement",
            "check_deletes"]

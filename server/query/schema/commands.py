@@ -37,7 +37,7 @@ FUNCTION_COLUMNS = ["name", "category", "description"]
 FUNCTION_EXTRA = ["signature", "isBuiltIn", "argumentDescription", "returnDescription", "aggregating"]
 USER_COLUMNS = ["user", "roles", "passwordChangeRequired", "suspended"]
 TRANSACTION_COLUMNS = ["database", "transactionId", "currentQuery", "status", "elapsedTime"]
-TRANSACTION_EXTRA = ["connectionId", "username", "progress"]     # progress: a LOAD CSV's file read so far
+TRANSACTION_EXTRA = ["connectionId", "username", "metaData", "progress"]     # progress: a LOAD CSV's file read so far
 DATABASE_NAME = "neo4j"      # the one database a server or embedded directory serves (the Bolt and HTTP name)
 DATABASE_COLUMNS = ["name", "type", "aliases", "access", "address", "role", "writer", "requestedStatus",
                     "currentStatus", "statusMessage", "default", "home", "constituents"]
@@ -249,6 +249,19 @@ def _drop_user(db, tx, cmd: ast.DropUser, params, catalog) -> CommandResult:
     return result
 
 
+def terminate_ids(cmd: ast.TerminateTransactions, params) -> list[str]:
+    """The transaction ids TERMINATE TRANSACTIONS names: strings, or lists of them (a parameter)."""
+    ids: list[str] = []
+    for expr in cmd.ids:
+        value = _evaluate(expr, params)
+        for item in value if isinstance(value, list) else [value]:
+            if not isinstance(item, str):
+                raise CypherTypeError(f"TERMINATE TRANSACTIONS takes transaction ids (strings), got {item!r}"[:200],
+                                      detail="InvalidArgumentType", phase="runtime")
+            ids.append(item)
+    return ids
+
+
 def _evaluate(expr, params):
     """A command's constant expression (parameters allowed), outside any transaction."""
     from ..context import ExecContext
@@ -276,7 +289,8 @@ def _show(db, tx, cmd: ast.ShowCommand, params, catalog: Catalog) -> CommandResu
         if kind == "CURRENT USER":
             rows = [row for row in rows if row["user"] == roles.current_user_name()]
     elif kind == "TRANSACTIONS":
-        rows, default, extra = db.show_transactions(), TRANSACTION_COLUMNS, TRANSACTION_EXTRA
+        rows, default, extra = (db.show_transactions(roles.current_user_name()), TRANSACTION_COLUMNS,
+                                TRANSACTION_EXTRA)
     elif kind in ("DATABASES", "DEFAULT DATABASE", "HOME DATABASE"):
         rows = show_databases(db, cmd.filter)
         default, extra = DATABASE_COLUMNS, DATABASE_EXTRA
