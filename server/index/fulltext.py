@@ -51,6 +51,14 @@ class FullTextIndex:
     def __len__(self) -> int:
         return len(self.corpus)
 
+    def content(self) -> dict[int, tuple]:
+        """Every indexed entity's tokens per field (as terms, positions kept): what ``relate check``
+        compares with a rebuild (term ids differ between builds; the terms do not)."""
+        terms = self.corpus.terms
+        return {key: tuple(None if ids is None else tuple(None if t == GAP else terms[t] for t in ids)
+                           for ids in per_field)
+                for key, per_field in self.corpus.docs.items()}
+
     # ---- documents ------------------------------------------------------------------------
     def analyze(self, props: dict) -> list | None:
         """Per field (position, token) pairs, None for a field without a string; None when no field has one."""

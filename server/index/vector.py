@@ -158,6 +158,11 @@ class VectorIndex:
     def __contains__(self, key: int) -> bool:
         return key in self._row_of
 
+    def content(self) -> dict[int, bytes]:
+        """Every indexed entity's vector (float32 bytes, as stored): what ``relate check`` compares with
+        a rebuild, whatever order the rows are in."""
+        return {int(self._keys[row]): self._vectors[row].tobytes() for row in self._row_of.values()}
+
     # ---- writes ---------------------------------------------------------------------------
     def upsert(self, key: int, value, filter_props: dict) -> bool:
         """Index ``value`` for ``key`` (replacing its old row); False when the value is skipped."""
