@@ -6,6 +6,7 @@ is then always rolled back.
 """
 from __future__ import annotations
 
+import json
 import threading
 from typing import Any
 
@@ -13,6 +14,8 @@ from relate.errors import ClientError
 from relate.protocol.json_values import to_plain
 
 MAX_ROWS = 1000
+MAX_BYTES = 4 << 20          # JSON text of one tool result; one row of a 16M-item list would be ~200 MB
+INVALID = "Neo.ClientError.Request.Invalid"
 
 
 class ReadOnlyViolation(ClientError):
@@ -28,10 +31,21 @@ class GraphTools:
         self._lock = threading.Lock()      # one statement at a time on the shared connection
 
     def _rows(self, result) -> dict:
+        """At most ``max_rows`` rows and ``MAX_BYTES`` of JSON; ``truncated`` says when rows were left out."""
         rows = result.fetchmany(self.max_rows + 1)
         truncated = len(rows) > self.max_rows
-        out = {"columns": result.columns,
-               "rows": [{k: to_plain(v) for k, v in zip(result.columns, row)} for row in rows[:self.max_rows]]}
+        kept, size = [], 0
+        for row in rows[:self.max_rows]:
+            plain = {k: to_plain(v) for k, v in zip(result.columns, row)}
+            size += len(json.dumps(plain, ensure_ascii=False, default=str))
+            if size > MAX_BYTES:
+                if not kept:
+                    raise ClientError(f"The first row of the result is larger than {MAX_BYTES >> 20} MiB of JSON; "
+                                      "return less (a slice, a count, some properties)", code=INVALID)
+                truncated = True
+                break
+            kept.append(plain)
+        out = {"columns": result.columns, "rows": kept}
         if truncated:
             out["truncated"] = True
         return out
@@ -55,6 +69,7 @@ class GraphTools:
                 "indexes": to_plain(indexes), "constraints": to_plain(constraints)}
 
     def read(self, statement: str, parameters: dict | None = None) -> dict:
+        _check_call(statement, parameters)
         with self._lock:
             tx = self.connection.begin(read_only=True)     # a statement that writes: AccessModeError
             try:
@@ -65,6 +80,7 @@ class GraphTools:
     def write(self, statement: str, parameters: dict | None = None) -> dict:
         if not self.allow_writes:
             raise ReadOnlyViolation("Writes are disabled: start relate-mcp with --allow-writes")
+        _check_call(statement, parameters)
         with self._lock:
             result = self.connection.execute(statement, parameters or {})
             out = self._rows(result)
@@ -103,6 +119,14 @@ class GraphTools:
                      f"FULLTEXT INDEX `{fulltext_index.replace('`', '``')}` FOR $q LIMIT $k) "
                      "USING RRF LIMIT $k) SCORE AS score RETURN n AS node, score ORDER BY score DESC")
         return self.read(statement, {"v": self._vector_for(vector, text), "q": text, "k": k})
+
+
+def _check_call(statement: Any, parameters: Any) -> None:
+    """A statement string and a parameter map (or none): what the tools' schemas promise."""
+    if not isinstance(statement, str):
+        raise ClientError(f"The statement must be a string, not {type(statement).__name__}", code=INVALID)
+    if parameters is not None and not isinstance(parameters, dict):
+        raise ClientError(f"The parameters must be a map, not {type(parameters).__name__}", code=INVALID)
 
 
 def error_text(exc: Exception) -> str:

@@ -60,8 +60,12 @@ def cmd_import(argv: list[str]) -> int:
     schema = []
     if args.schema:
         from .statements import StatementSplitter
-        with open(args.schema, encoding="utf-8") as f:
-            schema = _statements(f.read(), StatementSplitter)
+        try:
+            with open(args.schema, encoding="utf-8") as f:
+                schema = _statements(f.read(), StatementSplitter)
+        except (OSError, UnicodeDecodeError) as exc:
+            print(f"relate import: cannot read the --schema file {args.schema}: {exc}", file=sys.stderr)
+            return EXIT_FAILED
     delimiter = "\t" if args.delimiter in ("\\t", "tab", "TAB") else args.delimiter
     try:
         with progress_bars(not args.quiet and sys.stderr.isatty()) as progress:
@@ -143,7 +147,8 @@ def cmd_load(argv: list[str]) -> int:
     except (RelateError, OSError) as exc:
         print(f"relate load: {getattr(exc, 'message', None) or exc}", file=sys.stderr)
         return EXIT_FAILED
-    print(f"loaded {manifest['nodes']} nodes, {manifest['relationships']} relationships into {args.database}")
+    print(f"loaded {manifest.get('nodes', '?')} nodes, {manifest.get('relationships', '?')} relationships "
+          f"into {args.database}")
     return EXIT_OK
 
 

@@ -25,6 +25,7 @@ from .sessions import RequestFailed, Transaction, ask
 
 DATABASES = ("neo4j", "relate")
 Done = Callable[[bool], Awaitable[None]]
+After = Callable[[], Awaitable[dict]]
 
 
 # -- errors -----------------------------------------------------------------------------------------
@@ -135,9 +136,11 @@ def _dumps(value) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
-async def respond(result: ResultStream, fmt: str, done: Done, extra: dict | None = None) -> Response:
+async def respond(result: ResultStream, fmt: str, done: Done, extra: dict | None = None,
+                  after: After | None = None) -> Response:
     """The HTTP response for a started result; ``done(ok)`` runs once the result is read: at once for
-    a complete one (its rows are all here), else when the stream ends or the client leaves."""
+    a complete one (its rows are all here), else when the stream ends or the client leaves. ``after``
+    (a commit) runs once every row is out; its fields join the summary, its RequestFailed is the error."""
     encode = _encoder(fmt)
     extra = extra or {}
 
@@ -147,12 +150,20 @@ async def respond(result: ResultStream, fmt: str, done: Done, extra: dict | None
         return meta
 
     if result.complete and fmt != "jsonl":
+        try:
+            extra = {**extra, **(await after() if after is not None else {})}
+        except RequestFailed as exc:
+            await done(False)
+            return failure(exc)
+        except BaseException:
+            await done(False)
+            raise
         body = {"data": {"fields": result.fields, "values": [[encode(v) for v in row] for row in result.first]},
                 **_summary(finish_meta()), **extra}
         await done(True)
         return Response(_dumps(body), status_code=202, media_type=_media(fmt))
     guarded = _once(done)
-    body = _stream(result, fmt, encode, guarded, extra, finish_meta)
+    body = _stream(result, fmt, encode, guarded, extra, finish_meta, after)
     _release_if_never_run(body, guarded)
     return StreamingResponse(body, status_code=202, media_type=_media(fmt))
 
@@ -186,7 +197,8 @@ def _media(fmt: str) -> str:
             "jsonl": rq.JSONL}[fmt]
 
 
-async def _stream(result: ResultStream, fmt: str, encode, done: Done, extra: dict, finish_meta):
+async def _stream(result: ResultStream, fmt: str, encode, done: Done, extra: dict, finish_meta,
+                  after: After | None = None):
     ok = False
     try:
         if fmt == "jsonl":
@@ -208,6 +220,8 @@ async def _stream(result: ResultStream, fmt: str, encode, done: Done, extra: dic
                 else:
                     yield ("," if sent else "") + ",".join(_dumps([encode(v) for v in row]) for row in rows)
                 sent += len(rows)
+            if after is not None:
+                extra = {**extra, **await after()}
         except RequestFailed as exc:
             error = exc.metadata
         if fmt == "jsonl":
@@ -263,10 +277,9 @@ class QueryApi:
         body = rq.parse_json(await rq.read_body(request, self._limit), optional=optional)
         statement = rq.statement_of(body, optional=optional)
         extra = rq.access_mode(body)
-        raw = body.get("parameters") or {}
-        if not isinstance(raw, dict):
-            raise ClientError("\"parameters\" must be a JSON object", code=rq.INVALID_FORMAT)
-        params = typed_parameters(raw) if rq.typed_input(request) else from_plain(raw)
+        rq.check_bookmarks(body)
+        raw = rq.parameters_of(body)
+        params = _typed(raw) if rq.typed_input(request) else from_plain(rq.plain_parameters(raw))
         return statement, params, extra
 
     async def query(self, request: Request) -> Response:
@@ -339,33 +352,40 @@ class QueryApi:
         return await respond(result, rq.wants(request), done, extra)
 
     async def commit(self, request: Request) -> Response:
+        """Commit, after running the body's statement if any; its rows stream like any result's and
+        the commit runs once the last row is out (a client that leaves first rolls it back)."""
         try:
             self._check_db(request)
             statement, params = await self._body(request, optional=True)
             tx = self.sessions.get(request.path_params["tx"], self._auth(request))
         except Exception as exc:
             return failure(exc, request)
-        async with tx.lock:
-            if not self.sessions.alive(tx):
-                return failure(RequestFailed(self.sessions.not_found(tx.id)), request)
-            try:
-                body: dict = {}
-                if statement is not None:
-                    result = await start(tx.core, statement, params, self._batch)
-                    rows = list(result.first)
-                    async for more in result.rest():     # a commit's own statement is buffered
-                        rows.extend(more)
-                    encode = _encoder(rq.wants(request) if rq.wants(request) != "jsonl" else "typed")
-                    body = {"data": {"fields": result.fields, "values": [[encode(v) for v in r] for r in rows]},
-                            **_summary(result.meta or {})}
-                committed = await ask(tx.core, m.Commit())
-            except RequestFailed as exc:
-                await self.sessions.finish(tx)
-                return failure(exc)
-            await self.sessions.finish(tx)
-        bookmark = (committed.meta or {}).get("bookmark")
-        body["bookmarks"] = [bookmark] if bookmark else []
-        return JSONResponse(body, status_code=202)
+        await tx.lock.acquire()
+        if not self.sessions.alive(tx):
+            tx.lock.release()
+            return failure(RequestFailed(self.sessions.not_found(tx.id)), request)
+
+        async def done(ok: bool) -> None:
+            tx.lock.release()
+            await self.sessions.finish(tx)          # committed or not, the transaction is over
+
+        async def commit_now() -> dict:
+            committed = await ask(tx.core, m.Commit())
+            bookmark = (committed.meta or {}).get("bookmark")
+            return {"bookmarks": [bookmark] if bookmark else []}
+        try:
+            if statement is None:
+                body = await commit_now()
+                await done(True)
+                return JSONResponse(body, status_code=202)
+            result = await start(tx.core, statement, params, self._batch)
+        except RequestFailed as exc:
+            await done(False)
+            return failure(exc)
+        except BaseException:
+            await done(False)
+            raise
+        return await respond(result, rq.wants(request), done, after=commit_now)
 
     async def rollback(self, request: Request) -> Response:
         try:
@@ -398,6 +418,14 @@ class QueryApi:
         tokens = self.server.authenticator.tokens
         token, ttl = tokens.issue(user)
         return JSONResponse({"token": token, "user": user, "expires_in": int(ttl)})
+
+
+def _typed(raw: dict) -> dict:
+    """Typed JSON parameters; a value the decoder chokes on (an INT8 coordinate of 300) is a bad request."""
+    try:
+        return typed_parameters(raw)
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise ClientError(f"invalid typed parameter: {str(exc)[:200]}", code=rq.INVALID_FORMAT) from None
 
 
 def _expires(tx: Transaction) -> str:

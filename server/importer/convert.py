@@ -2,6 +2,8 @@
 only for a column that holds bad values (to name each bad row)."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -13,6 +15,8 @@ from relate.server.storage.bulk import FLOAT32_TAG, packed_vector
 
 _ARROW = {"int": pa.int64(), "float": pa.float64(), "boolean": pa.bool_(), "string": pa.string()}
 _ITEM = {"string[]": "string", "int[]": "int", "float[]": "float", "boolean[]": "boolean"}
+_INTEGER = re.compile(r"[+-]?[0-9]+")        # ASCII digits only: int() would also take "1_000" and "٣"
+INT64 = range(-2 ** 63, 2 ** 63)
 
 
 def column_values(column: pa.ChunkedArray, kind: str, array_delimiter: str) -> tuple[list, dict]:
@@ -32,7 +36,7 @@ def column_values(column: pa.ChunkedArray, kind: str, array_delimiter: str) -> t
         for i, items in enumerate(column.to_pylist()):
             try:
                 values.append(None if items is None else [_parse(v, item) for v in items])
-            except ValueError:
+            except (ValueError, TypeError):
                 values.append(None)
                 bad[i] = f"{items!r} is not a list of {item}"
         return values, bad
@@ -48,17 +52,24 @@ def _scalars(column: pa.Array, kind: str) -> tuple[list, dict]:
         for i, v in enumerate(column.to_pylist()):
             try:
                 values.append(None if v is None else _parse(v, kind))
-            except ValueError:
+            except (ValueError, TypeError):
                 values.append(None)
-                bad[i] = f"{v!r} is not a valid {kind}"
+                bad[i] = f"{v!r} is not a valid {kind}" + (" (64-bit)" if kind == "int" else "")
         return values, bad
 
 
 def _parse(value, kind: str):
     if kind == "int":
-        if isinstance(value, bool):
+        if isinstance(value, (bool, float)):
             raise ValueError(value)
-        return int(value) if not isinstance(value, str) else int(value.strip())
+        if isinstance(value, str):
+            if not _INTEGER.fullmatch(value.strip()):
+                raise ValueError(value)
+            value = int(value.strip())
+        number = int(value)
+        if number not in INT64:          # the store holds 64-bit integers, like Cypher
+            raise ValueError(value)
+        return number
     if kind == "float":
         return float(value)
     if kind == "boolean":
@@ -79,17 +90,18 @@ def _vectors(column: pa.Array) -> tuple[list, dict]:
         values, bad = [], {}
         for i, items in enumerate(column.to_pylist()):
             try:
-                values.append(None if items is None else packed_vector(np.array([float(v) for v in items])))
+                values.append(None if items is None else packed_vector(_finite32(items)))
             except (TypeError, ValueError):
                 values.append(None)
-                bad[i] = f"{items!r} is not a list of floats"
+                bad[i] = f"{items!r} is not a list of finite float32 numbers"
         return values, bad
     offsets_np = lists.offsets.to_numpy()
     flat = lists.values.to_numpy(zero_copy_only=False).astype(np.float32, copy=False)
     valid = lists.is_valid().to_numpy(zero_copy_only=False)
-    # One NaN test and one bytes copy for the whole column; rows are then slices of those bytes.
-    nan_rows = set(np.flatnonzero(np.add.reduceat(np.isnan(flat), offsets_np[:-1])).tolist()) \
-        if flat.size and np.isnan(flat).any() else set()
+    # One finiteness test and one bytes copy for the whole column; rows are then slices of those bytes.
+    # NaN, an infinity or a number beyond float32 (cast to infinity) spoil their row.
+    nan_rows = set((np.searchsorted(offsets_np, np.flatnonzero(~np.isfinite(flat)), side="right") - 1).tolist()) \
+        if flat.size and not np.isfinite(flat).all() else set()
     offsets = (offsets_np * 4).tolist()
     valid = valid.tolist()
     data = flat.tobytes()
@@ -103,7 +115,15 @@ def _vectors(column: pa.Array) -> tuple[list, dict]:
             values.append(None)
         elif hi == lo or i in nan_rows:
             values.append(None)
-            bad[i] = "an empty vector or one with missing coordinates"
+            bad[i] = "an empty vector or one with a missing, NaN or infinite coordinate"
         else:
             values.append(ExtType(ext, tag + data[lo:hi]))
     return values, bad
+
+
+def _finite32(items) -> np.ndarray:
+    """Coordinates as float64, each finite and within float32's range (ValueError otherwise)."""
+    array = np.array([float(v) for v in items])
+    if not array.size or not np.isfinite(array).all() or np.abs(array).max() > np.finfo(np.float32).max:
+        raise ValueError(items)
+    return array

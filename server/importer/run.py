@@ -11,7 +11,7 @@ from relate.protocol.errors import ClientError
 from relate.server.storage.bulk import SnapshotWriter, require_new_directory
 
 from .convert import column_values
-from .files import InputFile, read_input
+from .files import InputFile, UnreadableInput, read_input
 from .header import Column, HeaderError, parse_header
 from .schema import ImportSchema
 
@@ -59,6 +59,7 @@ def run_import(target: str, nodes: list[tuple[list[str], list[str]]], relationsh
     started = time.perf_counter()
     stats = ImportStats()
     bad = _Bad(max_bad, stats)
+    _check_delimiters(delimiter, array_delimiter)
     built = ImportSchema(schema)          # a bad statement stops the import before anything is written
     require_new_directory(target)
     try:
@@ -95,7 +96,7 @@ def run_import(target: str, nodes: list[tuple[list[str], list[str]]], relationsh
             write_report(report_path, stats.report)
         if built.remaining:
             _run_schema(target, built.remaining, progress)
-    except HeaderError as exc:
+    except (HeaderError, UnreadableInput) as exc:
         shutil.rmtree(target, ignore_errors=True)
         raise ImportFailed(str(exc)) from None
     except BaseException:
@@ -105,6 +106,32 @@ def run_import(target: str, nodes: list[tuple[list[str], list[str]]], relationsh
         raise
     stats.seconds = time.perf_counter() - started
     return stats
+
+
+def _check_delimiters(delimiter: str, array_delimiter: str) -> None:
+    if not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter in "\r\n\"":
+        raise ImportFailed(f"the field delimiter must be one character other than a quote or a line end, "
+                           f"not {delimiter!r}")
+    if not isinstance(array_delimiter, str) or not array_delimiter or array_delimiter == delimiter:
+        raise ImportFailed(f"the array delimiter must be a non-empty text other than the field delimiter, "
+                           f"not {array_delimiter!r}")
+
+
+def _header(f: InputFile) -> list[Column]:
+    """The file's columns; a HeaderError names the file."""
+    try:
+        return parse_header(f.names)
+    except HeaderError as exc:
+        raise HeaderError(f"{f.path}: {exc}") from None
+
+
+def _id_key(value):
+    """An id as a key of its id space: text or an integer (a finite float is accepted as is)."""
+    if isinstance(value, (str, int)) and not isinstance(value, bool):
+        return value
+    if isinstance(value, float) and value == value and value not in (float("inf"), float("-inf")):
+        return value
+    raise TypeError(value)
 
 
 def write_report(path: str, report: list) -> None:
@@ -128,7 +155,7 @@ def _split(columns: list[Column], f: InputFile, array_delimiter: str):
 
 def _write_nodes(writer, f: InputFile, labels: list[str], ids: dict, array_delimiter, bad: _Bad, stats,
                  checks: ImportSchema | None) -> None:
-    columns = parse_header(f.names)
+    columns = _header(f)
     id_col = next((c for c in columns if c.role == "ID"), None)
     label_cols = [c for c in columns if c.role == "LABEL"]
     props, bad_rows = _split(columns, f, array_delimiter)
@@ -140,14 +167,11 @@ def _write_nodes(writer, f: InputFile, labels: list[str], ids: dict, array_delim
     nid = stats.next_node
     for row in range(f.table.num_rows):
         reason = bad_rows.get(row)
-        if reason is None and id_values is not None:
-            key = id_values[row]
-            if key is None:
-                reason = f"no id in column {f.names[id_col.index]!r}"
-            elif key in space:
-                reason = f"duplicate id {key!r} in id space {id_col.space or '(global)'}"
-            else:
-                space[key] = nid
+        if reason is None and label_values:
+            reason = next((f"the label {v!r} is not text" for values in label_values
+                           if (v := values[row]) is not None and not isinstance(v, str)), None)
+        if reason is None and id_values is not None:        # last: a bad row must not claim its id
+            reason = _claim_id(space, id_values[row], nid, f.names[id_col.index], id_col.space)
         if reason is not None:
             bad.add(f.path, f.line_of(row), reason, _row_text(f, row))
             continue
@@ -173,9 +197,31 @@ def _write_nodes(writer, f: InputFile, labels: list[str], ids: dict, array_delim
     stats.next_node = nid
 
 
+def _claim_id(space: dict, key, nid: int, column: str, name: str | None) -> str | None:
+    """Give ``key`` the node id ``nid`` in its id space; the reason the row is bad, or None."""
+    if key is None:
+        return f"no id in column {column!r}"
+    try:
+        key = _id_key(key)
+    except TypeError:
+        return f"the id {key!r} is not text or an integer"
+    if key in space:
+        return f"duplicate id {key!r} in id space {name or '(global)'}"
+    space[key] = nid
+    return None
+
+
+def _node_of(space: dict, key):
+    """The node id of ``key`` in an id space (None when there is none, or the key cannot be an id)."""
+    try:
+        return space.get(_id_key(key))
+    except TypeError:
+        return None
+
+
 def _write_rels(writer, f: InputFile, types: list[str], ids: dict, array_delimiter, bad: _Bad, stats,
                 checks: ImportSchema | None) -> None:
-    columns = parse_header(f.names)
+    columns = _header(f)
     start_col = next((c for c in columns if c.role == "START_ID"), None)
     end_col = next((c for c in columns if c.role == "END_ID"), None)
     if start_col is None or end_col is None:
@@ -196,11 +242,13 @@ def _write_rels(writer, f: InputFile, types: list[str], ids: dict, array_delimit
     rid = stats.next_rel
     for row in range(f.table.num_rows):
         reason = bad_rows.get(row)
-        start = start_space.get(starts[row])
-        end = end_space.get(ends[row])
+        start = _node_of(start_space, starts[row])
+        end = _node_of(end_space, ends[row])
         rel_type = (type_values[row] if type_values else None) or default_type
         if reason is None:
-            if start is None:
+            if not isinstance(rel_type, (str, type(None))):
+                reason = f"the relationship type {rel_type!r} is not text"
+            elif start is None:
                 reason = f"no node with id {starts[row]!r} in id space {start_col.space or '(global)'}"
             elif end is None:
                 reason = f"no node with id {ends[row]!r} in id space {end_col.space or '(global)'}"

@@ -44,11 +44,16 @@ def resolve_url(url, import_dir: str | os.PathLike | None) -> Path:
     candidate = Path(path)
     if not (candidate.is_absolute() and _inside(candidate, root)):
         candidate = root.joinpath(*segments)
-    real = candidate.resolve()
-    if not _inside(real, root):
+    try:
+        real = candidate.resolve()
+        inside, is_file = _inside(real, root), real.is_file()
+    except (OSError, RuntimeError) as exc:      # a name too long, a symlink loop
+        raise load_error(f"Couldn't load the external resource at: {url[:200]} ({exc.__class__.__name__}: "
+                         f"{getattr(exc, 'strerror', None) or exc})") from None
+    if not inside:
         raise load_error(f"Couldn't load the external resource at: {url} "
                          "(it leads outside the import directory, e.g. through a symbolic link)")
-    if not real.is_file():
+    if not is_file:
         raise load_error(f"Couldn't load the external resource at: {url} "
                          "(no such file in the import directory)")
     return real

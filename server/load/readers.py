@@ -20,6 +20,9 @@ from .progress import LoadProgress
 
 ARROW_SUFFIXES = {".parquet": "parquet", ".arrow": "ipc", ".feather": "ipc", ".ipc": "ipc"}
 FIELD_LIMIT = 16 << 20          # longest accepted field (bytes): bounds memory on hostile files
+# Longest record (characters, its lines together): a field limit alone lets a line of 500 M commas
+# become a list of 500 M fields (gigabytes), from a gzip file of a few hundred kilobytes.
+RECORD_LIMIT = 2 * FIELD_LIMIT
 BATCH_ROWS = 4096
 
 
@@ -39,7 +42,33 @@ def _delimiter(terminator: str | None) -> str:
         return "\t"
     if len(terminator) != 1:
         raise load_error(f"FIELDTERMINATOR must be one character, got {terminator!r}")
+    if terminator in "\r\n\"":
+        raise load_error(f"FIELDTERMINATOR cannot be a quote or a line end, got {terminator!r}")
     return terminator
+
+
+class _RecordLines:
+    """The text's lines for ``csv.reader``, refusing a record (the lines read since ``restart()``)
+    longer than ``RECORD_LIMIT`` characters; a line is never read further than that."""
+
+    def __init__(self, text, url: str):
+        self.text, self.url, self.size, self.line = text, url, 0, 1
+
+    def restart(self, line: int) -> None:
+        self.size, self.line = 0, line
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> str:
+        chunk = self.text.readline(RECORD_LIMIT - self.size + 1)
+        if not chunk:
+            raise StopIteration
+        self.size += len(chunk)
+        if self.size > RECORD_LIMIT:
+            raise load_error(f"LOAD CSV: {self.url} line {self.line}: a record is longer than "
+                             f"{RECORD_LIMIT >> 20} MiB")
+        return chunk
 
 
 def _open_text(path: Path, progress: LoadProgress | None):
@@ -62,7 +91,8 @@ def _csv_rows(path: Path, url: str, headers: bool, terminator: str | None, progr
     csv.field_size_limit(FIELD_LIMIT)
     text, disk = _open_text(path, progress)
     with disk, text:
-        reader = csv.reader(text, delimiter=delimiter, strict=True)
+        lines = _RecordLines(text, url)
+        reader = csv.reader(lines, delimiter=delimiter, strict=True)
         line = 1
         try:
             if headers:
@@ -71,7 +101,9 @@ def _csv_rows(path: Path, url: str, headers: bool, terminator: str | None, progr
                     return
                 line = reader.line_num + 1
                 width = len(header)
+                lines.restart(line)
             for record in reader:
+                lines.restart(reader.line_num + 1)
                 if headers:
                     if len(record) != width:
                         if not record:           # a blank line

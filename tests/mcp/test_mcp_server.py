@@ -115,3 +115,40 @@ async def test_streamable_http_against_a_relate_server(tmp_path):
         mcp.terminate()
         mcp.wait(10)
         server.stop()
+
+
+HOSTILE_READS = (
+    "CALL { CREATE () } IN TRANSACTIONS", "FOREACH (i IN [1] | CREATE ())", "PROFILE CREATE ()",
+    "CALL apoc.cypher.doIt('CREATE ()', {})", "CALL apoc.periodic.iterate('RETURN 1 AS x', 'CREATE ()', {})",
+    "CALL apoc.create.node(['X'], {})", "CALL apoc.merge.node(['M'], {k: 1})", "CREATE USER evil SET PASSWORD 'pw-12345'",
+    "CREATE INDEX ix FOR (n:A) ON (n.x)", "CALL db.index.vector.createNodeIndex('v', 'A', 'w', 3, 'cosine')",
+    "MATCH (n:A) CALL db.create.setNodeVectorProperty(n, 'v', [1.0, 2.0, 3.0])", "RETURN 1; CREATE ()",
+    "WITH 1 AS x CALL (x) { CREATE () }", "CYPHER runtime=slotted MERGE (n:Z)",
+)
+
+
+def test_graph_tools_refuse_hostile_calls_with_typed_errors_and_bound_results(tmp_path):
+    import relate
+    from relate.errors import RelateError
+    from relate.mcp.tools import MAX_BYTES, GraphTools
+    connection = relate.connect(str(tmp_path / "db"))
+    try:
+        connection.execute("CREATE (:A {x: 1})-[:R]->(:B)").consume()
+        tools = GraphTools(connection)
+        for statement in HOSTILE_READS:
+            with pytest.raises(RelateError) as refused:
+                tools.read(statement)
+            assert refused.value.code.startswith("Neo.ClientError"), statement
+        assert tools.read("MATCH (n) RETURN count(n) AS c")["rows"] == [{"c": 2}]
+        for statement, parameters in ((5, None), (None, None), ("RETURN $p", [1]), ("RETURN 1", "p")):
+            with pytest.raises(RelateError) as bad:
+                tools.read(statement, parameters)
+            assert bad.value.code == "Neo.ClientError.Request.Invalid"
+        with pytest.raises(RelateError) as huge:
+            tools.read("RETURN range(1, 2000000) AS r")           # one row of ~16 MB of JSON
+        assert huge.value.code == "Neo.ClientError.Request.Invalid" and "larger than" in huge.value.message
+        wide = tools.read("UNWIND range(1, 1000) AS i RETURN i, $pad AS pad", {"pad": "x" * 20_000})
+        assert wide["truncated"] and 0 < len(wide["rows"]) < 1000
+        assert len(json.dumps(wide)) <= MAX_BYTES + 64 * 1024
+    finally:
+        connection.close()

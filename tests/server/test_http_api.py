@@ -204,3 +204,68 @@ def test_bearer_tokens_die_with_their_user(server, http):
     assert httpx.post(base + "/db/neo4j/query/v2", json=body, headers=bearer).status_code == 202
     assert query(http, "DROP USER temp").status_code == 202
     assert httpx.post(base + "/db/neo4j/query/v2", json=body, headers=bearer).status_code == 401
+
+
+def test_hostile_json_values_get_typed_400s_and_leave_no_traceback(server, http):
+    surrogate = b'{"statement": "RETURN $p AS p", "parameters": {"p": "\\ud800"}}'
+    cases = (
+        (b'{"statement": "RETURN $p", "parameters": {"p": ' + b"9" * 5000 + b"}}", "too many digits"),
+        (surrogate, "surrogate"),
+        (b'{"statement": "RETURN \\udfff"}', "surrogate"),
+        (b'{"statement": "RETURN $p", "parameters": {"p": {"\\ud800": 1}}}', "surrogate"),
+        (b'{"statement": "RETURN $p", "parameters": {"p": [' + str(2 ** 70).encode() + b"]}}", "64 bits"),
+        (b'{"statement": "RETURN 1", "parameters": 0}', "parameters"),
+        (b'{"statement": "RETURN 1", "bookmarks": "FB:x"}', "bookmarks"),
+        ('{"statement": "RETURN 1"}'.encode("utf-16"), "UTF-8"),
+    )
+    for body, phrase in cases:
+        response = http.post("/db/neo4j/query/v2", content=body, headers={"Content-Type": "application/json"})
+        assert response.status_code == 400, (body[:60], response.text)
+        error = response.json()["errors"][0]
+        assert error["code"] == "Neo.ClientError.Request.InvalidFormat" or "bookmarks" in error["message"], error
+        assert phrase in error["message"], (body[:60], error)
+    for kind, value in (("INT8", "300"), ("INT16", "-40000")):
+        vector = {"$type": "Vector", "_value": {"coordinatesType": kind, "coordinates": [value]}}
+        response = query(http, "RETURN $p", {"p": vector}, **{"Content-Type": TYPED})
+        assert response.status_code == 400, response.text
+    with_marks = http.post("/db/neo4j/query/v2", json={"statement": "RETURN 1 AS x", "bookmarks": ["rl:1"]})
+    assert with_marks.status_code == 202
+    assert http.get("/health").json()["status"] == "ok"
+    assert "Traceback" not in server.log() and "Exception in ASGI" not in server.log()
+
+
+def test_a_client_that_leaves_before_its_body_arrives_logs_no_traceback(server):
+    import socket
+    host, port = server.info["http"].rsplit(":", 1)
+    auth = base64.b64encode(f"neo4j:{PASSWORD}".encode()).decode()
+    with socket.create_connection((host, int(port))) as sock:
+        sock.sendall(f"POST /db/neo4j/query/v2 HTTP/1.1\r\nHost: x\r\nAuthorization: Basic {auth}\r\n"
+                     "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"state".encode())
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and "ClientDisconnect" not in server.log():
+        time.sleep(0.1)
+    assert "Traceback" not in server.log()
+
+
+def test_a_commit_streams_its_statement_and_commits_only_once_every_row_is_out(server, http):
+    tx = http.post("/db/neo4j/query/v2/tx", json={"statement": "CREATE (:CommitLeaver)"}).json()["transaction"]["id"]
+    statement = "UNWIND range(1, 100000) AS i RETURN i, $pad AS pad"
+    with http.stream("POST", f"/db/neo4j/query/v2/tx/{tx}/commit", headers={"Accept": JSONL},
+                     json={"statement": statement, "parameters": {"pad": "p" * 200}}) as response:
+        assert response.status_code == 202
+        assert json.loads(next(response.iter_lines()))["$event"] == "Header"
+    # the client left before the end: the commit never happened, the transaction is gone
+    deadline = time.monotonic() + 10
+    while http.post(f"/db/neo4j/query/v2/tx/{tx}", json={"statement": "RETURN 1"}).status_code != 404:
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    assert query(http, "MATCH (n:CommitLeaver) RETURN count(n) AS c").json()["data"]["values"] == [[0]]
+    tx = http.post("/db/neo4j/query/v2/tx", json={"statement": "CREATE (:CommitStayer)"}).json()["transaction"]["id"]
+    done = http.post(f"/db/neo4j/query/v2/tx/{tx}/commit", json={"statement": "UNWIND range(1, 2500) AS i RETURN i"})
+    assert done.status_code == 202 and len(done.json()["data"]["values"]) == 2500 and done.json()["bookmarks"]
+    assert query(http, "MATCH (n:CommitStayer) RETURN count(n) AS c").json()["data"]["values"] == [[1]]
+    tx = http.post("/db/neo4j/query/v2/tx", json={"statement": "CREATE (:CommitFailer)"}).json()["transaction"]["id"]
+    late = http.post(f"/db/neo4j/query/v2/tx/{tx}/commit",
+                     json={"statement": "UNWIND range(1, 2500) AS i RETURN 1 / (i - 2000) AS x"})
+    assert "ArithmeticError" in late.text
+    assert query(http, "MATCH (n:CommitFailer) RETURN count(n) AS c").json()["data"]["values"] == [[0]]

@@ -218,3 +218,85 @@ def test_check_detects_a_corrupted_snapshot_and_wal(tmp_path):
     finally:
         db.close()
     assert done.returncode == 1 and "wal:" in done.stdout
+
+
+def test_import_of_hostile_files_gives_typed_errors_and_no_traceback(tmp_path):
+    import gzip
+    files = {
+        "bigint.csv": b"id:ID,n:int\n1,99999999999999999999\n2,1_000\n3,7\n",
+        "vectors.csv": b"id:ID,v:float[]\n11,nan;1\n12,inf;1\n13,1;2\n14,\n",
+        "unclosed.csv": b'id:ID,name\n1,"abc\n2,b\n3,c\n',
+        "noname.csv": b"id:ID,,name\n1,x,a\n",
+        "twice.csv": b"id:ID,name,name\n1,a,b\n",
+        "latin1.csv": b"id:ID,name\n21,caf\xe9\n22,ok\n",
+        "cut.csv.gz": gzip.compress(b"id:ID\n" + b"".join(b"%d\n" % i for i in range(50_000)))[:4000],
+    }
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    pq.write_table(pa.table({"id:ID": [[1], [2]]}), tmp_path / "listid.parquet")
+    pq.write_table(pa.table({"id:ID": ["a", "b"]}), tmp_path / "nodes.parquet")
+    pq.write_table(pa.table({":START_ID": ["a"], ":END_ID": ["b"], ":TYPE": [7]}), tmp_path / "inttype.parquet")
+
+    def run(*args):
+        done = run_shell(tmp_path, "import", "db", "--report-file", "bad.txt", *args)
+        assert "Traceback" not in done.stderr, done.stderr
+        return done
+
+    kept = run("--nodes", "N=bigint.csv,vectors.csv,latin1.csv,listid.parquet,nodes.parquet",
+               "--relationships", "inttype.parquet")
+    assert kept.returncode == 0, kept.stderr
+    report = (tmp_path / "bad.txt").read_text()
+    assert "bigint.csv:2\t" in report and "bigint.csv:3\t" in report and "(64-bit)" in report
+    assert "vectors.csv:2\t" in report and "vectors.csv:3\t" in report
+    assert "latin1.csv:2\tthe row is not UTF-8 text" in report
+    assert "the id [1] is not text or an integer" in report and "relationship type 7 is not text" in report
+    assert _query(tmp_path / "db", "MATCH (n:N) RETURN count(n)") == [[6]]     # 3, 13, 14, 22, a, b
+    assert _query(tmp_path / "db", "MATCH ()-[r]->() RETURN count(r)") == [[0]]
+    for args, phrase in ((["--nodes", "unclosed.csv"], "unclosed.csv:2: a quoted value runs past"),
+                         (["--nodes", "noname.csv"], "column 2 has no name"),
+                         (["--nodes", "twice.csv"], "both write the property 'name'"),
+                         (["--nodes", "cut.csv.gz"], "cut.csv.gz: cannot read it"),
+                         (["--nodes", "twice.csv", "--delimiter", "ab"], "field delimiter must be one character"),
+                         (["--nodes", "twice.csv", "--schema", "missing.cypher"], "cannot read the --schema file")):
+        (tmp_path / "db").exists() and __import__("shutil").rmtree(tmp_path / "db")
+        done = run(*args)
+        assert done.returncode == 1 and phrase in done.stderr, (args, done.stderr)
+        assert not (tmp_path / "db").exists()
+
+
+def test_load_and_check_of_hostile_directories_and_archives(tmp_path):
+    from relate.server.storage.bulk import SnapshotWriter
+    _populate(tmp_path / "src")
+    assert run_shell(tmp_path, "dump", "src", "--to", "src.dump").returncode == 0
+    with tarfile.open(tmp_path / "src.dump") as tar:
+        manifest = tar.extractfile("backup.json").read()
+    crafted = tmp_path / "crafted"
+    crafted.mkdir()
+    writer = SnapshotWriter(str(crafted), {"next_node_id": 1, "next_rel_id": 1, "schema": {}, "indexes": []})
+    writer.node(0, ["A"], {})
+    writer.rel(0, "T", 0, 55, {})          # checksummed, but its end node does not exist
+    writer.close()
+    archives = {"dangling.dump": [("backup.json", manifest),
+                                  ("snapshot.msgpack", (crafted / "snapshot.msgpack").read_bytes())],
+                "deep.dump": [("backup.json", b"[" * 100_000 + b"]" * 100_000), ("snapshot.msgpack", b"x")]}
+    for name, members in archives.items():
+        with tarfile.open(tmp_path / name, "w:gz") as tar:
+            for member, data in members:
+                info = tarfile.TarInfo(member)
+                info.size = len(data)
+                tar.addfile(info, io.BytesIO(data))
+        done = run_shell(tmp_path, "load", name, "copy")
+        assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+        assert not (tmp_path / "copy").exists(), name
+    assert "missing node" in run_shell(tmp_path, "load", "dangling.dump", "copy").stderr
+    (tmp_path / "empty").mkdir()
+    segment_dir = tmp_path / "segdir"
+    __import__("shutil").copytree(tmp_path / "src", segment_dir)
+    (segment_dir / "wal-0000000099.log").mkdir()
+    deep = tmp_path / "deep"
+    __import__("shutil").copytree(tmp_path / "src", deep)
+    (deep / "manifest.json").write_text("[" * 100_000)
+    for directory, phrase in (("empty", "holds no database"), ("segdir", "Is a directory"), ("deep", "nested")):
+        done = run_shell(tmp_path, "check", directory)
+        assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+        assert phrase in done.stdout, done.stdout

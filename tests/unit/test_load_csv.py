@@ -127,3 +127,20 @@ def test_a_malformed_row_rolls_back_only_its_own_batch(conn, import_dir):
     assert "line 5" in err.value.message
     # rows 1-2 were committed as the first batch; row 3 was in the failing batch: no trace of it
     assert conn.execute("MATCH (b:B) RETURN b.id ORDER BY b.id").values() == [["1"], ["2"]]
+
+
+def test_hostile_records_terminators_and_names_are_typed_errors(conn, import_dir):
+    # A line of 40 M commas is a few kilobytes of gzip and would be a list of 40 M fields (gigabytes).
+    (import_dir / "commas.csv.gz").write_bytes(gzip.compress(b"a\n" + b"," * (40 << 20) + b"\n"))
+    with pytest.raises(ClientError) as bomb:
+        conn.execute("LOAD CSV FROM 'file:///commas.csv.gz' AS r RETURN count(r)").values()
+    assert bomb.value.code == CODE and "line 2" in bomb.value.message and "longer than" in bomb.value.message
+    (import_dir / "wide.csv").write_bytes(b"a,b\n" + b"x" * (15 << 20) + b",y\n")      # a long field still loads
+    assert conn.execute("LOAD CSV FROM 'file:///wide.csv' AS r RETURN size(r[0])").values() == [[1], [15 << 20]]
+    for terminator in ('"', "\\n", "\\r"):
+        with pytest.raises(ClientError) as bad:
+            conn.execute(f"LOAD CSV FROM 'file:///people.csv' AS r FIELDTERMINATOR '{terminator}' RETURN r").values()
+        assert bad.value.code == CODE and "FIELDTERMINATOR" in bad.value.message
+    with pytest.raises(ClientError) as long_name:
+        conn.execute("LOAD CSV FROM $u AS r RETURN r", u="file:///" + "a" * 5000 + ".csv").values()
+    assert long_name.value.code == CODE
