@@ -240,7 +240,11 @@ def _vector(body: Any) -> Vector:
     if kind not in VECTOR_TYPES:
         raise _bad(f"unknown vector coordinate type {kind[:20]!r}")
     is_int = kind.startswith("INT")
-    return Vector([_integer(str(x)) if is_int else _float(x) for x in body["coordinates"]], kind)
+    coordinates = [_integer(str(x)) if is_int else _float(x) for x in body["coordinates"]]
+    try:
+        return Vector(coordinates, kind)
+    except (OverflowError, ValueError):     # 300 as INT8: numpy refuses it
+        raise _bad(f"a coordinate does not fit the vector's {kind} type") from None
 
 
 def _base64(body: Any) -> bytes:

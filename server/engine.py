@@ -128,7 +128,11 @@ class Database:
         if unknown:
             raise TypeError(f"unknown option(s) for Database.open: {sorted(unknown)}")
         store = GraphStore.open(path, **store_options)
-        return cls(store, path, **options)
+        try:
+            return cls(store, path, **options)
+        except BaseException:
+            store.close()           # a failed open (indexes, ...) must not leave the directory locked
+            raise
 
     def session(self) -> "Session":
         if self.closed:

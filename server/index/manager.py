@@ -82,6 +82,10 @@ class IndexManager:
         self._lock = threading.RLock()
         self._closed = False
         if directory is not None:
+            if os.path.exists(directory) and not os.path.isdir(directory):
+                from ..storage.integrity import StorageDamaged
+                raise StorageDamaged(f"{directory} should hold the search indexes but is not a directory; move it "
+                                     "away (the indexes are rebuilt from the store)")
             os.makedirs(directory, exist_ok=True)
         store.add_commit_listener(self._on_commit)
         tx = store.begin_read()

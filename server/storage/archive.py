@@ -80,6 +80,10 @@ def load_archive(archive_path: str, target: str, progress: Progress | None = Non
                     or manifest.get("format") != BACKUP_FORMAT:
                 raise DatabaseError(f"{archive_path}: unsupported dump version {manifest.get('archive_format')!r}")
             snapshot_member = members[SNAPSHOT_NAME]
+            free = shutil.disk_usage(target).free
+            if snapshot_member.size > free:     # a few KB of gzip can claim terabytes: refuse, do not fill the disk
+                raise DatabaseError(f"{archive_path}: its snapshot needs {snapshot_member.size} bytes, only {free} "
+                                    f"are free at {target}")
             task = progress.add_task("load", total=snapshot_member.size) if progress else None
             source: IO[bytes] = tar.extractfile(snapshot_member)  # type: ignore[assignment]  # a file, as above
             with open(os.path.join(target, SNAPSHOT_NAME), "wb") as out:
@@ -96,9 +100,9 @@ def load_archive(archive_path: str, target: str, progress: Progress | None = Non
             json.dump(manifest, f, indent=1, sort_keys=True)
         for _ in read_snapshot(os.path.join(target, SNAPSHOT_NAME)):
             pass                       # raises DatabaseError on a damaged snapshot (footer, CRC)
-    except (tarfile.TarError, EOFError, OSError, ValueError) as exc:
+    except (tarfile.TarError, EOFError, OSError, ValueError, RecursionError) as exc:   # RecursionError: nested JSON
         shutil.rmtree(target, ignore_errors=True)
-        raise DatabaseError(f"cannot load {archive_path}: {exc}") from None
+        raise DatabaseError(f"cannot load {archive_path}: {type(exc).__name__}: {exc}"[:500]) from None
     except BaseException:
         shutil.rmtree(target, ignore_errors=True)
         raise

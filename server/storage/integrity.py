@@ -144,7 +144,13 @@ def missing_files(directory: str, manifest: dict[str, Any] | None, snapshot_exis
     if not seqs:
         problems.append(f"WAL segment {segment_name(expected)} and any after it")
     else:
-        for seq in range(expected, seqs[-1] + 1):
-            if seq not in seqs:
-                problems.append(f"WAL segment {segment_name(seq)}")
+        # Gaps as ranges: a stray file named wal-99999999999999999999.log must not make this loop
+        # (or a list) over every number up to it.
+        present = sorted(set(seqs))
+        for before, after in zip([expected - 1] + present, present):
+            if after - before == 2:
+                problems.append(f"WAL segment {segment_name(before + 1)}")
+            elif after - before > 2:
+                problems.append(f"WAL segments {segment_name(before + 1)} to {segment_name(after - 1)} "
+                                f"({after - before - 1} of them)")
     return problems

@@ -29,7 +29,7 @@ def list_segments(directory: str) -> list[tuple[int, str]]:
     for name in os.listdir(directory):
         if name.startswith(SEGMENT_PREFIX) and name.endswith(SEGMENT_SUFFIX):
             digits = name[len(SEGMENT_PREFIX):-len(SEGMENT_SUFFIX)]
-            if digits.isdigit():
+            if digits.isascii() and digits.isdigit():        # not '²': int() refuses what isdigit() allows
                 found.append((int(digits), os.path.join(directory, name)))
     return sorted(found)
 

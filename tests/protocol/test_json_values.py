@@ -44,3 +44,11 @@ def test_depth_is_bounded():
         deep = {"$type": "List", "_value": [deep]}
     with pytest.raises(ClientError, match="nested deeper"):
         typed_parameters({"p": deep})
+
+
+@pytest.mark.parametrize("kind, value", [("INT8", "300"), ("INT16", "-40000"), ("INTEGER32", "9999999999")])
+def test_a_vector_coordinate_outside_its_type_is_a_typed_error(kind, value):
+    typed = {"v": {"$type": "Vector", "_value": {"coordinatesType": kind, "coordinates": ["1", value]}}}
+    with pytest.raises(ClientError) as caught:
+        typed_parameters(typed)
+    assert caught.value.code == "Neo.ClientError.Request.InvalidFormat"
