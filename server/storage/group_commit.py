@@ -42,7 +42,7 @@ class GroupCommit:
         with cond:
             while self._durable_ts < commit_ts:
                 if self.failure is not None:
-                    raise DatabaseError(f"the WAL could not be synced: {self.failure}") from self.failure
+                    raise DatabaseError(_unsynced(self.failure)) from self.failure
                 if self._flushing:
                     cond.wait()
                     continue
@@ -62,7 +62,14 @@ class GroupCommit:
                 self._sync()
         except BaseException as exc:
             self.failure = exc
-            raise DatabaseError(f"the WAL could not be synced: {exc}") from exc
+            raise DatabaseError(_unsynced(exc)) from exc
         if batch:
             self._publish(batch)
             self._durable_ts = batch[-1][0]
+
+
+def _unsynced(exc: BaseException) -> str:
+    """What a committer is told after a failed fsync: the record was written, so whether it survives is
+    not known (it may be there after a restart); the store takes no more writes until it is reopened."""
+    return (f"the WAL could not be synced ({exc}): this commit's outcome is unknown (it may be durable after "
+            "a restart); the database accepts no more writes until it is reopened")
