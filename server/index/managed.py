@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import structlog
 
 from relate.protocol.errors import DatabaseError, TransientError
+from relate.server.storage.wal import fsync_path
 
 from .definitions import NODE, IndexDefinition
 from .providers import get_provider
@@ -372,7 +373,7 @@ class ManagedIndex:
             meta_path = os.path.join(self.directory, META)
             if os.path.exists(meta_path):
                 os.remove(meta_path)        # the files below are being rewritten: invalid until done
-                _fsync_path(self.directory)
+                fsync_path(self.directory)
             self.impl.save(self.directory, self.rw)
             # meta.json vouches for the files: they must be on disk before it is (a power loss
             # must not leave a valid meta.json over empty or half-written files)
@@ -384,20 +385,13 @@ class ManagedIndex:
                 fh.flush()
                 os.fsync(fh.fileno())
             os.replace(tmp, meta_path)
-            _fsync_path(self.directory)
+            fsync_path(self.directory)
 
 
 def fsync_tree(directory: str) -> None:
     """Flush every file and folder under ``directory`` (the folder included) to disk."""
     for root, _dirs, files in os.walk(directory):
         for name in files:
-            _fsync_path(os.path.join(root, name))
-        _fsync_path(root)
+            fsync_path(os.path.join(root, name))
+        fsync_path(root)
 
-
-def _fsync_path(path: str) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

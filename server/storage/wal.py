@@ -34,13 +34,18 @@ def list_segments(directory: str) -> list[tuple[int, str]]:
     return sorted(found)
 
 
-def fsync_directory(directory: str) -> None:
-    """Make a create/rename/unlink in ``directory`` durable."""
-    fd = os.open(directory, os.O_RDONLY)
+def fsync_path(path: str) -> None:
+    """Flush a file's data, or a directory's entries, to disk."""
+    fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def fsync_directory(directory: str) -> None:
+    """Make a create/rename/unlink in ``directory`` durable."""
+    fsync_path(directory)
 
 
 def _checksum(length_bytes: bytes, payload: bytes | memoryview) -> int:
