@@ -131,3 +131,129 @@ class Corpus:
                 corpus._count(f, ids, +1)
             corpus.docs[key] = tuple(arrays)
         return corpus
+
+
+class WrittenView:
+    """A corpus seen as it will be once a transaction commits: its uncommitted documents (``written``:
+    entity id -> analyzed fields, or None when gone) replace the committed ones, and the statistics
+    follow. The `Corpus` interface that `build_plan`, the scorers and the engines read; nothing of the
+    committed corpus is copied (terms new to it get ids past its vocabulary)."""
+
+    def __init__(self, corpus: Corpus, written: dict):
+        self._corpus = corpus
+        self.fields = corpus.fields
+        self._extra: dict[str, int] = {}
+        self.terms = _Terms(corpus.terms, [])
+        self.field_docs = list(corpus.field_docs)
+        self.field_tokens = list(corpus.field_tokens)
+        self._df: dict[tuple[int, int], int] = {}       # (field, term id) -> change in document frequency
+        self._gone = {key for key in written if key in corpus.docs}
+        self._new: dict[int, tuple] = {}
+        for key in self._gone:
+            self._count(corpus.docs[key], -1)
+        for key, analyzed in written.items():
+            if analyzed is None:
+                continue
+            per_field = []
+            for pairs in analyzed:
+                if pairs is None:
+                    per_field.append(None)
+                    continue
+                ids = array("i", [GAP]) * (pairs[-1][0] + 1 if pairs else 0)
+                for pos, token in pairs:
+                    ids[pos] = self.term_id(token, create=True)
+                per_field.append(ids)
+            self._new[key] = tuple(per_field)
+            self._count(self._new[key], +1)
+        self.docs = _WrittenDocs(corpus.docs, self._gone, self._new)
+
+    def _count(self, per_field: tuple, sign: int) -> None:
+        for f, ids in enumerate(per_field):
+            if ids is None:
+                continue
+            dl = len(ids) - ids.count(GAP)
+            if dl == 0:
+                continue
+            self.field_docs[f] += sign
+            self.field_tokens[f] += sign * dl
+            for tid in set(ids):
+                if tid != GAP:
+                    self._df[(f, tid)] = self._df.get((f, tid), 0) + sign
+
+    def __len__(self) -> int:
+        return len(self.docs)
+
+    def __contains__(self, key: int) -> bool:
+        return key in self.docs
+
+    def term_id(self, token: str, create: bool = False) -> int:
+        tid = self._corpus.term_id(token)
+        if tid >= 0:
+            return tid
+        tid = self._extra.get(token, -1)
+        if tid < 0 and create:
+            tid = self._extra[token] = len(self._corpus.terms) + len(self.terms.extra)
+            self.terms.extra.append(token)
+        return tid
+
+    def doc_freq(self, f: int, tid: int) -> int:
+        if tid < 0:
+            return 0
+        return self._corpus.doc_freq(f, tid) + self._df.get((f, tid), 0)
+
+    def idf(self, f: int, df: int) -> float:
+        return bm25_idf(self.field_docs[f], df)
+
+    def avgdl(self, f: int) -> float:
+        n = self.field_docs[f]
+        return self.field_tokens[f] / n if n else 1.0
+
+    def field_terms(self, f: int):
+        """(term, term id) for every term with a live document in field ``f``."""
+        for term, tid in self._corpus.field_terms(f):
+            if self.doc_freq(f, tid) > 0:
+                yield term, tid
+        for (field, tid), delta in self._df.items():
+            if field == f and tid >= len(self._corpus.terms) and delta > 0:
+                yield self.terms[tid], tid
+
+
+class _Terms:
+    """Term ids -> terms: the committed vocabulary, then a transaction's new terms."""
+    __slots__ = ("base", "extra")
+
+    def __init__(self, base: list[str], extra: list[str]):
+        self.base, self.extra = base, extra
+
+    def __getitem__(self, tid: int) -> str:
+        base = self.base
+        return base[tid] if tid < len(base) else self.extra[tid - len(base)]
+
+    def __len__(self) -> int:
+        return len(self.base) + len(self.extra)
+
+
+class _WrittenDocs:
+    """The documents mapping of a `WrittenView`: committed ones less ``gone``, plus ``new``."""
+    __slots__ = ("base", "gone", "new")
+
+    def __init__(self, base: dict, gone: set, new: dict):
+        self.base, self.gone, self.new = base, gone, new
+
+    def get(self, key: int, default=None):
+        found = self.new.get(key)
+        if found is not None:
+            return found
+        return default if key in self.gone else self.base.get(key, default)
+
+    def __getitem__(self, key: int) -> tuple:
+        found = self.get(key)
+        if found is None:
+            raise KeyError(key)
+        return found
+
+    def __contains__(self, key: int) -> bool:
+        return self.get(key) is not None
+
+    def __len__(self) -> int:
+        return len(self.base) - len(self.gone) + len(self.new)

@@ -141,13 +141,15 @@ class FullTextIndex:
     # ---- search ---------------------------------------------------------------------------
     def search(self, query: str, skip: int = 0, limit: int | None = None,
                timeout_s: float | None = None, *, mode: str = LUCENE, keys=None,
-               accept=None, corpus=None) -> list[tuple[int, float]]:
+               accept=None, corpus=None, written=None) -> list[tuple[int, float]]:
         """The exact Lucene BM25 top (skip + limit) for ``query``, best first (ties by entity id).
 
         ``mode``: 'lucene' syntax or 'plain' words. ``keys``: only these entity ids (scored directly, so a
         small candidate set costs its size only). ``accept(key)``: a pre-filter; the top k is taken among
         the accepted documents. ``corpus``: this index's documents seen through other statistics (a
-        shard scoring with global ones, `sharded.global_stats.GlobalView`)."""
+        shard scoring with global ones, `sharded.global_stats.GlobalView`, or a transaction's own writes,
+        `corpus.WrittenView`). ``written``: entity ids whose documents ``corpus`` holds in another state
+        than the engine (scored directly, like the overlay)."""
         for name, value in (("skip", skip), ("limit", limit)):
             if value is not None and (type(value) is not int or value < 0):
                 raise ArgumentError(f"A full-text search's {name} must be a non-negative integer, got {value!r}")
@@ -161,11 +163,12 @@ class FullTextIndex:
         score_of = compile_scorer(plan, corpus)
         if keys is not None:
             return self._search_keys(score_of, keys, accept, skip, want, corpus)
-        overlay = self.overlay
+        overlay = self.overlay if not written else set(self.overlay) | set(written)
         fresh = []                        # changed since the engine commit: scored directly
-        for key, analyzed in overlay.items():
-            if analyzed is not None and (accept is None or accept(key)):
-                score = score_of(corpus.docs[key])
+        for key in overlay:
+            doc = corpus.docs.get(key)
+            if doc is not None and (accept is None or accept(key)):
+                score = score_of(doc)
                 if score is not None:
                     fresh.append((key, score))
         # The engine holds no more documents than this: a huge LIMIT must not make it allocate room for

@@ -360,6 +360,17 @@ class ManagedIndex:
         with self.rw.read():
             return self.provider.search(self, query, limit, **options)
 
+    def search_in_tx(self, tx: ReadTx, written: list[int], query: Any, limit: int | None,
+                     **options: Any) -> Hits:
+        """``search`` overlaid with what transaction ``tx`` wrote (``written``: the ids it touched), as
+        the index will answer once it commits (``SearchProvider.search_in_tx``)."""
+        states: Ops = {}
+        for key in written:
+            state = self._read_state(tx, key)
+            states[key] = state if state is not None and self.definition.covers(state.scope) else None
+        with self.rw.read():
+            return self.provider.search_in_tx(self, states, query, limit, **options)
+
     # ---- persistence ------------------------------------------------------------------------
     def save(self) -> None:
         """Write the index's files and the commit ts they cover (under the database directory)."""

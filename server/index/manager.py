@@ -232,11 +232,11 @@ class IndexManager:
     # ---- search -----------------------------------------------------------------------------
     def vector_search(self, name: str, vector: Any, k: int, filters: Iterable[Filter] = (), *,
                       entity: str | None = None, timeout_s: float | None = None,
-                      keys: AbstractSet[int] | None = None) -> Hits:
+                      keys: AbstractSet[int] | None = None, tx: ReadTx | None = None) -> Hits:
         """The k best (entity id, score) inside ``filters`` [(prop, op, value)], best first; ``keys``
         restricts the search to a candidate set of entity ids."""
         return self.search(name, vector, k, kind=VECTOR, entity=entity, timeout_s=timeout_s, filters=filters,
-                           keys=keys)
+                           keys=keys, tx=tx)
 
     def vector_search_many(self, name: str, vectors: Iterable[Any], k: int, *, entity: str | None = None,
                            timeout_s: float | None = None) -> builtins.list[Hits]:
@@ -247,20 +247,21 @@ class IndexManager:
 
     def fulltext_search(self, name: str, query_text: str, skip: int = 0, limit: int | None = None, *,
                         entity: str | None = None, timeout_s: float | None = None, mode: str = "lucene",
-                        keys: AbstractSet[int] | None = None, accept: Callable[[int], bool] | None = None
-                        ) -> Hits:
+                        keys: AbstractSet[int] | None = None, accept: Callable[[int], bool] | None = None,
+                        tx: ReadTx | None = None) -> Hits:
         """Exact Lucene BM25 (entity id, score), best first, rows [skip, skip + limit); ``mode`` 'lucene'
         or 'plain', ``keys`` a candidate set of entity ids, ``accept(id)`` a pre-filter."""
         return self.search(name, query_text, limit, kind=FULLTEXT, entity=entity, timeout_s=timeout_s, skip=skip,
-                           keys=keys, accept=accept, mode=mode)
+                           keys=keys, accept=accept, mode=mode, tx=tx)
 
     def search(self, name: str, query: Any, limit: int | None, *, kind: str | None = None,
                entity: str | None = None, timeout_s: float | None = None, skip: int = 0,
                filters: Iterable[Filter] = (), keys: AbstractSet[int] | None = None,
-               accept: Callable[[int], bool] | None = None, **options: Any) -> Hits:
+               accept: Callable[[int], bool] | None = None, tx: ReadTx | None = None, **options: Any) -> Hits:
         """Search index ``name`` (of ``kind`` when given) through its provider: (entity id, score) best
         first, rows [skip, skip + limit); ``filters`` [(prop, op, value)] for kinds with native filters,
-        ``keys`` a candidate set of ids, ``accept(id)`` a pre-filter, ``options`` kind-specific."""
+        ``keys`` a candidate set of ids, ``accept(id)`` a pre-filter, ``options`` kind-specific. With the
+        caller's transaction ``tx``, what it wrote and has not committed is searched too (read your writes)."""
         index = self.get(name)
         self._check_kind(index, kind, entity)
         if ON_LOOP.get() and (index.definition.type != VECTOR or index.state != "ONLINE" or index.has_pending()
@@ -275,6 +276,10 @@ class IndexManager:
         else:
             self.populating_fallback.forget(name)
         index.ready(self.populating_wait_s if timeout_s is None else timeout_s)
+        written = tx.touched(index.definition.entity) if tx is not None and index.in_process else None
+        if tx is not None and written:
+            return index.search_in_tx(tx, written, query, limit, skip=skip, filters=list(filters), keys=keys,
+                                      accept=accept, timeout_s=timeout_s, **options)
         return index.search(query, limit, skip=skip, filters=list(filters), keys=keys, accept=accept,
                             timeout_s=timeout_s, **options)
 

@@ -158,7 +158,7 @@ def vector_arm(ctx, join, scope: Scope, text: str, k: int):
             return kept[:k], d
     vector = for_ctx(ctx).embed(text, d.config.get("vector.embedder") or embedders.DEFAULT)
     pushed = [(p, "=", v) for p, v in scope.equalities if p in d.filter_properties]
-    return _filtered(lambda limit: manager.vector_search(d.name, vector, limit, pushed), k, accept), d
+    return _filtered(lambda limit: manager.vector_search(d.name, vector, limit, pushed, tx=ctx.tx), k, accept), d
 
 
 def lexical_arm(ctx, join, scope: Scope, words: list[str], k: int, require_all: bool):
@@ -169,7 +169,7 @@ def lexical_arm(ctx, join, scope: Scope, words: list[str], k: int, require_all: 
     name = _arms(ctx, join)[1]
     if name is None:
         return None
-    return _filtered(lambda limit: manager.fulltext_search(name, query, 0, limit), k,
+    return _filtered(lambda limit: manager.fulltext_search(name, query, 0, limit, tx=ctx.tx), k,
                      scope.accepts_from(manager.get(name).definition))
 
 

@@ -106,6 +106,10 @@ class Resolver:
         return (tx.node_exists(nid) and self.label in tx.node_labels(nid)
                 and tx.node_prop(nid, "workspace") == self.workspace and tx.node_prop(nid, "type") == kind)
 
+    def _written(self) -> list[int]:
+        """Nodes this statement (``touched_nodes``) and the transaction's earlier statements wrote."""
+        return list(dict.fromkeys([*self.ctx.touched_nodes, *self.tx.touched("node")]))
+
     def _exact(self, norm: str, kind):
         tx = self.tx
         if tx.has_property_index("node", self.label, "normalized"):
@@ -129,8 +133,8 @@ class Resolver:
             current = self.tx.node_prop(nid, "normalized")
             if isinstance(current, str):
                 scored.append((nid, current))
-        # entities this statement created are not committed, so not in the index yet
-        for nid in list(self.ctx.touched_nodes):
+        # entities this transaction wrote are not committed, so not in an index that follows commits
+        for nid in self._written():
             current = self.tx.node_prop(nid, "normalized") if self._same_scope(nid, kind) else None
             if isinstance(current, str):
                 scored.append((nid, current))
@@ -147,7 +151,7 @@ class Resolver:
         tx, threshold = self.tx, self.opts["embeddingThreshold"]
         index_name = self.opts["embeddingIndex"]
         if index_name is not None:
-            candidates = [nid for nid, _ in self.ctx.db.index_manager.vector_search(index_name, vector, 20)]
+            candidates = [nid for nid, _ in self.ctx.db.index_manager.vector_search(index_name, vector, 20, tx=tx)]
         else:
             candidates = []
             for nid in tx.nodes_by_label(self.label):
@@ -155,7 +159,7 @@ class Resolver:
                 candidates.append(nid)
                 if len(candidates) >= self.opts["maxScan"]:
                     break
-        candidates += list(self.ctx.touched_nodes)
+        candidates += self._written()
         q = np.asarray(vector, dtype=np.float64)
         qn = np.linalg.norm(q)
         best, best_sim = None, threshold

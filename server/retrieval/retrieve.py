@@ -162,7 +162,7 @@ class Runner:
             lists["dense"] = self._dense(text, k, keys)
         if self.fulltext_index is not None:
             lists["keyword"] = [i for i, _ in self.manager.fulltext_search(self.fulltext_index, text, 0, k,
-                                                                           mode="plain", keys=keys)
+                                                                           mode="plain", keys=keys, tx=tx)
                                 if tx.node_exists(i)]
         return [i for i, _, _ in wrrf(lists, {"dense": 1.0, "keyword": 1.0}, HYBRID_CONSTANT)][:k]
 
@@ -172,7 +172,7 @@ class Runner:
             vector = for_ctx(self.ctx).embed(text, self._embedder)
             if not any(vector):
                 return []
-            return [i for i, _ in self.manager.vector_search(self.vector_index, vector, k, keys=keys)
+            return [i for i, _ in self.manager.vector_search(self.vector_index, vector, k, keys=keys, tx=self.tx)
                     if self.tx.node_exists(i)]
         except (Terminated, QueryTimeout):
             raise

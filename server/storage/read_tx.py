@@ -130,6 +130,10 @@ class ReadTx:
             return None
         return rec  # type: ignore[return-value]  # props is not None: a live version
 
+    def touched(self, entity: str) -> list[int]:
+        """Ids of the nodes (``entity`` 'node') or relationships this transaction wrote: none for a reader."""
+        return []
+
     def node_exists(self, nid: int) -> bool:
         rec = self._nodes_get(nid)
         if rec is not None and rec.ts > self._ts:

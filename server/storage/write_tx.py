@@ -88,6 +88,11 @@ class WriteTx(ReadTx):
 
     # -- reads that must include this transaction's own pending state -------------------------------
 
+    def touched(self, entity: str) -> list[int]:
+        """Ids of the nodes (``entity`` 'node') or relationships this transaction created, changed or
+        deleted so far, each once (searches overlay them on the committed indexes)."""
+        return list(dict.fromkeys(self._touched_nodes if entity == "node" else self._touched_rels))
+
     def _counts(self) -> CountsVersion:
         counts = self._store._counts
         if not self._node_delta and not self._rel_delta:

@@ -91,6 +91,29 @@ class SearchProvider:
         (a set, or None for all) that pass ``accept(id)`` (or None)."""
         raise NotImplementedError
 
+    def scratch(self, definition: IndexDefinition) -> Any:
+        """An empty in-memory structure for ``search_in_tx``'s few written entities."""
+        return self.open(definition, None, True)
+
+    def search_in_tx(self, index: ManagedIndex, written: Ops, query: Any, limit: int | None, *, skip: int = 0,
+                     filters: Sequence[Filter] = (), keys: AbstractSet[int] | None = None,
+                     accept: Callable[[int], bool] | None = None, timeout_s: float | None = None,
+                     **options: Any) -> Hits:
+        """``search`` as it would answer once the caller's transaction commits: ``written`` maps the ids
+        the transaction wrote to their state in it (None: gone or out of scope). Called under the read
+        lock. By default the written entities are indexed into a scratch structure of this kind and its
+        hits merged with the committed ones (right for kinds whose scores do not depend on the corpus)."""
+        wanted = None if limit is None else skip + limit + len(written)
+        committed = [(k, sc) for k, sc in self.search(index, query, wanted, filters=filters, keys=keys,
+                                                       accept=accept, timeout_s=timeout_s, **options)
+                     if k not in written]
+        scratch = _Scratch(index.definition, self.scratch(index.definition))
+        self.apply(scratch, written)      # type: ignore[arg-type]  # the parts of ManagedIndex apply reads
+        fresh = self.search(scratch, query, wanted, filters=filters, keys=keys, accept=accept,  # type: ignore[arg-type]
+                            timeout_s=timeout_s, **options) if len(scratch.impl) else []
+        merged = sorted(committed + fresh, key=lambda hit: (-hit[1], hit[0]))
+        return merged[skip:] if limit is None else merged[skip:skip + limit]
+
     def search_while_populating(self, manager: IndexManager, index: ManagedIndex, query: Any, limit: int | None,
                                 *, filters: Sequence[Filter] = (), keys: AbstractSet[int] | None = None,
                                 accept: Callable[[int], bool] | None = None, **options: Any) -> Hits | None:
@@ -109,6 +132,30 @@ class SearchProvider:
 
     def register_procedures(self, registry: ProcedureRegistry) -> None:
         """Add this kind's procedures (db.index.<kind>.*) to a ProcedureRegistry."""
+
+
+class _Scratch:
+    """A throwaway in-memory index of one kind (``SearchProvider.search_in_tx``): the parts of a
+    ManagedIndex that ``apply`` and ``search`` read."""
+    __slots__ = ("definition", "impl", "rw", "build_threads")
+
+    def __init__(self, definition: IndexDefinition, impl: Any):
+        self.definition, self.impl, self.rw, self.build_threads = definition, impl, _NoLock(), 1
+
+
+class _NoLock:
+    """Stands in for a read/write lock around a structure only one thread sees."""
+
+    def read(self) -> _NoLock:
+        return self
+
+    write = read
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
 
 
 def scope_text(definition: IndexDefinition, var: str) -> str:

@@ -8,6 +8,7 @@ from relate.protocol.errors import ArgumentError
 from ..analyzers import ANALYZERS, DEFAULT_ANALYZER, get_analyzer
 from ..definitions import IndexDefinition, index_config, quote
 from ..engines import ENGINES
+from ..corpus import WrittenView
 from ..fulltext import FullTextIndex
 from . import register
 from .base import SearchProvider, register_queries, visible_rows
@@ -80,6 +81,18 @@ class FullTextProvider(SearchProvider):
         # impl is this kind's FullTextIndex (see open)
         return index.impl.search(query, skip, limit, timeout_s, mode=mode, keys=keys, accept=accept)  # type: ignore[no-any-return]
 
+    def search_in_tx(self, index: ManagedIndex, written: Ops, query: Any, limit: int | None, *, skip: int = 0,
+                     filters: Sequence[Filter] = (), keys: AbstractSet[int] | None = None,
+                     accept: Callable[[int], bool] | None = None, timeout_s: float | None = None,
+                     mode: str = "lucene", **options: Any) -> Hits:
+        """BM25 depends on the whole corpus: the committed one is seen through the transaction's writes
+        (`WrittenView`), so every score is the one the index will give once they commit."""
+        impl = index.impl
+        docs = {key: None if state is None else impl.analyze(state.props) for key, state in written.items()}
+        view = WrittenView(impl.corpus, docs)
+        return impl.search(query, skip, limit, timeout_s, mode=mode, keys=keys, accept=accept,  # type: ignore[no-any-return]
+                           corpus=view, written=docs)
+
     def register_procedures(self, registry: ProcedureRegistry) -> None:
         register_queries(registry, "fulltext", [("indexName", "STRING?"), ("queryString", "STRING?"), ("options", "MAP?", {})],
                          _fulltext, "{Nodes} matching a Lucene query in a full-text index, by BM25 score.")
@@ -101,7 +114,7 @@ def _fulltext(ctx: ExecContext, entity: str, name: str | None, query: str | None
     skip, limit = options.get("skip") or 0, options.get("limit")
     # Lucene syntax by default, as Neo4j; {mode: 'plain'} reads the text as words only.
     hits = ctx.db.index_manager.fulltext_search(name, query, skip, limit, entity=entity,
-                                                mode=options.get("mode") or "lucene")
+                                                mode=options.get("mode") or "lucene", tx=ctx.tx)
     return visible_rows(ctx, entity, hits)
 
 

@@ -119,7 +119,7 @@ def _trigram(ctx: ExecContext, entity: str, name: str | None, text: str | None, 
         if type(value) is not int or value < 0:
             raise ArgumentError(f"The trigram query option `{key}` must be a non-negative integer, got {value!r}")
     hits = ctx.db.index_manager.search(name, text, limit, kind="TRIGRAM", entity=entity, skip=skip,
-                                       threshold=options.get("threshold"))
+                                       threshold=options.get("threshold"), tx=ctx.tx)
     return visible_rows(ctx, entity, hits)
 
 

@@ -142,6 +142,11 @@ class VectorProvider(SearchProvider):
     def open(self, definition: IndexDefinition, directory: str | None, create: bool) -> VectorIndex:
         return VectorIndex(vector_config(definition), definition.filter_properties)
 
+    def scratch(self, definition: IndexDefinition) -> VectorIndex:
+        config = vector_config(definition)
+        config.hnsw_min_size = 1 << 62          # a transaction's own rows: scored exactly
+        return VectorIndex(config, definition.filter_properties)
+
     def apply(self, index: ManagedIndex, ops: Ops) -> None:
         impl, d = index.impl, index.definition
         prop = d.properties[0]
@@ -204,7 +209,7 @@ class VectorProvider(SearchProvider):
 def _vector(ctx: ExecContext, entity: str, name: str | None, k: int | None, vector: Any) -> list[dict[str, Any]]:
     if name is None or k is None or vector is None:
         return []
-    hits = ctx.db.index_manager.vector_search(name, vector, k, (), entity=entity)
+    hits = ctx.db.index_manager.vector_search(name, vector, k, (), entity=entity, tx=ctx.tx)
     return visible_rows(ctx, entity, hits)
 
 

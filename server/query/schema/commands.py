@@ -23,10 +23,10 @@ from . import roles, types
 from .catalog import Catalog, Constraint, RangeIndex, generated_name
 from .enforce import validate_existing
 
-# Six default columns fit a 120-column terminal; Neo4j's other columns come with YIELD * or by name.
-INDEX_COLUMNS = ["name", "type", "entityType", "labelsOrTypes", "properties", "state"]
-INDEX_EXTRA = ["id", "populationPercent", "indexProvider", "owningConstraint", "lastRead", "readCount",
-               "trackedSince", "options", "failureMessage", "createStatement",
+# Neo4j's default columns (the shell shows a result this wide record by record); the rest with YIELD.
+INDEX_COLUMNS = ["id", "name", "state", "populationPercent", "type", "entityType", "labelsOrTypes", "properties",
+                 "indexProvider", "owningConstraint", "lastRead", "readCount"]
+INDEX_EXTRA = ["trackedSince", "options", "failureMessage", "createStatement",
                "filterProperties", "size", "skippedDocuments",      # these three: search indexes
                "shards"]                                            # sharded search indexes (docs/scale-out.md)
 CONSTRAINT_COLUMNS = ["id", "name", "type", "entityType", "labelsOrTypes", "properties", "ownedIndex", "propertyType"]

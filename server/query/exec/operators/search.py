@@ -77,7 +77,7 @@ class IndexSource:
             filters = []
         # SEARCH ... FOR takes a user's words: plain mode (full-text), never a query-syntax error
         found = manager.search(self.index, query, limit, kind=self.kind, skip=skip, filters=filters, keys=keys,
-                               accept=accept, mode="plain")
+                               accept=accept, mode="plain", tx=ctx.tx)
         return [(eid, score) for eid, score in found if visible(eid)]
 
 
