@@ -22,6 +22,7 @@ FORMATS = ("table", "plain", "csv", "json")
 MAX_CELL_CHARS = 2000        # longer cells are cut: a wall of text helps nobody in a table
 DEFAULT_MAX_ROWS = 1000      # rows a terminal table shows; the rest are counted, not drawn
 WIDTH_SAMPLE = 1000          # rows a plain table measures for its column widths before streaming
+READABLE_CELL = 24           # a table whose cells would wrap narrower than this is shown record by record
 
 
 def summary_line(columns: Sequence[str], row_count: int, counters: str = "",
@@ -59,26 +60,56 @@ def _clip(text: str) -> str:
 
 
 class TableWriter:
-    """Rich tables that fit the terminal width: long cells wrap, very long ones are cut."""
+    """Rich tables that fit the terminal width: long cells wrap, very long ones are cut. A result with
+    more columns than the width holds readably (SHOW INDEXES' twelve at 120 characters) is shown one
+    record at a time, a column per line, as psql's expanded display does."""
 
     def __init__(self, console: Console, max_rows: int = DEFAULT_MAX_ROWS):
         self.console = console
         self.max_rows = max_rows
 
     def write(self, columns: Sequence[str], rows: Iterable[Sequence]) -> int:
-        table = Table(box=box.ROUNDED, header_style="bold", show_edge=True, pad_edge=True)
-        for name in columns:
-            table.add_column(Text(name), overflow="fold")
+        shown: list[list[Text]] = []
         count = 0
         for row in rows:
             count += 1
             if count <= self.max_rows:
-                table.add_row(*(_cell(value) for value in row))
+                shown.append([_cell(value) for value in row])
         if count and columns:
-            self.console.print(table)
+            if _table_width(columns, shown) > self.console.width:
+                self._expanded(columns, shown)
+            else:
+                table = Table(box=box.ROUNDED, header_style="bold", show_edge=True, pad_edge=True)
+                for name in columns:
+                    table.add_column(Text(name), overflow="fold")
+                for cells in shown:
+                    table.add_row(*cells)
+                self.console.print(table)
         if count > self.max_rows:
             self.console.print(Text(f"(first {self.max_rows:,} of {count:,} rows shown)", style="dim"))
         return count
+
+    def _expanded(self, columns: Sequence[str], shown: list[list[Text]]) -> None:
+        for number, cells in enumerate(shown, start=1):
+            self.console.rule(Text(f"record {number}", style="dim"), align="left", style="dim")
+            grid = Table.grid(padding=(0, 1))
+            grid.add_column(style="bold", no_wrap=True)
+            grid.add_column(overflow="fold")
+            for name, cell in zip(columns, cells):
+                grid.add_row(Text(name), cell)
+            self.console.print(grid)
+
+    def status(self, line: str) -> None:
+        self.console.print(Text(line, style="dim"))
+
+
+def _table_width(columns: Sequence[str], rows: list[list[Text]]) -> int:
+    """The width a table needs for its headers whole and its cells wrapped at READABLE_CELL characters."""
+    widths = [len(name) for name in columns]
+    for cells in rows:
+        for i, cell in enumerate(cells):
+            widths[i] = max(widths[i], min(cell.cell_len, READABLE_CELL))
+    return sum(widths) + 3 * len(widths) + 1
 
     def status(self, line: str) -> None:
         self.console.print(Text(line, style="dim"))

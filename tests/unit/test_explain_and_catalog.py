@@ -63,17 +63,26 @@ def test_plan_prints_as_an_operator_tree(db):
     assert any(line.lstrip().startswith("+ NodeIndexSeek  n:Note(id) = 2  (estimated rows: 1, rows: 1") for line in lines)
 
 
-def test_show_indexes_fits_120_columns_and_yield_star_has_all(db):
+def test_show_indexes_has_neo4j_columns_and_reads_at_120_columns(db):
     db.execute("CREATE FULLTEXT INDEX note_text FOR (n:Note) ON EACH [n.text]")
     db.execute("CREATE VECTOR INDEX note_embedding FOR (n:Note) ON (n.embedding) "
                "OPTIONS {indexConfig: {`vector.dimensions`: 384}}")
     result = db.execute("SHOW INDEXES")
-    assert result.keys() == ["name", "type", "entityType", "labelsOrTypes", "properties", "state"]
+    columns = ["id", "name", "state", "populationPercent", "type", "entityType", "labelsOrTypes", "properties",
+               "indexProvider", "owningConstraint", "lastRead", "readCount"]
+    assert result.keys() == columns                         # Neo4j's defaults
     out = io.StringIO()
     TableWriter(Console(file=out, width=120, highlight=False)).write(result.columns, result)
     lines = out.getvalue().splitlines()
     assert max(len(line) for line in lines) <= 120
-    assert len(lines) == 3 + 3 + 1, out.getvalue()        # frame, header, rule, 3 rows, frame: no wrapping
+    # too wide for a table at 120 characters: one record at a time, a column per line, nothing cut
+    assert [line for line in lines if "record" in line][:3] and len(lines) == 3 * (1 + len(columns)), out.getvalue()
+    assert {line.split()[0] for line in lines if "record" not in line} == set(columns)
+    assert any("note_embedding" in line and line.split()[0] == "name" for line in lines)
+    narrow = io.StringIO()
+    TableWriter(Console(file=narrow, width=120, highlight=False)).write(
+        ["name", "state"], db.execute("SHOW INDEXES YIELD name, state"))
+    assert len(narrow.getvalue().splitlines()) == 3 + 3 + 1   # a table when it fits: frame, header, rule, 3 rows, frame
     every = db.execute("SHOW INDEXES YIELD *").keys()
     assert {"id", "indexProvider", "owningConstraint", "readCount", "options", "createStatement"} <= set(every)
 
