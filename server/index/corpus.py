@@ -134,38 +134,46 @@ class Corpus:
 
 
 class WrittenView:
-    """A corpus seen as it will be once a transaction commits: its uncommitted documents (``written``:
-    entity id -> analyzed fields, or None when gone) replace the committed ones, and the statistics
-    follow. The `Corpus` interface that `build_plan`, the scorers and the engines read; nothing of the
-    committed corpus is copied (terms new to it get ids past its vocabulary)."""
+    """A corpus seen as it will be once a transaction commits: documents it wrote (``update``) replace the
+    committed ones, and the statistics follow. The `Corpus` interface that `build_plan`, the scorers and
+    the engines read; nothing of the committed corpus is copied (terms new to it get ids past its
+    vocabulary), and the statistics are the committed ones plus this view's differences."""
 
-    def __init__(self, corpus: Corpus, written: dict):
-        self._corpus = corpus
+    def __init__(self, corpus: Corpus):
+        self.base = corpus
         self.fields = corpus.fields
-        self._extra: dict[str, int] = {}
         self.terms = _Terms(corpus.terms, [])
-        self.field_docs = list(corpus.field_docs)
-        self.field_tokens = list(corpus.field_tokens)
+        self._extra: dict[str, int] = {}
+        self._docs_delta = [0] * len(corpus.fields)
+        self._tokens_delta = [0] * len(corpus.fields)
         self._df: dict[tuple[int, int], int] = {}       # (field, term id) -> change in document frequency
-        self._gone = {key for key in written if key in corpus.docs}
+        self._gone: set[int] = set()                     # committed documents this view hides
         self._new: dict[int, tuple] = {}
-        for key in self._gone:
-            self._count(corpus.docs[key], -1)
-        for key, analyzed in written.items():
-            if analyzed is None:
-                continue
-            per_field = []
-            for pairs in analyzed:
-                if pairs is None:
-                    per_field.append(None)
-                    continue
-                ids = array("i", [GAP]) * (pairs[-1][0] + 1 if pairs else 0)
-                for pos, token in pairs:
-                    ids[pos] = self.term_id(token, create=True)
-                per_field.append(ids)
-            self._new[key] = tuple(per_field)
-            self._count(self._new[key], +1)
+        self.written: set[int] = set()                   # every key updated: scored from this view
         self.docs = _WrittenDocs(corpus.docs, self._gone, self._new)
+
+    def update(self, key: int, analyzed: list | None) -> None:
+        """``key``'s document is now ``analyzed`` (per field (position, token) pairs), or None: gone."""
+        self.written.add(key)
+        old = self._new.pop(key, None)
+        if old is not None:
+            self._count(old, -1)
+        elif key not in self._gone and key in self.base.docs:
+            self._gone.add(key)
+            self._count(self.base.docs[key], -1)
+        if analyzed is None:
+            return
+        per_field = []
+        for pairs in analyzed:
+            if pairs is None:
+                per_field.append(None)
+                continue
+            ids = array("i", [GAP]) * (pairs[-1][0] + 1 if pairs else 0)
+            for pos, token in pairs:
+                ids[pos] = self.term_id(token, create=True)
+            per_field.append(ids)
+        self._new[key] = tuple(per_field)
+        self._count(self._new[key], +1)
 
     def _count(self, per_field: tuple, sign: int) -> None:
         for f, ids in enumerate(per_field):
@@ -174,11 +182,15 @@ class WrittenView:
             dl = len(ids) - ids.count(GAP)
             if dl == 0:
                 continue
-            self.field_docs[f] += sign
-            self.field_tokens[f] += sign * dl
+            self._docs_delta[f] += sign
+            self._tokens_delta[f] += sign * dl
             for tid in set(ids):
                 if tid != GAP:
                     self._df[(f, tid)] = self._df.get((f, tid), 0) + sign
+
+    @property
+    def field_docs(self) -> list[int]:
+        return [n + d for n, d in zip(self.base.field_docs, self._docs_delta)]
 
     def __len__(self) -> int:
         return len(self.docs)
@@ -187,34 +199,35 @@ class WrittenView:
         return key in self.docs
 
     def term_id(self, token: str, create: bool = False) -> int:
-        tid = self._corpus.term_id(token)
+        tid = self.base.term_id(token)
         if tid >= 0:
             return tid
         tid = self._extra.get(token, -1)
         if tid < 0 and create:
-            tid = self._extra[token] = len(self._corpus.terms) + len(self.terms.extra)
+            tid = self._extra[token] = len(self.terms)
             self.terms.extra.append(token)
         return tid
 
     def doc_freq(self, f: int, tid: int) -> int:
         if tid < 0:
             return 0
-        return self._corpus.doc_freq(f, tid) + self._df.get((f, tid), 0)
+        base = self.base.doc_freq(f, tid) if tid < len(self.terms.base) else 0
+        return base + self._df.get((f, tid), 0)
 
     def idf(self, f: int, df: int) -> float:
-        return bm25_idf(self.field_docs[f], df)
+        return bm25_idf(self.base.field_docs[f] + self._docs_delta[f], df)
 
     def avgdl(self, f: int) -> float:
-        n = self.field_docs[f]
-        return self.field_tokens[f] / n if n else 1.0
+        n = self.base.field_docs[f] + self._docs_delta[f]
+        return (self.base.field_tokens[f] + self._tokens_delta[f]) / n if n else 1.0
 
     def field_terms(self, f: int):
         """(term, term id) for every term with a live document in field ``f``."""
-        for term, tid in self._corpus.field_terms(f):
+        for term, tid in self.base.field_terms(f):
             if self.doc_freq(f, tid) > 0:
                 yield term, tid
         for (field, tid), delta in self._df.items():
-            if field == f and tid >= len(self._corpus.terms) and delta > 0:
+            if field == f and tid >= len(self.terms.base) and delta > 0:
                 yield self.terms[tid], tid
 
 

@@ -14,6 +14,7 @@ import shutil
 import threading
 import time
 import traceback
+import weakref
 from typing import TYPE_CHECKING
 
 import structlog
@@ -32,7 +33,9 @@ if TYPE_CHECKING:
     from relate.server.storage.store import GraphStore
     from relate.server.storage.versions import Change, Props
 
-    from .providers.base import Hits, Ops
+    from typing import Sequence
+
+    from .providers.base import Hits, Ops, TxOverlay
 
 log = structlog.get_logger(__name__)
 
@@ -50,6 +53,21 @@ class _State:
         self.scope = scope            # frozenset of labels, or the relationship type
         self.props = props
         self.index_touched = index_touched   # False when only WITH filter values changed
+
+
+_NODE_CHANGES = frozenset(("node+", "nprop", "label+", "label-", "node-"))
+_REL_CHANGES = frozenset(("rel+", "rprop", "rel-"))
+
+
+class _TxOverlaySlot:
+    """The overlay of the writing transaction that searched this index last, and how far into its change
+    log it has read (``last``: the change there, to notice a log cut back and written again)."""
+    __slots__ = ("tx", "log_id", "seen", "last", "overlay")
+
+    def __init__(self, tx: ReadTx, log: Sequence[Change], overlay: TxOverlay):
+        self.tx, self.log_id, self.overlay = weakref.ref(tx), id(log), overlay
+        self.seen = 0
+        self.last: Change | None = None
 
 
 class ManagedIndex:
@@ -78,6 +96,8 @@ class ManagedIndex:
         self._closed = False
         self._last_apply = 0.0
         self._node = definition.entity == NODE
+        self._overlay_lock = threading.Lock()
+        self._tx_overlay: _TxOverlaySlot | None = None    # see search_in_tx
         self._scope_keys = definition.keys
         self.impl: Any = None          # the provider's structure (SearchProvider.open), or None before start
         self.loaded_from_files = False    # True when opened from saved files instead of populated
@@ -360,16 +380,30 @@ class ManagedIndex:
         with self.rw.read():
             return self.provider.search(self, query, limit, **options)
 
-    def search_in_tx(self, tx: ReadTx, written: list[int], query: Any, limit: int | None,
+    def search_in_tx(self, tx: ReadTx, log: Sequence[Change], query: Any, limit: int | None,
                      **options: Any) -> Hits:
-        """``search`` overlaid with what transaction ``tx`` wrote (``written``: the ids it touched), as
-        the index will answer once it commits (``SearchProvider.search_in_tx``)."""
-        states: Ops = {}
-        for key in written:
-            state = self._read_state(tx, key)
-            states[key] = state if state is not None and self.definition.covers(state.scope) else None
-        with self.rw.read():
-            return self.provider.search_in_tx(self, states, query, limit, **options)
+        """``search`` overlaid with what the writing transaction ``tx`` wrote and has not committed (``log``,
+        its change log), as the index will answer once it commits. The overlay follows the log: each search
+        reads only the entities changed since the previous one (a statement that writes and searches row
+        after row stays linear); a new transaction, or a log cut back by a failed statement, starts anew."""
+        with self._overlay_lock:
+            cached = self._tx_overlay
+            if cached is None or cached.tx() is not tx or cached.log_id != id(log) or cached.seen > len(log) \
+                    or (cached.seen and log[cached.seen - 1] is not cached.last) or not cached.overlay.valid(self):
+                cached = self._tx_overlay = _TxOverlaySlot(tx, log, self.provider.tx_overlay(self))
+            if cached.seen < len(log):
+                kinds = _NODE_CHANGES if self._node else _REL_CHANGES
+                states: Ops = {}
+                for change in log[cached.seen:]:
+                    key = change[1]
+                    if change[0] in kinds and key not in states:
+                        state = self._read_state(tx, key)
+                        states[key] = state if state is not None and self.definition.covers(state.scope) else None
+                cached.seen, cached.last = len(log), log[-1]
+                if states:
+                    cached.overlay.update(states)
+            with self.rw.read():
+                return cached.overlay.search(self, query, limit, **options)
 
     # ---- persistence ------------------------------------------------------------------------
     def save(self) -> None:

@@ -276,9 +276,9 @@ class IndexManager:
         else:
             self.populating_fallback.forget(name)
         index.ready(self.populating_wait_s if timeout_s is None else timeout_s)
-        written = tx.touched(index.definition.entity) if tx is not None and index.in_process else None
-        if tx is not None and written:
-            return index.search_in_tx(tx, written, query, limit, skip=skip, filters=list(filters), keys=keys,
+        log = tx.change_log() if tx is not None and index.in_process else ()
+        if tx is not None and log:
+            return index.search_in_tx(tx, log, query, limit, skip=skip, filters=list(filters), keys=keys,
                                       accept=accept, timeout_s=timeout_s, **options)
         return index.search(query, limit, skip=skip, filters=list(filters), keys=keys, accept=accept,
                             timeout_s=timeout_s, **options)

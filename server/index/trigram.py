@@ -51,6 +51,9 @@ class TrigramIndex:
     def __len__(self) -> int:
         return len(self._row_of)
 
+    def __contains__(self, key: int) -> bool:
+        return key in self._row_of
+
     def build(self, items) -> None:
         """Add every (key, text) of ``items`` (an index being built; texts that are not strings are skipped)."""
         with self._lock:

@@ -108,7 +108,8 @@ class Resolver:
 
     def _written(self) -> list[int]:
         """Nodes this statement (``touched_nodes``) and the transaction's earlier statements wrote."""
-        return list(dict.fromkeys([*self.ctx.touched_nodes, *self.tx.touched("node")]))
+        written = (change[1] for change in self.tx.change_log() if change[0] in ("node+", "nprop", "label+"))
+        return list(dict.fromkeys([*self.ctx.touched_nodes, *written]))
 
     def _exact(self, norm: str, kind):
         tx = self.tx

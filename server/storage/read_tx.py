@@ -10,12 +10,12 @@ from .indexes import in_bounds, order_key, range_bounds
 from .versions import visible
 
 if TYPE_CHECKING:
-    from typing import Any, Callable, Hashable, Iterable, Self
+    from typing import Any, Callable, Hashable, Iterable, Self, Sequence
 
     from .adjacency import Adjacency
     from .indexes import OrderKey, PropertyIndex
     from .store import GraphStore
-    from .versions import E, CountsVersion, EntityVersion, LiveNode, LiveRel, NodeVersion, Props, RelVersion
+    from .versions import E, Change, CountsVersion, EntityVersion, LiveNode, LiveRel, NodeVersion, Props, RelVersion
 
 
 _EMPTY: dict[str, Any] = {}
@@ -130,9 +130,9 @@ class ReadTx:
             return None
         return rec  # type: ignore[return-value]  # props is not None: a live version
 
-    def touched(self, entity: str) -> list[int]:
-        """Ids of the nodes (``entity`` 'node') or relationships this transaction wrote: none for a reader."""
-        return []
+    def change_log(self) -> Sequence[Change]:
+        """What this transaction wrote so far, in order (the WAL record to be): nothing for a reader."""
+        return ()
 
     def node_exists(self, nid: int) -> bool:
         rec = self._nodes_get(nid)

@@ -88,10 +88,10 @@ class WriteTx(ReadTx):
 
     # -- reads that must include this transaction's own pending state -------------------------------
 
-    def touched(self, entity: str) -> list[int]:
-        """Ids of the nodes (``entity`` 'node') or relationships this transaction created, changed or
-        deleted so far, each once (searches overlay them on the committed indexes)."""
-        return list(dict.fromkeys(self._touched_nodes if entity == "node" else self._touched_rels))
+    def change_log(self) -> list[Change]:
+        """What this transaction wrote so far, in order: the live list (appended to as it writes, cut back
+        by ``rollback_to``, replaced by ``commit_and_continue``); searches overlay it on the indexes."""
+        return self._changes
 
     def _counts(self) -> CountsVersion:
         counts = self._store._counts

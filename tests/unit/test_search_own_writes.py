@@ -117,3 +117,26 @@ def test_entity_resolution_across_statements_of_one_transaction(tmp_path):
         assert rows(tx, resolve, m=["Onboardng"]) == [("Onboarding", False, "trigram")]
     assert rows(db, "MATCH (e:Entity) RETURN count(e) AS n") == [(1,)]
     db.close()
+
+
+def test_searches_follow_the_transaction_statement_by_statement(db):
+    """Each search reads what the transaction wrote since the previous one; a failed statement's writes
+    (undone in the transaction) leave the searches too, even when that statement searched after writing."""
+    omega = "CALL db.index.fulltext.queryNodes('f', 'omega') YIELD node RETURN node.id AS id"
+    ids = lambda conn: [i for (i,) in conn.execute(omega)]          # noqa: E731
+    tx = db.begin()
+    assert ids(tx) == []
+    tx.execute("CREATE (:Doc {id: 500, text: 'omega'})")
+    assert ids(tx) == [500]
+    with pytest.raises(relate.errors.CypherArithmeticError):
+        tx.execute("CREATE (:Doc {id: 501, text: 'omega omega omega'}) WITH 1 AS one "
+                   "CALL db.index.fulltext.queryNodes('f', 'omega') YIELD node RETURN 1 / 0")
+    assert ids(tx) == [500]                                  # 501 was undone with its statement
+    tx.execute("CREATE (:Doc {id: 502, text: 'omega omega'})")
+    assert ids(tx) == [502, 500]
+    tx.execute("MATCH (d:Doc {id: 502}) SET d.text = 'no longer'")
+    tx.execute("MATCH (d:Doc {id: 1}) SET d.text = 'omega at last'")
+    assert sorted(ids(tx)) == [1, 500]
+    tx.commit()
+    db.execute("CALL db.awaitIndexes(60)")
+    assert sorted(ids(db)) == [1, 500]

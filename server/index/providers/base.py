@@ -92,27 +92,15 @@ class SearchProvider:
         raise NotImplementedError
 
     def scratch(self, definition: IndexDefinition) -> Any:
-        """An empty in-memory structure for ``search_in_tx``'s few written entities."""
+        """An empty in-memory structure for a transaction's written entities (``tx_overlay``)."""
         return self.open(definition, None, True)
 
-    def search_in_tx(self, index: ManagedIndex, written: Ops, query: Any, limit: int | None, *, skip: int = 0,
-                     filters: Sequence[Filter] = (), keys: AbstractSet[int] | None = None,
-                     accept: Callable[[int], bool] | None = None, timeout_s: float | None = None,
-                     **options: Any) -> Hits:
-        """``search`` as it would answer once the caller's transaction commits: ``written`` maps the ids
-        the transaction wrote to their state in it (None: gone or out of scope). Called under the read
-        lock. By default the written entities are indexed into a scratch structure of this kind and its
-        hits merged with the committed ones (right for kinds whose scores do not depend on the corpus)."""
-        wanted = None if limit is None else skip + limit + len(written)
-        committed = [(k, sc) for k, sc in self.search(index, query, wanted, filters=filters, keys=keys,
-                                                       accept=accept, timeout_s=timeout_s, **options)
-                     if k not in written]
-        scratch = _Scratch(index.definition, self.scratch(index.definition))
-        self.apply(scratch, written)      # type: ignore[arg-type]  # the parts of ManagedIndex apply reads
-        fresh = self.search(scratch, query, wanted, filters=filters, keys=keys, accept=accept,  # type: ignore[arg-type]
-                            timeout_s=timeout_s, **options) if len(scratch.impl) else []
-        merged = sorted(committed + fresh, key=lambda hit: (-hit[1], hit[0]))
-        return merged[skip:] if limit is None else merged[skip:skip + limit]
+    def tx_overlay(self, index: ManagedIndex) -> TxOverlay:
+        """What a writing transaction's searches of ``index`` read besides the committed index: its own
+        written entities (``ManagedIndex.search_in_tx`` feeds it the transaction's changes as they come).
+        By default a scratch structure of this kind whose hits are merged with the committed ones (right
+        for kinds whose scores do not depend on the rest of the corpus)."""
+        return ScratchOverlay(self, index.definition)
 
     def search_while_populating(self, manager: IndexManager, index: ManagedIndex, query: Any, limit: int | None,
                                 *, filters: Sequence[Filter] = (), keys: AbstractSet[int] | None = None,
@@ -134,9 +122,58 @@ class SearchProvider:
         """Add this kind's procedures (db.index.<kind>.*) to a ProcedureRegistry."""
 
 
+class TxOverlay:
+    """One writing transaction's view of one index (``SearchProvider.tx_overlay``)."""
+
+    def update(self, written: Ops) -> None:
+        """Take the state in the transaction of entities it wrote since the last call (None: gone or out
+        of the index's scope)."""
+        raise NotImplementedError
+
+    def valid(self, index: ManagedIndex) -> bool:
+        """False when the committed structure it was made against has been replaced (make a new one)."""
+        return True
+
+    def search(self, index: ManagedIndex, query: Any, limit: int | None, *, skip: int = 0,
+               **options: Any) -> Hits:
+        """``SearchProvider.search`` as the index will answer once the transaction commits (under the
+        index's read lock)."""
+        raise NotImplementedError
+
+
+class ScratchOverlay(TxOverlay):
+    """The written entities in a scratch index of the same kind; hits merged with the committed ones
+    less the written ids."""
+
+    def __init__(self, provider: SearchProvider, definition: IndexDefinition):
+        self.provider = provider
+        self.written: set[int] = set()
+        self.scratch = _Scratch(definition, provider.scratch(definition))
+
+    def update(self, written: Ops) -> None:
+        self.written.update(written)
+        self.provider.apply(self.scratch, written)   # type: ignore[arg-type]  # what apply reads of a ManagedIndex
+
+    def search(self, index: ManagedIndex, query: Any, limit: int | None, *, skip: int = 0,
+               **options: Any) -> Hits:
+        written, provider = self.written, self.provider
+        # the committed hits lose the written ids among them: ask for that many more
+        try:
+            hidden = sum(1 for key in written if key in index.impl)
+        except TypeError:                   # a structure without membership: assume all of them
+            hidden = len(written)
+        wanted = None if limit is None else skip + limit + hidden
+        merged = [hit for hit in provider.search(index, query, wanted, **options) if hit[0] not in written]
+        if len(self.scratch.impl):
+            merged += provider.search(self.scratch, query, None if limit is None else skip + limit,  # type: ignore[arg-type]
+                                      **options)
+        merged.sort(key=lambda hit: (-hit[1], hit[0]))
+        return merged[skip:] if limit is None else merged[skip:skip + limit]
+
+
 class _Scratch:
-    """A throwaway in-memory index of one kind (``SearchProvider.search_in_tx``): the parts of a
-    ManagedIndex that ``apply`` and ``search`` read."""
+    """A throwaway in-memory index of one kind (``ScratchOverlay``): the parts of a ManagedIndex that
+    ``apply`` and ``search`` read."""
     __slots__ = ("definition", "impl", "rw", "build_threads")
 
     def __init__(self, definition: IndexDefinition, impl: Any):

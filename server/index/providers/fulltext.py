@@ -11,7 +11,7 @@ from ..engines import ENGINES
 from ..corpus import WrittenView
 from ..fulltext import FullTextIndex
 from . import register
-from .base import SearchProvider, register_queries, visible_rows
+from .base import SearchProvider, TxOverlay, register_queries, visible_rows
 
 if TYPE_CHECKING:
     from typing import AbstractSet, Any, Callable, Sequence
@@ -81,17 +81,8 @@ class FullTextProvider(SearchProvider):
         # impl is this kind's FullTextIndex (see open)
         return index.impl.search(query, skip, limit, timeout_s, mode=mode, keys=keys, accept=accept)  # type: ignore[no-any-return]
 
-    def search_in_tx(self, index: ManagedIndex, written: Ops, query: Any, limit: int | None, *, skip: int = 0,
-                     filters: Sequence[Filter] = (), keys: AbstractSet[int] | None = None,
-                     accept: Callable[[int], bool] | None = None, timeout_s: float | None = None,
-                     mode: str = "lucene", **options: Any) -> Hits:
-        """BM25 depends on the whole corpus: the committed one is seen through the transaction's writes
-        (`WrittenView`), so every score is the one the index will give once they commit."""
-        impl = index.impl
-        docs = {key: None if state is None else impl.analyze(state.props) for key, state in written.items()}
-        view = WrittenView(impl.corpus, docs)
-        return impl.search(query, skip, limit, timeout_s, mode=mode, keys=keys, accept=accept,  # type: ignore[no-any-return]
-                           corpus=view, written=docs)
+    def tx_overlay(self, index: ManagedIndex) -> TxOverlay:
+        return _WrittenDocuments(index.impl)
 
     def register_procedures(self, registry: ProcedureRegistry) -> None:
         register_queries(registry, "fulltext", [("indexName", "STRING?"), ("queryString", "STRING?"), ("options", "MAP?", {})],
@@ -116,6 +107,28 @@ def _fulltext(ctx: ExecContext, entity: str, name: str | None, query: str | None
     hits = ctx.db.index_manager.fulltext_search(name, query, skip, limit, entity=entity,
                                                 mode=options.get("mode") or "lucene", tx=ctx.tx)
     return visible_rows(ctx, entity, hits)
+
+
+class _WrittenDocuments(TxOverlay):
+    """BM25 depends on the whole corpus: the committed one is seen through the transaction's writes
+    (`WrittenView`), so every score is the one the index will give once they commit."""
+
+    def __init__(self, impl: FullTextIndex):
+        self.impl = impl
+        self.view = WrittenView(impl.corpus)
+
+    def update(self, written: Ops) -> None:
+        for key, state in written.items():
+            self.view.update(key, None if state is None else self.impl.analyze(state.props))
+
+    def valid(self, index: ManagedIndex) -> bool:
+        return index.impl is self.impl and self.view.base is self.impl.corpus
+
+    def search(self, index: ManagedIndex, query: Any, limit: int | None, *, skip: int = 0,
+               keys: AbstractSet[int] | None = None, accept: Callable[[int], bool] | None = None,
+               timeout_s: float | None = None, mode: str = "lucene", **options: Any) -> Hits:
+        return self.impl.search(query, skip, limit, timeout_s, mode=mode, keys=keys, accept=accept,
+                                corpus=self.view, written=self.view.written)
 
 
 register(FullTextProvider())
