@@ -12,7 +12,6 @@ so a committed write is searchable immediately without waiting for an engine com
 """
 from __future__ import annotations
 
-import contextlib
 import os
 import time
 
@@ -25,6 +24,7 @@ from .corpus import GAP, Corpus
 from .engines import open_engine
 from .plain_query import LUCENE, parse_query
 from .query_plan import PNone, build_plan, compile_scorer
+from .rwlock import NoLock
 
 DEFAULT_TIMEOUT_S = 30.0
 ENGINE_BATCH = 500              # overlay size that triggers an engine commit right away
@@ -113,7 +113,7 @@ class FullTextIndex:
         (they see the overlay either way) and ``rw`` is taken only to drop the flushed overlay."""
         if not self.overlay:
             return
-        rw = rw or _NoLock()
+        rw = rw or NoLock()
         overlay = dict(self.overlay)
         deletes = [key for key in overlay if key in self.engine_keys]
         adds = [(key, analyzed) for key, analyzed in overlay.items() if analyzed is not None]
@@ -224,10 +224,3 @@ class FullTextIndex:
 
     def close(self) -> None:
         self.engine.close()
-
-
-class _NoLock:
-    """Stands in for the index's RWLock when a FullTextIndex is used on its own."""
-
-    def write(self):
-        return contextlib.nullcontext()

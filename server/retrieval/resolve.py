@@ -68,6 +68,9 @@ class Resolver:
         self.ctx, self.tx, self.opts = ctx, ctx.tx, opts
         self.label = opts["label"]
         self.workspace = opts["workspace"]
+        # read once per call: the change log of a long ingest transaction grows with every statement
+        self._created_earlier = [change[1] for change in self.tx.change_log()
+                                 if change[0] == "node+" and self.label in change[2]]
         self._embedder = None
         if opts["embedder"] is not None or opts["embeddingIndex"] is not None:
             from ..ai import embedders
@@ -107,9 +110,9 @@ class Resolver:
                 and tx.node_prop(nid, "workspace") == self.workspace and tx.node_prop(nid, "type") == kind)
 
     def _written(self) -> list[int]:
-        """Nodes this statement (``touched_nodes``) and the transaction's earlier statements wrote."""
-        written = (change[1] for change in self.tx.change_log() if change[0] in ("node+", "nprop", "label+"))
-        return list(dict.fromkeys([*self.ctx.touched_nodes, *written]))
+        """Nodes this statement wrote (``touched_nodes``) and entities earlier statements of the
+        transaction created: not committed, so not in an index that follows commits."""
+        return list(dict.fromkeys([*self.ctx.touched_nodes, *self._created_earlier]))
 
     def _exact(self, norm: str, kind):
         tx = self.tx

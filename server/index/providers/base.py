@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 from relate.protocol.errors import ArgumentError
 
 from ..definitions import NODE, RELATIONSHIP, IndexDefinition, quote
+from ..rwlock import NoLock
 
 if TYPE_CHECKING:
     from typing import AbstractSet, Any, Callable, Iterable, Sequence
@@ -177,22 +178,7 @@ class _Scratch:
     __slots__ = ("definition", "impl", "rw", "build_threads")
 
     def __init__(self, definition: IndexDefinition, impl: Any):
-        self.definition, self.impl, self.rw, self.build_threads = definition, impl, _NoLock(), 1
-
-
-class _NoLock:
-    """Stands in for a read/write lock around a structure only one thread sees."""
-
-    def read(self) -> _NoLock:
-        return self
-
-    write = read
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
+        self.definition, self.impl, self.rw, self.build_threads = definition, impl, NoLock(), 1
 
 
 def scope_text(definition: IndexDefinition, var: str) -> str:
