@@ -138,3 +138,21 @@ def test_transaction_metadata_show_and_terminate_through_the_driver(driver):
             tx.run("RETURN 2").consume()
         assert caught.value.code == "Neo.ClientError.Transaction.Terminated"
         tx.close()
+
+
+def test_a_transaction_searches_its_own_writes_through_the_driver(driver):
+    """Neo4j's full-text queries see the transaction's own changes; so do Relate's (and its vector ones),
+    and SHOW INDEXES has Neo4j's default columns."""
+    driver.execute_query("CREATE FULLTEXT INDEX own_writes_text IF NOT EXISTS FOR (n:OwnWrites) ON EACH [n.text]")
+    driver.execute_query("CREATE (:OwnWrites {id: 1, text: 'kestrel once'})")
+    driver.execute_query("CALL db.awaitIndexes(60)")
+    query = "CALL db.index.fulltext.queryNodes('own_writes_text', 'kestrel') YIELD node, score RETURN node.id AS id, score"
+    with driver.session() as session:
+        with session.begin_transaction() as tx:
+            tx.run("CREATE (:OwnWrites {id: 2, text: 'kestrel kestrel kestrel'})").consume()
+            inside = [(r["id"], r["score"]) for r in tx.run(query)]
+            tx.rollback()
+        assert [i for i, _ in inside] == [2, 1]
+        assert [r["id"] for r in session.run(query)] == [1]           # the rollback left no trace
+    index = driver.execute_query("SHOW INDEXES").records[0]
+    assert list(index.keys())[:4] == ["id", "name", "state", "populationPercent"]
