@@ -130,10 +130,10 @@ def _decorate(ctx, hits: list[dict], text_props: list[str], words: list[str]) ->
 
 def prefetch_vectors(ctx, join, scope: Scope, texts: list[str], k: int) -> None:
     """Run the vector arm for many anchor texts in one batched index call (kept per statement);
-    searches with a filter pushed into the index stay one by one."""
+    searches with a filter pushed into the index, or in a transaction that wrote, stay one by one."""
     d = _arms(ctx, join)[0]
-    if d is None or any(p in d.filter_properties for p, _ in scope.equalities):
-        return
+    if d is None or any(p in d.filter_properties for p, _ in scope.equalities) or ctx.tx.change_log():
+        return          # (a writing transaction's searches go one by one: they see its own writes)
     state = for_ctx(ctx)
     todo = [t for t in dict.fromkeys(texts) if (join.name, t) not in state.vector_hits]
     if len(todo) < 2:
