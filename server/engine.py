@@ -10,6 +10,7 @@ One statement, end to end (``Session.run``):
 """
 from __future__ import annotations
 
+import datetime
 import gc
 import itertools
 import os
@@ -22,6 +23,7 @@ from typing import Any, Optional
 from relate.protocol.errors import (AccessModeError, DatabaseError, ParameterMissing, QueryTimeout, RelateError,
                                     Terminated, TransactionError, TransientError)
 from relate.protocol.secrets import redact
+from relate.protocol.temporal import DateTime
 from relate.protocol.values import Duration
 from relate.protocol.summary import Plan as PrintablePlan, Summary
 
@@ -47,6 +49,9 @@ from .storage import GraphStore
 
 _OPEN_OPTIONS = ("sync", "checkpoint_every", "recover_truncate", "read_only")
 _TX_IDS = itertools.count(1)
+
+
+_QUERY_IDS = itertools.count(1)
 
 
 def _new_tx_id() -> str:
@@ -236,9 +241,14 @@ class Database:
             elapsed = None
             if query is not None and since is not None:
                 elapsed = Duration(nanoseconds=int((now - since) * 1e9))
-            rows.append({"database": "neo4j", "transactionId": session.tx_id, "currentQuery": redact(query or ""),
+            started = session.tx_started
+            rows.append({"database": "neo4j", "transactionId": session.tx_id,
+                         "currentQueryId": session.query_id if query is not None else "",
+                         "connectionId": session.connection_id, "clientAddress": session.client_address,
+                         "username": session.principal, "currentQuery": redact(query or ""),
+                         "startTime": None if started is None else
+                         DateTime.from_python(datetime.datetime.fromtimestamp(started, datetime.timezone.utc)),
                          "status": "Running" if query else "Idle", "elapsedTime": elapsed,
-                         "connectionId": session.connection_id, "username": session.principal,
                          "metaData": dict(session.tx_metadata), "progress": session.progress()})
         return rows
 
@@ -268,6 +278,9 @@ class Session:
         self.running_query: Optional[str] = None
         self.running_since: Optional[float] = None    # time.monotonic() when running_query started
         self.connection_id: Optional[str] = None      # the server's connection (None embedded)
+        self.client_address: Optional[str] = None     # the server's peer (None embedded)
+        self.query_id: Optional[str] = None           # SHOW TRANSACTIONS' currentQueryId
+        self.tx_started: Optional[float] = None       # time.time() when the current transaction began
         self.closed = False
         self._parse_cancelled = False
         # True when the caller clears cancellation itself (clear_cancel, before each request): a
@@ -285,6 +298,11 @@ class Session:
         self.scope: dict = {}
         self.ai_budget: Optional[dict] = None
 
+    def _running(self, query: str) -> None:
+        """``query`` starts: SHOW TRANSACTIONS lists it from now on."""
+        self.running_query, self.running_since = query, time.monotonic()
+        self.query_id = f"query-{next(_QUERY_IDS)}"
+
     # ------------------------------------------------------------ transactions
     @property
     def in_transaction(self) -> bool:
@@ -299,6 +317,7 @@ class Session:
         self._explicit = ExplicitTx(self.db.store)
         self.read_access = read_only
         self.tx_id, self.tx_metadata = _new_tx_id(), {}
+        self.tx_started = time.time()
 
     def commit(self) -> int:
         if self._explicit is None:
@@ -401,7 +420,7 @@ class Session:
         if explicit is not None:
             explicit.require_usable()
         else:
-            self.tx_id = _new_tx_id()
+            self.tx_id, self.tx_started = _new_tx_id(), time.time()
         if not self.external_cancel:
             self._parse_cancelled = False
         prepared = db.plan_cache.get(query)
@@ -424,7 +443,7 @@ class Session:
         statement = prepared.statement
         if prepared.is_command:
             token = privileges.current_user.set(self.principal)
-            self.running_query, self.running_since = query, time.monotonic()     # SHOW TRANSACTIONS lists it
+            self._running(query)     # SHOW TRANSACTIONS lists it
             try:
                 return self._run_command(prepared, params, started)
             finally:
@@ -472,7 +491,7 @@ class Session:
         ctx.session = self
         ctx.principal = self.principal
         self._watch(ctx)
-        self.running_query, self.running_since = query, time.monotonic()
+        self._running(query)
         summary = Summary(counters=ctx.counters, query_type="r", costs=ctx.costs,
                           notifications=ctx.notifications)
 
@@ -502,7 +521,7 @@ class Session:
             ctx.commit_batch = lambda: self._commit_batch(ctx)
             ctx.check_batch = lambda: self._check_batch(ctx)
         self._watch(ctx)
-        self.running_query, self.running_since = query, time.monotonic()
+        self._running(query)
         try:
             try:
                 rows = [materialize_row(row, tx) for row in plan.root.rows(ctx, {})]

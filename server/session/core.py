@@ -350,6 +350,7 @@ class SessionCore:
         scope = await self._worker.call(bind, self._auth, self.user, message.auth.get("context"))
         self._engine = await self._worker.call(self._db.session)
         self._engine.connection_id = self.connection_id     # SHOW TRANSACTIONS: which connection runs what
+        self._engine.client_address = self.peer
         self._engine.external_cancel = True    # _call clears cancellation before each request
         self._engine.scope = scope
         if self._auth.enabled:

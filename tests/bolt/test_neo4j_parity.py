@@ -156,3 +156,10 @@ def test_a_transaction_searches_its_own_writes_through_the_driver(driver):
         assert [r["id"] for r in session.run(query)] == [1]           # the rollback left no trace
     index = driver.execute_query("SHOW INDEXES").records[0]
     assert list(index.keys())[:4] == ["id", "name", "state", "populationPercent"]
+
+
+def test_show_transactions_names_the_client_address(driver):
+    records = driver.execute_query("SHOW TRANSACTIONS").records
+    mine = [r for r in records if r["currentQuery"] == "SHOW TRANSACTIONS"]
+    assert mine and mine[0]["clientAddress"].startswith("127.0.0.1")
+    assert mine[0]["currentQueryId"].startswith("query-") and mine[0]["startTime"] is not None

@@ -99,3 +99,19 @@ def test_bad_ids_are_typed_errors_and_terminate_stays_a_name(db):
     with pytest.raises(CypherSyntaxError):
         rows(session, "TERMINATE TRANSACTIONS")
     assert rows(session, "WITH 1 AS terminate RETURN terminate") == [(1,)]
+
+
+def test_show_transactions_has_neo4j_default_columns(db):
+    a, b = db.session(), db.session()
+    a.begin()
+    a.run("CREATE (:Shown)").consume()
+    result = b.run("SHOW TRANSACTIONS")
+    assert list(result.columns) == ["database", "transactionId", "currentQueryId", "connectionId", "clientAddress",
+                                    "username", "currentQuery", "startTime", "status", "elapsedTime"]
+    shown = {row[1]: dict(zip(result.columns, row)) for row in result.fetch(100)}
+    idle = shown[a.tx_id]
+    assert idle["status"] == "Idle" and idle["currentQueryId"] == "" and idle["startTime"] is not None
+    assert abs(idle["startTime"].timestamp() - time.time()) < 60
+    running = shown[b.tx_id]
+    assert running["currentQueryId"].startswith("query-") and running["currentQuery"] == "SHOW TRANSACTIONS"
+    a.rollback()

@@ -36,8 +36,9 @@ PROCEDURE_EXTRA = ["signature", "argumentDescription", "returnDescription", "adm
 FUNCTION_COLUMNS = ["name", "category", "description"]
 FUNCTION_EXTRA = ["signature", "isBuiltIn", "argumentDescription", "returnDescription", "aggregating"]
 USER_COLUMNS = ["user", "roles", "passwordChangeRequired", "suspended"]
-TRANSACTION_COLUMNS = ["database", "transactionId", "currentQuery", "status", "elapsedTime"]
-TRANSACTION_EXTRA = ["connectionId", "username", "metaData", "progress"]     # progress: a LOAD CSV's file read so far
+TRANSACTION_COLUMNS = ["database", "transactionId", "currentQueryId", "connectionId", "clientAddress", "username",
+                       "currentQuery", "startTime", "status", "elapsedTime"]       # Neo4j's defaults
+TRANSACTION_EXTRA = ["metaData", "progress"]     # progress: a LOAD CSV's file read so far
 DATABASE_NAME = "neo4j"      # the one database a server or embedded directory serves (the Bolt and HTTP name)
 DATABASE_COLUMNS = ["name", "type", "aliases", "access", "address", "role", "writer", "requestedStatus",
                     "currentStatus", "statusMessage", "default", "home", "constituents"]
