@@ -133,13 +133,13 @@ class UserStore:
         return self._write(tx, action)
 
     def list_users(self, tx=None) -> list[dict[str, Any]]:
-        """Rows for SHOW USERS: user, roles, passwordChangeRequired, suspended (sorted by name)."""
+        """Rows for SHOW USERS: user, roles, passwordChangeRequired, suspended, home (sorted by name)."""
         rows = []
         for key, entry in self._read(tx).items():
             if key.startswith(USER_PREFIX):
                 rows.append({"user": entry["name"], "roles": roles_of(entry),
                              "passwordChangeRequired": bool(entry.get("change_required")),
-                             "suspended": bool(entry.get("suspended"))})
+                             "suspended": bool(entry.get("suspended")), "home": None})   # home: the default db
         return sorted(rows, key=lambda row: row["user"])
 
     def verify(self, name: str, password: str) -> bool:

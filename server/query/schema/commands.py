@@ -35,7 +35,7 @@ PROCEDURE_COLUMNS = ["name", "description", "mode", "worksOnSystem"]
 PROCEDURE_EXTRA = ["signature", "argumentDescription", "returnDescription", "admin", "option"]
 FUNCTION_COLUMNS = ["name", "category", "description"]
 FUNCTION_EXTRA = ["signature", "isBuiltIn", "argumentDescription", "returnDescription", "aggregating"]
-USER_COLUMNS = ["user", "roles", "passwordChangeRequired", "suspended"]
+USER_COLUMNS = ["user", "roles", "passwordChangeRequired", "suspended", "home"]   # Neo4j's
 TRANSACTION_COLUMNS = ["database", "transactionId", "currentQueryId", "connectionId", "clientAddress", "username",
                        "currentQuery", "startTime", "status", "elapsedTime"]       # Neo4j's defaults
 TRANSACTION_EXTRA = ["metaData", "progress"]     # progress: a LOAD CSV's file read so far
