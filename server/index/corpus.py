@@ -25,6 +25,21 @@ def bm25_term(idf: float, tf: float, dl: int, avgdl: float) -> float:
     return idf * tf / (tf + K1 * (1 - B + B * dl / avgdl))
 
 
+def token_ids(analyzed: list, term_id) -> tuple:
+    """Per field, the term ids by position (GAP where a stop word was), or None for a field without text;
+    ``term_id(token, create=True)`` numbers the terms."""
+    per_field = []
+    for pairs in analyzed:
+        if pairs is None:
+            per_field.append(None)
+            continue
+        ids = array("i", [GAP]) * (pairs[-1][0] + 1 if pairs else 0)
+        for pos, token in pairs:
+            ids[pos] = term_id(token, create=True)
+        per_field.append(ids)
+    return tuple(per_field)
+
+
 class Corpus:
     """Vocabulary, per-field statistics and per-document token ids (keys are entity ids)."""
 
@@ -54,18 +69,11 @@ class Corpus:
         """Index ``key``; ``analyzed`` holds per field a list of (position, token) or None (no string)."""
         if key in self.docs:
             self.remove(key)
-        per_field = []
-        for f, pairs in enumerate(analyzed):
-            if pairs is None:
-                per_field.append(None)
-                continue
-            size = pairs[-1][0] + 1 if pairs else 0
-            ids = array("i", [GAP]) * size
-            for pos, token in pairs:
-                ids[pos] = self.term_id(token, create=True)
-            per_field.append(ids)
-            self._count(f, ids, +1)
-        self.docs[key] = tuple(per_field)
+        per_field = token_ids(analyzed, self.term_id)
+        for f, ids in enumerate(per_field):
+            if ids is not None:
+                self._count(f, ids, +1)
+        self.docs[key] = per_field
 
     def remove(self, key: int) -> bool:
         per_field = self.docs.pop(key, None)
@@ -163,16 +171,7 @@ class WrittenView:
             self._count(self.base.docs[key], -1)
         if analyzed is None:
             return
-        per_field = []
-        for pairs in analyzed:
-            if pairs is None:
-                per_field.append(None)
-                continue
-            ids = array("i", [GAP]) * (pairs[-1][0] + 1 if pairs else 0)
-            for pos, token in pairs:
-                ids[pos] = self.term_id(token, create=True)
-            per_field.append(ids)
-        self._new[key] = tuple(per_field)
+        self._new[key] = token_ids(analyzed, self.term_id)
         self._count(self._new[key], +1)
 
     def _count(self, per_field: tuple, sign: int) -> None:
