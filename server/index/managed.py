@@ -64,8 +64,17 @@ class _TxOverlaySlot:
     log it has read (``last``: the change there, to notice a log cut back and written again)."""
     __slots__ = ("tx", "log_id", "seen", "last", "overlay")
 
-    def __init__(self, tx: ReadTx, log: Sequence[Change], overlay: TxOverlay):
-        self.tx, self.log_id, self.overlay = weakref.ref(tx), id(log), overlay
+    def __init__(self, tx: ReadTx, log: Sequence[Change], overlay: TxOverlay, index: ManagedIndex):
+        # once the transaction is gone its overlay (a copy of what it wrote) is dropped, not kept until the
+        # next writing transaction searches this index
+        holder = weakref.ref(index)
+
+        def forget(_gone: object) -> None:
+            owner = holder()
+            if owner is not None and owner._tx_overlay is self:
+                owner._tx_overlay = None
+
+        self.tx, self.log_id, self.overlay = weakref.ref(tx, forget), id(log), overlay
         self.seen = 0
         self.last: Change | None = None
 
@@ -390,7 +399,7 @@ class ManagedIndex:
             cached = self._tx_overlay
             if cached is None or cached.tx() is not tx or cached.log_id != id(log) or cached.seen > len(log) \
                     or (cached.seen and log[cached.seen - 1] is not cached.last) or not cached.overlay.valid(self):
-                cached = self._tx_overlay = _TxOverlaySlot(tx, log, self.provider.tx_overlay(self))
+                cached = self._tx_overlay = _TxOverlaySlot(tx, log, self.provider.tx_overlay(self), self)
             if cached.seen < len(log):
                 kinds = _NODE_CHANGES if self._node else _REL_CHANGES
                 states: Ops = {}

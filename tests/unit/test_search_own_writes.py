@@ -140,3 +140,16 @@ def test_searches_follow_the_transaction_statement_by_statement(db):
     tx.commit()
     db.execute("CALL db.awaitIndexes(60)")
     assert sorted(ids(db)) == [1, 500]
+
+
+def test_a_finished_transaction_leaves_no_overlay_behind(db):
+    import gc
+    tx = db.begin()
+    write_some(tx)
+    rows(tx, VECTOR, q=[1.0, 0.0, 0.0])
+    index = db._owner.index_manager.get("v")         # the embedded Database behind the connection
+    assert index._tx_overlay is not None
+    tx.rollback()
+    del tx
+    gc.collect()
+    assert index._tx_overlay is None
