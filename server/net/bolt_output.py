@@ -57,13 +57,51 @@ def failure_metadata(meta: dict, version: BoltVersion) -> dict:
             "description": f"{description}. {message}", "diagnostic_record": record}
 
 
-def summary_metadata(meta: dict, bookmark: str | None) -> dict:
-    """A finished statement's summary: stats keys dashed (``nodes-created``), the database named."""
+_SEVERITY_RANK = {"INFORMATION": 0, "WARNING": 1}
+
+
+class NotificationFilter:
+    """What notifications a driver asked for (Bolt 5.2+): a minimum severity (``OFF`` for none) and
+    categories to leave out, given in HELLO for the connection and in BEGIN or RUN for a transaction."""
+
+    __slots__ = ("minimum", "disabled")
+
+    def __init__(self, minimum: int, disabled: frozenset[str]):
+        self.minimum = minimum            # a _SEVERITY_RANK; above WARNING: none at all
+        self.disabled = disabled
+
+    @classmethod
+    def of(cls, extra: dict | None, default: "NotificationFilter | None" = None) -> "NotificationFilter | None":
+        """The filter ``extra`` sets (its missing parts from ``default``), or ``default`` when it sets none."""
+        extra = extra if isinstance(extra, dict) else {}
+        severity = extra.get("notifications_minimum_severity")
+        disabled = extra.get("notifications_disabled_classifications", extra.get("notifications_disabled_categories"))
+        if severity is None and disabled is None:
+            return default
+        if isinstance(severity, str):
+            minimum = _SEVERITY_RANK.get(severity.upper(), len(_SEVERITY_RANK))   # OFF (or unknown): none
+        else:
+            minimum = default.minimum if default is not None else 0
+        if isinstance(disabled, (list, tuple)):
+            names = frozenset(str(name).upper() for name in disabled)
+        else:
+            names = default.disabled if default is not None else frozenset()
+        return cls(minimum, names)
+
+    def keeps(self, notification: dict) -> bool:
+        rank = _SEVERITY_RANK.get(str(notification.get("severity", "")).upper(), 0)
+        return rank >= self.minimum and str(notification.get("category", "")).upper() not in self.disabled
+
+
+def summary_metadata(meta: dict, bookmark: str | None, notify: NotificationFilter | None = None) -> dict:
+    """A finished statement's summary: stats keys dashed (``nodes-created``), the database named, the
+    notifications the driver asked for."""
     out = {"type": meta.get("type", "r"), "t_last": int(meta.get("t_last", 0)), "db": DATABASE}
     stats = {key.replace("_", "-"): value for key, value in meta.get("stats", {}).items()}
     if stats:
         out["stats"] = stats
-    notifications = [n for n in meta.get("notifications", []) if isinstance(n, dict) and "code" in n]
+    notifications = [n for n in meta.get("notifications", []) if isinstance(n, dict) and "code" in n
+                     and (notify is None or notify.keeps(n))]
     if notifications:
         out["notifications"] = notifications
     plan = meta.get("plan")
@@ -104,10 +142,22 @@ class BoltOutput:
         self.hold_hello = False                  # Bolt 5.0: HELLO's SUCCESS waits for its LOGON
         self.patched_utc = False                 # Bolt 4.4: HELLO's SUCCESS confirms the utc patch
         self.held_success: dict | None = None
+        self._notify_connection: NotificationFilter | None = None   # from HELLO
+        self._notify_tx: NotificationFilter | None = None           # from BEGIN, until the transaction ends
+        self._notify: NotificationFilter | None = None              # for the statement being answered
 
     def answering(self, request) -> None:
         """The request the next replies answer (its metadata is shaped for it)."""
         self._request = request
+        kind = type(request)
+        if kind is m.Run:
+            self._notify = NotificationFilter.of(request.extra, self._notify_tx or self._notify_connection)
+        elif kind is m.Begin:
+            self._notify = self._notify_tx = NotificationFilter.of(request.extra, self._notify_connection)
+        elif kind is m.Commit or kind is m.Rollback or kind is m.Reset:
+            self._notify_tx = None
+        elif kind is m.Hello:
+            self._notify_connection = NotificationFilter.of(request.extra)
 
     def _message(self, structure) -> None:
         try:
@@ -129,7 +179,7 @@ class BoltOutput:
             metadata, self.held_success = self.held_success, None
         elif isinstance(request, (m.Pull, m.Discard)):
             if not metadata.get("has_more"):
-                metadata = summary_metadata(metadata, self._bookmark())
+                metadata = summary_metadata(metadata, self._bookmark(), self._notify)
         elif isinstance(request, m.Run):
             metadata = {k: v for k, v in metadata.items() if k in ("fields", "t_first", "qid")}
             metadata["t_first"] = int(metadata.get("t_first", 0))

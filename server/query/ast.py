@@ -47,6 +47,7 @@ class Property(Expr):
     subject: Expr
     key: str
     pos: Pos = _pos()
+    key_pos: Pos = _pos()            # of the key after the dot
 
 
 @dataclass(slots=True)
@@ -76,6 +77,7 @@ class ListLiteral(Expr):
 class MapLiteral(Expr):
     entries: list[tuple[str, Expr]]  # in source order
     pos: Pos = _pos()
+    key_pos: list[Pos] = field(default_factory=list, kw_only=True, compare=False, repr=False)   # per entry
 
 
 @dataclass(slots=True)
@@ -136,6 +138,7 @@ class LabelExpr:
 @dataclass(slots=True)
 class LabelName(LabelExpr):
     name: str
+    pos: Pos = _pos()                # of the name itself (notifications point at it, as Neo4j's do)
 
 
 @dataclass(slots=True)
@@ -297,6 +300,7 @@ class RelPattern:
     # ``-[:$(e)]->`` / ``-[:A|$any(e)]->``: the type alternatives as a label expression (types is empty)
     type_labels: Optional[LabelExpr] = field(default=None, kw_only=True)
     type_args: list[Expr] = field(default_factory=list, kw_only=True)
+    type_pos: list[Pos] = field(default_factory=list, kw_only=True, compare=False, repr=False)   # per type
 
 
 @dataclass(slots=True)

@@ -98,21 +98,26 @@ def _read_names(root, writing: bool) -> Iterator[tuple[str, str, Any, Any]]:
             writing = True
         if isinstance(node, (ast.NodePattern, ast.RelPattern)):
             if not writing:
-                names = _positive_labels(node.labels) if isinstance(node, ast.NodePattern) else node.types
-                kind = "label" if isinstance(node, ast.NodePattern) else "type"
-                yield from ((kind, name, node.pos, None) for name in names)
+                if isinstance(node, ast.NodePattern):
+                    yield from (("label", label.name, label.pos or node.pos, None)
+                                for label in _positive_labels(node.labels))
+                else:
+                    positions = node.type_pos if len(node.type_pos) == len(node.types) else [None] * len(node.types)
+                    yield from (("type", name, pos or node.pos, None) for name, pos in zip(node.types, positions))
             if isinstance(node.properties, ast.MapLiteral):
-                for key, value in node.properties.entries:
+                literal = node.properties
+                for i, (key, value) in enumerate(literal.entries):
                     if not writing:
-                        yield "key", key, node.pos, None
+                        yield "key", key, literal.key_pos[i] if i < len(literal.key_pos) else node.pos, None
                     stack.append((value, False))
             stack.append((node.where, False))
             stack.append((getattr(node, "label_args", None), False))
             continue
         if isinstance(node, ast.LabelCheck):
-            yield from (("label", name, node.pos, None) for name in _positive_labels(node.labels))
+            yield from (("label", label.name, label.pos or node.pos, None) for label in _positive_labels(node.labels))
         elif isinstance(node, ast.Property):
-            yield "key", node.key, node.pos, node.subject.name if isinstance(node.subject, ast.Variable) else False
+            yield ("key", node.key, node.key_pos or node.pos,
+                   node.subject.name if isinstance(node.subject, ast.Variable) else False)
         elif isinstance(node, ast.SetProperty):
             stack.extend(((node.target.subject, False), (node.value, False)))
             continue
@@ -124,13 +129,14 @@ def _read_names(root, writing: bool) -> Iterator[tuple[str, str, Any, Any]]:
                 stack.append((value, writing))
 
 
-def _positive_labels(labels) -> list[str]:
+def _positive_labels(labels) -> list[ast.LabelName]:
     """Label names a match requires or allows (not under ``!``, not dynamic)."""
-    out, todo = [], [labels]
+    out: list[ast.LabelName] = []
+    todo = [labels]
     while todo:
         item = todo.pop()
         if isinstance(item, ast.LabelName):
-            out.append(item.name)
+            out.append(item)
         elif isinstance(item, (ast.LabelAnd, ast.LabelOr)):
             todo.extend(reversed(item.items))
     return out

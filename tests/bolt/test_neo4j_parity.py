@@ -117,10 +117,40 @@ def test_the_driver_sees_unknown_label_and_cartesian_notifications(driver):
     driver.execute_query("CREATE (:Noted {name: 'x'})")
     summary = driver.execute_query("MATCH (n:Notd) RETURN n").summary
     found = [s for s in summary.gql_status_objects if s.is_notification]
-    assert [(s.classification.name, s.position.column) for s in found] == [("UNRECOGNIZED", 7)]   # its pattern
+    assert [(s.classification.name, s.position.column) for s in found] == [("UNRECOGNIZED", 10)]   # the label
     assert "Notd" in found[0].status_description or "Notd" in str(found[0].diagnostic_record)
     summary = driver.execute_query("MATCH (a:Noted), (b:Noted) RETURN a, b").summary
     assert [s.classification.name for s in summary.gql_status_objects if s.is_notification] == ["PERFORMANCE"]
+
+
+def test_notification_filters_of_the_driver_are_applied(bolt_url):
+    """notifications_min_severity / notifications_disabled_classifications, set on the driver (HELLO),
+    a session (BEGIN, RUN) or one query: what they leave out is not sent (logs stay quiet, as with Neo4j)."""
+    from tests.bolt.conftest import AUTH
+    unknown, cartesian = "MATCH (n:NeverThere) RETURN n", "MATCH (a:NeverThere), (b:NeverThere) RETURN a, b"
+
+    def codes(run, statement):
+        return sorted(s.classification.name for s in run(statement).gql_status_objects if s.is_notification)
+
+    def query(driver):
+        return lambda statement: driver.execute_query(statement).summary
+
+    def in_session(runner):
+        return lambda statement: runner.run(statement).consume()
+
+    with neo4j.GraphDatabase.driver(bolt_url, auth=AUTH) as plain:
+        assert codes(query(plain), cartesian) == ["PERFORMANCE", "UNRECOGNIZED"]
+    with neo4j.GraphDatabase.driver(bolt_url, auth=AUTH, notifications_min_severity="OFF") as off:
+        assert codes(query(off), unknown) == []
+        with off.session(notifications_min_severity="WARNING") as session:     # a session overrides it
+            assert codes(in_session(session), cartesian) == ["UNRECOGNIZED"]
+            with session.begin_transaction() as tx:
+                assert codes(in_session(tx), cartesian) == ["UNRECOGNIZED"]
+    with neo4j.GraphDatabase.driver(bolt_url, auth=AUTH, notifications_disabled_classifications=[
+            neo4j.NotificationDisabledClassification.UNRECOGNIZED]) as quiet:
+        assert codes(query(quiet), cartesian) == ["PERFORMANCE"]
+        with quiet.session(notifications_min_severity="OFF") as session:
+            assert codes(in_session(session), cartesian) == []
 
 
 def test_transaction_metadata_show_and_terminate_through_the_driver(driver):

@@ -28,10 +28,22 @@ def notes(conn, statement):
 
 
 def test_unknown_names_read_are_warned_with_their_position(graph):
-    assert notes(graph, "MATCH (n:Pesron) RETURN n") == [(UNKNOWN_LABEL, "Pesron", {"offset": 6, "line": 1, "column": 7})]
-    assert notes(graph, "MATCH (:P)-[:LIKES]->(m) RETURN m")[0][:2] == (UNKNOWN_TYPE, "LIKES")
+    # Positions point at the name itself, as Neo4j's do (its own tests: `EXPLAIN MATCH (n:Preson) RETURN *`
+    # at offset 17, `MATCH (a) WHERE a.prop = 42` at 18, `MATCH (a {prop: 42})` at 10).
+    assert notes(graph, "MATCH (n:Pesron) RETURN n") == [(UNKNOWN_LABEL, "Pesron", {"offset": 9, "line": 1, "column": 10})]
+    assert notes(graph, "EXPLAIN MATCH (n:Preson) RETURN *") == [
+        (UNKNOWN_LABEL, "Preson", {"offset": 17, "line": 1, "column": 18})]
+    assert notes(graph, "MATCH (:P)-[:LIKES]->(m) RETURN m") == [
+        (UNKNOWN_TYPE, "LIKES", {"offset": 13, "line": 1, "column": 14})]
+    assert notes(graph, "MATCH (:P)-[r:KNOWS|LIKES]->(m) RETURN m") == [
+        (UNKNOWN_TYPE, "LIKES", {"offset": 20, "line": 1, "column": 21})]
     assert notes(graph, "MATCH (n:P)\nWHERE n.nmae = 'a' RETURN n") == [
-        (UNKNOWN_KEY, "nmae", {"offset": 18, "line": 2, "column": 7})]
+        (UNKNOWN_KEY, "nmae", {"offset": 20, "line": 2, "column": 9})]
+    assert notes(graph, "MATCH (a) WHERE a.prop = 42 RETURN a") == [
+        (UNKNOWN_KEY, "prop", {"offset": 18, "line": 1, "column": 19})]
+    assert notes(graph, "MATCH (a {prop: 42}) RETURN a") == [(UNKNOWN_KEY, "prop", {"offset": 10, "line": 1, "column": 11})]
+    assert notes(graph, "MATCH (n:P) WHERE n:P|Ghost RETURN n") == [
+        (UNKNOWN_LABEL, "Ghost", {"offset": 22, "line": 1, "column": 23})]
     assert notes(graph, "MATCH (n:P) WHERE n:Ghost RETURN n")[0][:2] == (UNKNOWN_LABEL, "Ghost")
     assert notes(graph, "EXPLAIN MATCH (n:Nope) RETURN n")[0][:2] == (UNKNOWN_LABEL, "Nope")
 

@@ -121,7 +121,8 @@ class ExpressionBuilder(BuilderBase):
         for child in children[1:]:
             kind = type(child)
             if kind is P.PropertyLookupContext:
-                result = ast.Property(result, self.name(child.propertyKeyName()), pos=pos)
+                key = child.propertyKeyName()
+                result = ast.Property(result, self.name(key), pos=pos, key_pos=self.pos(key))
             elif kind is P.IndexOrSliceContext:
                 if child.dots is None:
                     result = ast.Subscript(result, self.expression(child.lower), pos=pos)
@@ -281,7 +282,7 @@ class ExpressionBuilder(BuilderBase):
     def map_literal(self, ctx) -> ast.MapLiteral:
         keys, values = ctx.propertyKeyName(), ctx.expression()
         return ast.MapLiteral([(self.name(key), self.expression(value)) for key, value in zip(keys, values)],
-                              pos=self.pos(ctx))
+                              pos=self.pos(ctx), key_pos=[self.pos(key) for key in keys])
 
     # -- label expressions ----------------------------------------------------------------------
     def label_expression(self, ctx, args: list) -> ast.LabelExpr:
@@ -299,7 +300,7 @@ class ExpressionBuilder(BuilderBase):
             return ast.LabelNot(self._label_not(inner, args))
         atom = ctx.labelAtom()
         if atom.symbolicName() is not None:
-            return ast.LabelName(self.name(atom.symbolicName()))
+            return ast.LabelName(self.name(atom.symbolicName()), pos=self.pos(atom.symbolicName()))
         if atom.PERCENT() is not None:
             return ast.LabelAny()
         if atom.dynamicName() is not None:

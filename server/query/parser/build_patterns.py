@@ -153,7 +153,8 @@ class PatternBuilder(ExpressionBuilder):
             None if props is None else self.properties(props),
             length if span is None else self._range(span),
             self.optional_expression(detail.expression()),
-            pos=self.pos(ctx), type_labels=type_labels, type_args=args)
+            pos=self.pos(ctx), type_labels=type_labels, type_args=args,
+            type_pos=[] if types is None or not names else [self.pos(t) for t in types.relTypeName()])
 
     def _rel_types(self, ctx) -> tuple[list[str], ast.LabelExpr | None, list[ast.Expr]]:
         """Static type alternatives, or (with a ``$(e)`` among them) all of them as a label expression."""
@@ -163,7 +164,8 @@ class PatternBuilder(ExpressionBuilder):
         if all(name is not None for name in names):
             return [self.name(name) for name in names], None, []
         args: list[ast.Expr] = []
-        items: list[ast.LabelExpr] = [ast.LabelName(self.name(t.symbolicName())) if t.symbolicName() is not None
+        items: list[ast.LabelExpr] = [ast.LabelName(self.name(t.symbolicName()), pos=self.pos(t))
+                                      if t.symbolicName() is not None
                                       else self.dynamic_name(t.dynamicName(), args) for t in ctx.relTypeName()]
         return [], items[0] if len(items) == 1 else ast.LabelOr(items), args
 
