@@ -58,7 +58,7 @@ def test_relationship_and_composite_duplicates(db):
     run(s, "CREATE (a)-[:R {k: 1, j: 'x'}]->(b), (a)-[:R {k: 1, j: 'y'}]->(b)")
     with pytest.raises(ConstraintValidationFailed) as failure:
         run(s, "CREATE CONSTRAINT rk FOR ()-[r:R]-() REQUIRE r.k IS UNIQUE")
-    assert "k = 1" in failure.value.message
+    assert "`k` = 1" in failure.value.message
     run(s, "CREATE CONSTRAINT rkj FOR ()-[r:R]-() REQUIRE (r.k, r.j) IS UNIQUE")   # pairs differ
 
 

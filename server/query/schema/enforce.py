@@ -61,8 +61,9 @@ def _what(constraint: Constraint, eid: int) -> str:
     return f"Relationship({eid}) with type `{constraint.label}`"
 
 
-def check_entity(tx, constraint: Constraint, eid: int, props: dict | None = None) -> None:
-    """``props``: the entity's visible properties when the caller has them already."""
+def check_entity(tx, constraint: Constraint, eid: int, props: dict | None = None, *, existing: bool = False) -> None:
+    """``props``: the entity's visible properties when the caller has them already; ``existing``: the
+    data is checked for a constraint being created (duplicates are both there already)."""
     if props is None:
         props = _props(tx, constraint.entity, eid)
     kind = constraint.type
@@ -76,21 +77,25 @@ def check_entity(tx, constraint: Constraint, eid: int, props: dict | None = None
     if kind == "TYPE":
         value = props.get(keys[0])
         if value is not None and not types.matches(constraint.property_type, value):
-            raise ConstraintValidationFailed(
-                f"{_what(constraint, eid)} has property `{keys[0]}` of a type other than "
-                f"{constraint.property_type} (constraint `{constraint.name}`)", detail="ConstraintViolation",
-                phase="runtime")
+            found = (_value_type or _load_value_type())(value).removesuffix(" NOT NULL")
+            raise ConstraintValidationFailed(    # Neo4j's words, then the constraint's name
+                f"{_what(constraint, eid)} required the property `{keys[0]}` to be of type "
+                f"{constraint.property_type}, but was of type {found} (constraint `{constraint.name}`)",
+                detail="ConstraintViolation", phase="runtime")
     if kind in ("UNIQUE", "KEY"):
         values = [props.get(k) for k in keys]
         if any(v is None for v in values):
             return
         other = find_duplicate(tx, constraint, eid, values)
         if other is not None:
-            shown = ", ".join(f"{k} = {v!r}" for k, v in zip(keys, values))
-            kind = "Node" if constraint.entity == "node" else "Relationship"
+            # Neo4j's words (the entity that was there first), then the constraint's name
+            shown = ", ".join(f"`{k}` = {_literal(v)}" for k, v in zip(keys, values))
+            kind, label = ("Node", "label") if constraint.entity == "node" else ("Relationship", "type")
+            named = f"{label} `{constraint.label}` and {'property' if len(keys) == 1 else 'properties'} {shown}"
             raise ConstraintValidationFailed(
-                f"{_what(constraint, eid)} and {kind}({other}) both have {shown}, but constraint "
-                f"`{constraint.name}` requires them to be unique", detail="ConstraintViolation", phase="runtime")
+                f"Both {kind}({min(eid, other)}) and {kind}({max(eid, other)}) have the {named}" if existing else
+                f"{kind}({other}) already exists with {named} (constraint `{constraint.name}`)",
+                detail="ConstraintViolation", phase="runtime")
 
 
 def find_duplicate(tx, constraint: Constraint, eid: int, values: list):
@@ -110,7 +115,27 @@ def find_duplicate(tx, constraint: Constraint, eid: int, values: list):
     return None
 
 
+def _literal(value) -> str:
+    """A value as Cypher would write it (strings quoted, booleans lower case)."""
+    if isinstance(value, str):
+        return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return "[" + ", ".join(map(_literal, value)) + "]"
+    return str(value)
+
+
 _equals = None
+_value_type = None
+
+
+def _load_value_type():
+    """``valueType()``'s type names, imported on first use (the exec package imports this one)."""
+    global _value_type
+    from relate.server.query.exec.functions.lists import value_type_name
+    _value_type = value_type_name
+    return value_type_name
 
 
 def _load_equals():
@@ -133,7 +158,7 @@ def validate_existing(tx, constraint: Constraint) -> None:
             return
         ids = tx.nodes_by_label(label) if entity == "node" else tx.rels_by_type(label)
         for eid in ids:
-            check_entity(tx, constraint, eid)
+            check_entity(tx, constraint, eid, existing=True)
     except ConstraintValidationFailed as exc:
         raise ConstraintValidationFailed(
             f"Unable to create constraint `{constraint.name}`: {exc.message}",
@@ -149,4 +174,4 @@ def _check_groups(tx, constraint: Constraint, groups: list[list[int]]) -> None:
             found = tx.node(eid) if is_node else tx.rel(eid)
             if found is None or (constraint.label not in found[0] if is_node else found[0] != constraint.label):
                 continue
-            check_entity(tx, constraint, eid, found[1] if is_node else found[3])
+            check_entity(tx, constraint, eid, found[1] if is_node else found[3], existing=True)
