@@ -147,6 +147,17 @@ class QueryTimeout(ClientError):
     code = "Neo.ClientError.Transaction.TransactionTimedOut"
 
 
+class InvalidBookmark(ClientError):
+    """A bookmark this server did not give out (not of its form)."""
+    code = "Neo.ClientError.Transaction.InvalidBookmark"
+
+
+class BookmarkTimeout(TransientError):
+    """A bookmark newer than anything this database has committed (another server's, or one given out
+    before an older backup was restored), still not reached after waiting for it."""
+    code = "Neo.TransientError.Transaction.BookmarkTimeout"
+
+
 class Terminated(ClientError):
     code = "Neo.ClientError.Transaction.Terminated"
 

@@ -278,6 +278,8 @@ class QueryApi:
         statement = rq.statement_of(body, optional=optional)
         extra = rq.access_mode(body)
         rq.check_bookmarks(body)
+        if body.get("bookmarks"):          # the session core waits for them (or refuses them)
+            extra["bookmarks"] = body["bookmarks"]
         raw = rq.parameters_of(body)
         params = _typed(raw) if rq.typed_input(request) else from_plain(rq.plain_parameters(raw))
         return statement, params, extra

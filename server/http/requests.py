@@ -130,7 +130,7 @@ def parameters_of(body: dict) -> dict:
 
 
 def check_bookmarks(body: dict) -> None:
-    """``bookmarks``, when given, is a list of strings (one server: any bookmark is already reached)."""
+    """``bookmarks``, when given, is a list of strings (the session core checks what they name)."""
     marks = body.get("bookmarks")
     if marks is not None and (not isinstance(marks, list) or not all(isinstance(m, str) for m in marks)):
         raise ClientError("\"bookmarks\" must be a list of bookmark strings", code=INVALID)

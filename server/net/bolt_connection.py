@@ -17,7 +17,7 @@ from relate.protocol.bolt.packstream import Packer, Unpacker
 from relate.protocol.bolt.states import bolt_transition, ignores
 from relate.protocol.states import TX_STATES, State
 
-from ..session import SessionCore
+from ..session import SessionCore, bookmarks
 from . import bolt_access
 from .bolt_output import DATABASE, BoltOutput
 from .bolt_values import Patches, dehydrator, hydrator
@@ -87,7 +87,7 @@ class BoltConnection(ClientConnection):
         if self.core is not None and self.core.state in TX_STATES:
             return None
         ts = getattr(getattr(self._server.database, "store", None), "last_commit_ts", None)
-        return f"rl:{ts}" if isinstance(ts, int) else None
+        return bookmarks.bookmark(ts) if isinstance(ts, int) else None
 
     # -- the wire format hooks of ClientConnection -----------------------------------------------
 

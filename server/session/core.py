@@ -21,6 +21,7 @@ from relate.protocol.secrets import redact
 from relate.protocol.states import IGNORING_STATES, State, server_transition
 
 from ..inline import INLINE_UNTIL, ON_LOOP, MustNotWait, OverInlineBudget
+from . import bookmarks
 from .worker import SessionWorker
 
 SERVER_AGENT = "Relate/0.1.0"
@@ -360,6 +361,8 @@ class SessionCore:
 
     async def _run(self, message: m.Run, out: ReplySink, next_request=None) -> None:
         started = time.perf_counter()
+        if not self._in_tx() and message.extra.get("bookmarks"):
+            await bookmarks.reach(message.extra["bookmarks"], getattr(self._db, "store", None))
         deadline = self._deadline(message.extra)
         if not self._in_tx():           # an auto-commit statement's own access mode (a transaction has BEGIN's)
             self._engine.read_access = message.extra.get("mode") == READ_MODE
@@ -400,7 +403,8 @@ class SessionCore:
         two requests were answered: 0 (neither: handle both the usual way, nothing was sent or
         changed), 1 (the RUN: its PULL goes the usual way) or 2."""
         if type(pull) is not m.Pull or pull.qid != m.LAST_QUERY or self._state is not State.READY \
-                or self._results or self._pending_resets or run.query not in self._cheap or self._in_tx():
+                or self._results or self._pending_resets or run.query not in self._cheap or self._in_tx() \
+                or run.extra.get("bookmarks"):
             return 0
         on_run = self._transition(State.READY, m.RUN)
         if on_run is None:
@@ -561,6 +565,8 @@ class SessionCore:
             self._log.info("slow query", seconds=round(elapsed, 3), query=redact(open_result.query)[:200])
 
     async def _begin(self, message: m.Begin, out: ReplySink) -> None:
+        if message.extra.get("bookmarks"):
+            await bookmarks.reach(message.extra["bookmarks"], getattr(self._db, "store", None))
         await self._call(self._engine.begin, message.extra.get("mode") == READ_MODE)
         self._engine.tx_metadata = _metadata(message.extra)
         timeout = _seconds(message.extra.get("tx_timeout"))
@@ -583,10 +589,10 @@ class SessionCore:
 
     def _bookmark(self, committed: Any) -> str | None:
         if isinstance(committed, int) and not isinstance(committed, bool):
-            return f"rl:{committed}"
+            return bookmarks.bookmark(committed)
         store = getattr(self._db, "store", None)
         ts = getattr(store, "last_commit_ts", None)
-        return f"rl:{ts}" if isinstance(ts, int) else None
+        return bookmarks.bookmark(ts) if isinstance(ts, int) else None
 
     async def _rollback(self, message: m.Rollback, out: ReplySink) -> None:
         await self._worker.call(self._close_results)

@@ -69,6 +69,25 @@ def test_managed_transactions_and_bookmarks_between_sessions(driver):
     assert titles == ["Bolt"]
 
 
+def test_bookmarks_the_server_did_not_give_out_are_refused(driver):
+    """A bookmark of another server's form is InvalidBookmark (in BEGIN and in an auto-commit RUN), as
+    Neo4j answers one it cannot parse; the driver's own bookmarks keep working beside it."""
+    foreign = neo4j.Bookmarks.from_raw_values(["FB:kcwQCgkLDAwNDg8Q"])
+    with driver.session(bookmarks=foreign) as session:
+        with pytest.raises(exceptions.ClientError) as caught:
+            session.run("RETURN 1").consume()
+        assert caught.value.code == "Neo.ClientError.Transaction.InvalidBookmark"
+    with driver.session(bookmarks=foreign) as session:
+        with pytest.raises(exceptions.ClientError) as caught:
+            session.execute_read(lambda tx: tx.run("RETURN 1").consume())
+        assert caught.value.code == "Neo.ClientError.Transaction.InvalidBookmark"
+    with driver.session() as writer:
+        writer.run("CREATE (:Marked)").consume()
+        ours = writer.last_bookmarks()
+    with driver.session(bookmarks=ours) as reader:
+        assert reader.run("MATCH (m:Marked) RETURN count(m) AS c").single()["c"] == 1
+
+
 PARIS = pytz.timezone("Europe/Paris")
 ROUND_TRIPS = [
     None, True, False, 0, -1, 2 ** 63 - 1, -2 ** 63, 1.5, float("inf"), "", "Grüße ✓", b"\x00\xffbytes",

@@ -230,6 +230,9 @@ def test_hostile_json_values_get_typed_400s_and_leave_no_traceback(server, http)
         assert response.status_code == 400, response.text
     with_marks = http.post("/db/neo4j/query/v2", json={"statement": "RETURN 1 AS x", "bookmarks": ["rl:1"]})
     assert with_marks.status_code == 202
+    foreign = http.post("/db/neo4j/query/v2", json={"statement": "RETURN 1 AS x", "bookmarks": ["FB:kcwQ"]})
+    assert foreign.status_code == 400, foreign.text
+    assert foreign.json()["errors"][0]["code"] == "Neo.ClientError.Transaction.InvalidBookmark"
     assert http.get("/health").json()["status"] == "ok"
     assert "Traceback" not in server.log() and "Exception in ASGI" not in server.log()
 
