@@ -203,8 +203,10 @@ patternElement : pathAtom+ ;
 
 pathAtom : nodePattern | relationshipPattern | parenthesizedPath ;
 
-// ((a)-[:T]->(b) WHERE ...){1,3}: a quantified path pattern (Neo4j 5.9+); without a quantifier, a group.
-parenthesizedPath : LPAREN patternElement (WHERE expression)? RPAREN quantifier? ;
+// ((a)-[:T]->(b) WHERE ...){1,3}: a quantified path pattern (Neo4j 5.9+); without a quantifier, a group,
+// which as a whole path pattern may name the path and filter it before a selector picks paths:
+// SHORTEST 1 (p = (a)-->+(b) WHERE length(p) % 2 = 0).
+parenthesizedPath : LPAREN (variable EQ)? patternElement (WHERE expression)? RPAREN quantifier? ;
 
 relationshipsPattern : nodePattern (relationshipPattern nodePattern)+ ;
 

@@ -331,6 +331,10 @@ class PatternPart:
     shortest: Optional[str] = None
     pos: Pos = _pos()
     shortest_k: int = field(default=1, kw_only=True)     # SHORTEST k (paths), SHORTEST k GROUPS (lengths)
+    # ``SHORTEST 1 ((a)-->+(b) WHERE ...)``: a filter of the whole path pattern, applied before a selector
+    # picks paths (a MATCH's own WHERE comes after it, as in Neo4j)
+    where: Optional[Expr] = field(default=None, kw_only=True)
+    selector: bool = field(default=False, kw_only=True)  # a GQL selector (SHORTEST k, ANY, ...), not shortestPath()
 
 
 # --------------------------------------------------------------------------------------------

@@ -166,7 +166,10 @@ def test_shortest_k_paths_and_groups(db):
     assert rows(db, "MATCH p = SHORTEST 3 " + lengths) == [(1,), (2,), (2,)]
     assert rows(db, "MATCH p = SHORTEST 9 " + lengths) == [(1,), (2,), (2,), (3,)]
     assert rows(db, "MATCH p = SHORTEST 2 GROUPS " + lengths) == [(1,), (2,), (2,)]
+    # the MATCH's WHERE filters the paths picked (Neo4j's post-filter); inside the pattern it filters first
     assert rows(db, "MATCH p = SHORTEST 2 (a:N {n: 'a'})-[:R]->+(d:N {n: 'd'}) WHERE length(p) > 1 "
+                    "RETURN length(p)") == [(2,)]
+    assert rows(db, "MATCH SHORTEST 2 (p = (a:N {n: 'a'})-[:R]->+(d:N {n: 'd'}) WHERE length(p) > 1) "
                     "RETURN length(p)") == [(2,), (2,)]
     with pytest.raises(CypherSyntaxError, match="at least 1"):
         rows(db, "MATCH p = SHORTEST 0 " + lengths)
@@ -234,8 +237,15 @@ def test_shortest_over_quantified_path_patterns(db):
     assert rows(db, f"MATCH p = SHORTEST 2 {ends} RETURN length(p) ORDER BY length(p)") == [(2,), (3,)]
     assert rows(db, f"MATCH p = SHORTEST 2 GROUPS {ends} RETURN length(p) ORDER BY length(p)") == [(2,), (3,)]
     assert rows(db, f"MATCH p = ALL SHORTEST {ends} RETURN length(p)") == [(2,)]
-    # predicates on the path are checked while searching, not after
-    assert rows(db, f"MATCH p = SHORTEST 1 {ends} WHERE length(p) > 2 RETURN length(p)") == [(3,)]
+    # as in Neo4j, the MATCH's WHERE filters the paths picked; a WHERE inside the pattern (or its
+    # parentheses) filters the paths the selector picks from
+    assert rows(db, f"MATCH p = SHORTEST 1 {ends} WHERE length(p) > 2 RETURN length(p)") == []
+    assert rows(db, f"MATCH SHORTEST 1 (p = {ends} WHERE length(p) > 2) RETURN length(p)") == [(3,)]
+    assert rows(db, f"MATCH p = SHORTEST 1 ({ends} WHERE length(p) > 2) RETURN length(p)") == [(3,)]
     assert rows(db, f"MATCH p = SHORTEST 1 {ends} WHERE all(v IN r WHERE v.d > 1) RETURN p") == []
-    with pytest.raises(CypherSyntaxError, match="one pattern between two nodes"):
-        rows(db, "MATCH p = SHORTEST 1 (a)-[:L]->(b) ((x)-[:L]->(y))+ (d) RETURN p")
+    assert rows(db, f"MATCH p = SHORTEST 1 ({ends} WHERE all(v IN r WHERE v.d < 5)) RETURN length(p)") == [(3,)]
+    # any path pattern takes a selector: here a fixed hop before a quantified one
+    assert rows(db, "MATCH p = SHORTEST 1 (a:St {n: 'a'})-[:L]->(b) ((x)-[:L]->(y))+ (d:St {n: 'd'}) "
+                    "RETURN length(p)") == [(2,)]
+    assert rows(db, "MATCH p = SHORTEST 1 (a:St {n: 'a'})-[:L]->(m:St WHERE m.n <> 'b')-[:L]->+(d:St {n: 'd'}) "
+                    "RETURN [v IN nodes(p) | v.n]") == [(["a", "c", "e", "d"],)]

@@ -26,9 +26,39 @@ class PatternBuilder(ExpressionBuilder):
         k = 1
         if selector is not None:
             shortest, k = self._selector(selector)
-        return ast.PatternPart(None if variable is None else self.name(variable),
-                               self.pattern_element(anonymous.patternElement()), shortest,
-                               pos=self.pos(ctx), shortest_k=k)
+        name = None if variable is None else self.name(variable)
+        element, wheres, inner = self._whole_group(anonymous.patternElement())
+        if inner is not None:
+            if name is not None:
+                raise self.error(inner, "A path pattern names its path once, outside its parentheses or inside",
+                                 "VariableAlreadyBound")
+            name = self.name(inner)
+        where = None
+        for term in wheres:
+            where = term if where is None else ast.BinaryOp("AND", where, term, pos=where.pos)
+        return ast.PatternPart(name, self.pattern_element(element), shortest, pos=self.pos(ctx), shortest_k=k,
+                               where=where, selector=selector is not None)
+
+    def _whole_group(self, ctx):
+        """A path pattern that is one parenthesized group (without a quantifier), unwrapped: the inner
+        pattern, the groups' WHERE filters and the path variable named inside (``(p = (a)-->(b) WHERE
+        ...)``)."""
+        wheres: list[ast.Expr] = []
+        variable = None
+        atoms = ctx.pathAtom()
+        while len(atoms) == 1 and atoms[0].parenthesizedPath() is not None:
+            group = atoms[0].parenthesizedPath()
+            if group.quantifier() is not None:
+                break
+            if group.variable() is not None:
+                if variable is not None:
+                    raise self.error(group.variable(), "A path pattern names its path once", "VariableAlreadyBound")
+                variable = group.variable()
+            if group.expression() is not None:
+                wheres.insert(0, self.expression(group.expression()))
+            ctx = group.patternElement()
+            atoms = ctx.pathAtom()
+        return ctx, wheres, variable
 
     def _selector(self, ctx) -> tuple[str, int]:
         """A GQL path selector as (shortest-path kind, k): ALL SHORTEST is allShortestPaths, ANY
@@ -52,7 +82,7 @@ class PatternBuilder(ExpressionBuilder):
         atoms = ctx.pathAtom()
         while len(atoms) == 1 and atoms[0].parenthesizedPath() is not None:
             group = atoms[0].parenthesizedPath()          # ((a)-->(b)) is (a)-->(b)
-            if group.quantifier() is not None or group.expression() is not None:
+            if group.quantifier() is not None or group.expression() is not None or group.variable() is not None:
                 break
             atoms = group.patternElement().pathAtom()
         elements: list = []
@@ -88,6 +118,9 @@ class PatternBuilder(ExpressionBuilder):
         if ctx.quantifier() is None:
             raise self.error(ctx, "A parenthesized path pattern inside a longer path needs a quantifier, "
                                   "as in (a) ((x)-->(y)){1,3} (b)", "InvalidPattern")
+        if ctx.variable() is not None:
+            raise self.error(ctx.variable(), "A path variable can name a whole path pattern only, not a quantified "
+                                             "path pattern inside it", "InvalidPattern")
         inner = self.pattern_element(ctx.patternElement())
         if any(isinstance(e, ast.QuantifiedPath) for e in inner):
             raise self.error(ctx, "Quantified path patterns cannot be nested", "InvalidPattern")
@@ -146,7 +179,7 @@ class PatternBuilder(ExpressionBuilder):
             raise self.error(quantifier, "A quantified relationship cannot also have a variable length (*)",
                              "InvalidQuantifier")
         names, type_labels, args = self._rel_types(types)
-        return ast.RelPattern(
+        rel = ast.RelPattern(
             None if variable is None else self.name(variable),
             names,
             direction,
@@ -155,6 +188,14 @@ class PatternBuilder(ExpressionBuilder):
             self.optional_expression(detail.expression()),
             pos=self.pos(ctx), type_labels=type_labels, type_args=args,
             type_pos=[] if types is None or not names else [self.pos(t) for t in types.relTypeName()])
+        if quantifier is not None and rel.where is not None:
+            # -[r:T WHERE r.x < 10]->+ : the WHERE holds for each relationship (r is one inside it, the
+            # list of them after), so it is the quantified path ((:)-[r:T WHERE ...]->(:))+
+            low, high = length
+            hop = dataclasses.replace(rel, length=None)
+            anonymous = ast.NodePattern(None, None, None, pos=rel.pos)
+            return ast.QuantifiedPath([anonymous, hop, dataclasses.replace(anonymous)], None, low, high, pos=rel.pos)
+        return rel
 
     def _rel_types(self, ctx) -> tuple[list[str], ast.LabelExpr | None, list[ast.Expr]]:
         """Static type alternatives, or (with a ``$(e)`` among them) all of them as a label expression."""

@@ -156,6 +156,16 @@ class ShortestPath(LogicalOp):
 
 
 @dataclass(eq=False)
+class SelectPaths(LogicalOp):
+    """A selector over every path its source matched between one pair of ends (the source runs once per
+    pair): the ``k`` shortest, or with ``groups`` every path of the ``k`` shortest lengths."""
+    source: LogicalOp
+    path: str
+    k: int
+    groups: bool = False
+
+
+@dataclass(eq=False)
 class NamedPath(LogicalOp):
     """Bind ``var`` to the path through ``elements`` (node and relationship variables in order)."""
     source: LogicalOp

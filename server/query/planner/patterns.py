@@ -31,8 +31,19 @@ class PatternPlanner:
         parts = [lift_dynamic_names(self.name_part(p), self.builder.hidden) for p in parts]
         bound = set(bound)
         predicates: list[ast.Expr] = []
-        for part in parts:
-            predicates.extend(self._element_predicates(part, bound))
+        for i, part in enumerate(parts):
+            terms = self._element_predicates(part, bound) + and_terms(part.where)
+            if part.shortest and part.selector:
+                # A GQL selector picks among the paths that pass the pattern's own filters (inline and in its
+                # parentheses); the MATCH's WHERE filters what it picked (Neo4j's pre- and post-filters). A
+                # term on the ends alone is the same either way (paths are picked per pair of ends), so it
+                # stays with the MATCH's to choose the scans.
+                ends = bound | {part.elements[0].variable, part.elements[-1].variable}
+                predicates.extend(t for t in terms if free_variables(t) <= ends)
+                parts[i] = dataclasses.replace(part, where=_conjunction(
+                    [t for t in terms if not free_variables(t) <= ends]))
+            else:
+                predicates.extend(terms)
         predicates.extend(and_terms(where))
         rc = self.relevance = relevance.catalog(self.catalog)
         parts = [piece for part in parts for piece in relevance.split_convergent(rc, part)]
@@ -263,6 +274,12 @@ class PatternPlanner:
 
     # ------------------------------------------------------------ shortest paths
     def _plan_shortest(self, op, part: ast.PatternPart, bound: set[str], predicates):
+        if len(part.elements) != 3 or (isinstance(part.elements[1], ast.RelPattern) and (
+                relevance.is_relevance(self._relevance(), part.elements[1]) or part.elements[1].variable in bound
+                or part.where is not None)):
+            # (a GQL selector's own filter on one relationship pattern may need a path that passes a node
+            # twice, e.g. an even length: the breadth-first search visits each node once)
+            return self._plan_selected(op, part, bound, predicates)
         start, rel, end = part.elements[0], part.elements[1], part.elements[-1]
         if isinstance(rel, ast.QuantifiedPath):
             return self._plan_shortest_quantified(op, part, bound, predicates)
@@ -270,14 +287,8 @@ class PatternPlanner:
             op = self._bind_node(op, node, bound, predicates, first=False)
         lo, hi = rel.length if rel.length is not None else (1, 1)
         path_var = part.variable
-        # Terms that read the path or its relationships are checked while searching.
         own = {v for v in (path_var, rel.variable) if v}
-        inside = [t for t in predicates if own & free_variables(t)]
-        for term in inside:
-            predicates.remove(term)
-        predicate = None
-        for term in inside:
-            predicate = term if predicate is None else ast.BinaryOp("AND", predicate, term)
+        predicate = _conjunction(self._searched_terms(part, own, predicates))
         op = L.ShortestPath(op, start.variable, end.variable, rel.variable, path_var, tuple(rel.types),
                             rel.direction, (1 if lo is None else lo, hi), part.shortest == "all", part.shortest_k,
                             rel.properties, predicate)
@@ -291,16 +302,54 @@ class PatternPlanner:
         for node in (start, end):
             op = self._bind_node(op, node, bound, predicates, first=False)
         own = {v for v in (part.variable, *(e.variable for e in qpp.elements)) if v}
-        inside = [t for t in predicates if own & free_variables(t)]
-        predicate = None
-        for term in inside:
-            predicates.remove(term)
-            predicate = term if predicate is None else ast.BinaryOp("AND", predicate, term)
+        predicate = _conjunction(self._searched_terms(part, own, predicates))
         return self._expand_quantified(op, start, qpp, end, False, bound, predicates, [],
                                        selector=(part.shortest_k, part.shortest == "all", part.variable, predicate))
 
+    @staticmethod
+    def _searched_terms(part: ast.PatternPart, own: set[str], predicates) -> list[ast.Expr]:
+        """The terms a shortest-path search checks on each path it walks: for shortestPath() every WHERE
+        term reading the path (taken out of ``predicates``), for a GQL selector the pattern's own filters."""
+        if part.selector:
+            return and_terms(part.where)
+        inside = [t for t in predicates if own & free_variables(t)]
+        for term in inside:
+            predicates.remove(term)
+        return inside
+
+    def _plan_selected(self, op, part: ast.PatternPart, bound: set[str], predicates):
+        """A selector over any other path pattern (``SHORTEST 1 (a)-->(m)-->+(b)``, several quantified
+        parts, ...): its ends are bound first, then per pair every path it matches is walked (trails, as
+        in a MATCH), its own filters applied, and the selector keeps the shortest."""
+        elements = part.elements
+        for node in (elements[0], elements[-1]):
+            op = self._bind_node(op, node, bound, predicates, first=False)
+        outer = set(bound)
+        path_var = part.variable or self.builder.hidden(" p")
+        inner_bound = set(bound)
+        inner_predicates = and_terms(part.where)
+        if not part.selector:            # shortestPath() over such a pattern: its WHERE terms are searched
+            inner_predicates += self._searched_terms(part, {path_var, *(e.variable for e in elements[1:-1])},
+                                                     predicates)
+        inner = self._plan_part(L.Argument(tuple(sorted(outer))),
+                                dataclasses.replace(part, variable=path_var, shortest=None, where=None),
+                                inner_bound, inner_predicates, [])
+        for term in inner_predicates:
+            inner = L.Filter(inner, term)
+        inner = L.SelectPaths(inner, path_var, part.shortest_k, part.shortest == "all")
+        new = tuple(sorted(inner_bound - outer))
+        bound.update(new)
+        return L.Apply(op, inner, None, new)
+
 
 # ---------------------------------------------------------------- helpers
+def _conjunction(terms: list[ast.Expr]) -> Optional[ast.Expr]:
+    out = None
+    for term in terms:
+        out = term if out is None else ast.BinaryOp("AND", out, term)
+    return out
+
+
 def lift_dynamic_names(part: ast.PatternPart, hidden) -> ast.PatternPart:
     """Labels and types given as ``$(e)`` become predicates of the pattern's (named) elements: the
     static labels still choose the scan; ``-[:$(e)*]->`` checks each relationship of the path."""

@@ -172,6 +172,9 @@ class PhysicalBuilder:
         return PP.ShortestPath(self.build(op.source), op.start, op.end, op.rel, op.path, op.types, op.direction,
                                op.length, op.all_paths, rel_props, predicate, op.k)
 
+    def _SelectPaths(self, op):
+        return PP.SelectPaths(self.build(op.source), op.path, op.k, op.groups)
+
     def _NamedPath(self, op):
         return PP.NamedPath(self.build(op.source), op.var, op.elements)
 

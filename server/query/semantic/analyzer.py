@@ -409,6 +409,11 @@ class Analyzer:
                     self._expr(element.where, scope)
                 for arg in getattr(element, "label_args", None) or getattr(element, "type_args", None) or ():
                     self._expr(arg, scope)
+            if part.where is not None:
+                if clause != "MATCH":
+                    raise error(f"A WHERE inside a path pattern is not allowed in {clause}",
+                                "InvalidClauseComposition", part.where)
+                self._expr(part.where, scope)
 
     def _quantified(self, qpp: ast.QuantifiedPath, scope: Scope, before: Scope, clause: str,
                     part: ast.PatternPart) -> None:
@@ -421,9 +426,6 @@ class Analyzer:
                 and part.elements[0].pos == qpp.pos:
             raise error("A path pattern that is only a quantified path pattern must match at least one "
                         "relationship: its quantifier's lower bound cannot be 0", "InvalidQuantifier", qpp)
-        if part.shortest and len(part.elements) != 3:
-            raise error("A shortest-path selector over a quantified path pattern takes one pattern between two "
-                        "nodes, as in SHORTEST 1 (a) ((x)-[r]->(y))+ (b)", "UnsupportedFeature", qpp)
         inner = before.copy()
         names = []
         for element in qpp.elements:

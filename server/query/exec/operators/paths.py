@@ -244,6 +244,40 @@ def _paths_of_length(ctx, tx, start, end, length, direction, types, props, trail
     yield from walk(start, [start], [])
 
 
+class SelectPaths(Operator):
+    """SHORTEST k [GROUPS] / ALL SHORTEST / ANY k over a path pattern no walk planner takes whole: every
+    path its source matched between one pair of ends (it runs once per pair), shortest first; the first
+    ``k``, or with ``groups`` every path of the ``k`` shortest lengths."""
+    __slots__ = ("path", "k", "groups")
+    name = "SelectPaths"
+
+    def __init__(self, source, path, k, groups):
+        self.source, self.path, self.k, self.groups = source, path, k, groups
+
+    def details(self):
+        return f"{self.path}: SHORTEST {self.k}{' GROUPS' if self.groups else ''}"
+
+    def rows(self, ctx, arg):
+        path = self.path
+        found = [(len(row[path].rels), row) for row in self.source.rows(ctx, arg)]
+        found.sort(key=_length)                 # stable: paths of one length keep the order they came in
+        if not self.groups:
+            for _, row in checked(found[:self.k], ctx):
+                yield row
+            return
+        lengths = sorted({length for length, _ in found})[:self.k]
+        if lengths:
+            last = lengths[-1]
+            for length, row in checked(found, ctx):
+                if length > last:
+                    break
+                yield row
+
+
+def _length(pair):
+    return pair[0]
+
+
 class NamedPath(Operator):
     """Bind ``p = (a)-[r]->(b)...`` from the element variables already in the row."""
     __slots__ = ("var", "elements")
