@@ -16,7 +16,7 @@ from .zones import (UTC, format_offset, is_named_zone, named_zone, offset_second
                                    offset_zone, zone_id)
 
 __all__ = ["Date", "LocalTime", "Time", "LocalDateTime", "DateTime", "TEMPORAL_TYPES",
-           "NANOS_PER_SECOND", "NANOS_PER_DAY", "format_year", "format_time_of_day"]
+           "NANOS_PER_SECOND", "NANOS_PER_DAY", "format_year", "format_time_of_day", "iso_text"]
 
 NANOS_PER_SECOND = 1_000_000_000
 NANOS_PER_DAY = 86_400 * NANOS_PER_SECOND
@@ -699,3 +699,32 @@ class DateTime(_NanosecondValue, _dt.datetime):
 
 
 TEMPORAL_TYPES = (Date, LocalTime, Time, LocalDateTime, DateTime)
+
+
+def iso_text(value: Any) -> str:
+    """Neo4j's string of a temporal value, as ``toString()`` and ``+ ''`` give it: Java's ISO formatters,
+    seconds always and a fraction only as long as it needs (``08:40:00Z``, ``12:31:14.5``), where ``str``
+    is Java's ``toString`` (``08:40Z``)."""
+    kind = type(value)
+    if kind is LocalTime or kind is Time:
+        text = _iso_time_of_day(value.hour, value.minute, value.second, value._nanosecond)
+        return text + value.zone_id if kind is Time else text
+    if kind is LocalDateTime or kind is DateTime:
+        text = (f"{format_year(value.year)}-{value.month:02d}-{value.day:02d}T"
+                + _iso_time_of_day(value.hour, value.minute, value.second, value._nanosecond))
+        if kind is LocalDateTime:
+            return text
+        text += format_offset(value.offset_seconds)
+        return f"{text}[{zone_id(value.tzinfo)}]" if value.has_named_zone else text
+    nanos_of_day = getattr(value, "nanos_of_day", None)
+    if nanos_of_day is not None and hasattr(value, "date"):     # a local date time beyond Python's years
+        seconds, nanos = divmod(nanos_of_day, NANOS_PER_SECOND)
+        minutes, second = divmod(seconds, 60)
+        hour, minute = divmod(minutes, 60)
+        return f"{value.date}T" + _iso_time_of_day(hour, minute, second, nanos)
+    return str(value)
+
+
+def _iso_time_of_day(hour: int, minute: int, second: int, nanosecond: int) -> str:
+    text = f"{hour:02d}:{minute:02d}:{second:02d}"
+    return text + "." + f"{nanosecond:09d}".rstrip("0") if nanosecond else text

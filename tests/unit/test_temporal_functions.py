@@ -238,3 +238,24 @@ def test_types_returned():
     assert type(call("time", "21:40")) is Time
     assert type(call("localdatetime", "2015-07-21T21:40")) is LocalDateTime
     assert type(call("datetime", "2015-07-21T21:40")) is DateTime
+
+
+@pytest.mark.parametrize("expression, expected", [
+    # Neo4j prints seconds always and a fraction as long as it needs (Java's ISO formatters)
+    ("toString(time('08:40'))", "08:40:00Z"),
+    ("toString(localtime('08:40'))", "08:40:00"),
+    ("toString(localtime('12:31:14.645876123'))", "12:31:14.645876123"),
+    ("toString(time('08:40:05.5+01:00'))", "08:40:05.5+01:00"),
+    ("toString(datetime('2024-01-01T10:00Z'))", "2024-01-01T10:00:00Z"),
+    ("toString(localdatetime('2024-01-01T10:00'))", "2024-01-01T10:00:00"),
+    ("toString(datetime({year: 1984, month: 10, day: 11, hour: 12, minute: 31, second: 14, millisecond: 341, "
+     "timezone: 'Europe/Stockholm'}))", "1984-10-11T12:31:14.341+01:00[Europe/Stockholm]"),
+    ("toString(date('2024-01-02'))", "2024-01-02"),
+    ("time('08:40') + '-' + time('09:34')", "08:40:00Z-09:34:00Z"),
+    ("toStringList([localtime('08:40')])[0]", "08:40:00"),
+    ("apoc.convert.toString(localtime('08:40'))", "08:40"),        # APOC prints Java's toString()
+])
+def test_temporal_values_as_strings_are_neo4js(expression, expected):
+    import relate
+    with relate.connect(":memory:") as db:
+        assert db.execute(f"RETURN {expression} AS s").fetchone()[0] == expected

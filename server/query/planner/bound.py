@@ -39,6 +39,8 @@ def _compute(op) -> set[str]:
     if t is L.ShortestPath:
         extra = {v for v in (op.rel, op.path) if v}
         return set(bound_vars(op.source)) | extra
+    if t is L.Reimport:
+        return set(bound_vars(op.source)) | set(op.names)
     if t is L.NamedPath:
         return set(bound_vars(op.source)) | {op.var}
     if t is L.Optional_:

@@ -30,13 +30,15 @@ class Builder:
         return f"{prefix}{self._hidden}"
 
     # ------------------------------------------------------------ queries
-    def plan_query(self, query: ast.Query, arg: tuple[str, ...], role: str) -> tuple[L.LogicalOp, list[str]]:
-        """(root op, columns). role: top | call | exists (a subquery may end without RETURN)."""
+    def plan_query(self, query: ast.Query, arg: tuple[str, ...], role: str,
+                   outer: tuple[str, ...] = ()) -> tuple[L.LogicalOp, list[str]]:
+        """(root op, columns). role: top | call | exists (a subquery may end without RETURN); ``outer``:
+        the argument's names that stay bound past the subquery's WITHs."""
         if len(query.parts) == 1:
-            return self.plan_single(query.parts[0], arg, role)
+            return self.plan_single(query.parts[0], arg, role, outer)
         parts, columns = [], None
         for part in query.parts:
-            op, cols = self.plan_single(part, arg, role="call" if role == "top" else role)
+            op, cols = self.plan_single(part, arg, role="call" if role == "top" else role, outer=outer)
             parts.append(op)
             columns = columns or cols
         distinct = not all(query.union_all)
@@ -45,8 +47,9 @@ class Builder:
             op = L.ProduceResults(op, tuple(columns))
         return op, columns
 
-    def plan_single(self, query: ast.SingleQuery, arg: tuple[str, ...], role: str):
+    def plan_single(self, query: ast.SingleQuery, arg: tuple[str, ...], role: str, outer: tuple[str, ...] = ()):
         state = _State(L.Argument(tuple(arg)), list(arg))
+        state.outer = outer
         state.standalone = len(query.clauses) == 1
         for clause in query.clauses:
             self._barrier(state, clause)
@@ -66,7 +69,7 @@ class Builder:
 
     def _barrier(self, state: "_State", clause) -> None:
         reads = isinstance(clause, READS)
-        writes = isinstance(clause, WRITES)
+        writes = isinstance(clause, WRITES) or (isinstance(clause, ast.CallSubquery) and _subquery_writes(clause))
         if (writes and state.read_since_eager and not (state.rel_blind and _creates_only_rels(clause, state))) \
                 or (reads and state.wrote_since_eager):
             state.op = L.Eager(state.op)
@@ -139,6 +142,10 @@ class Builder:
         _finish_writes_before_limit(clause.projection, state)
         state.op, columns = plan_projection(state.op, state.bound, clause.projection, clause.where)
         state.bound = list(columns)
+        missing = tuple(name for name in state.outer if name not in columns)
+        if missing:                      # a subquery's outer variables outlive its WITHs
+            state.op = L.Reimport(state.op, missing)
+            state.bound += missing
 
     def _finish(self, clause: ast.Finish, state: "_State"):
         """FINISH: the rows run to the end of the plan (EmptyResult drains them), none is returned."""
@@ -157,7 +164,7 @@ class Builder:
         else:
             imports = tuple(name for name in names if name in state.bound)
             arg = imports
-        inner, columns = self.plan_query(clause.query, arg, role="call")
+        inner, columns = self.plan_query(clause.query, arg, role="call", outer=() if clause.imports is None else arg)
         unit = not columns
         state.op = L.Apply(state.op, inner, imports, tuple(columns), unit, clause.optional,
                            clause.in_transactions, clause.batch_size, clause.on_error, clause.retry_for,
@@ -230,6 +237,7 @@ class _State:
         # a CREATE of relationships alone then needs no Eager (it cannot change what they read).
         self.rel_blind = True
         self.standalone = False          # the query is this one clause (a standalone CALL)
+        self.outer: tuple[str, ...] = ()  # a subquery's outer variables (kept bound past its WITHs)
 
     def bind(self, names) -> None:
         for name in names:
@@ -250,6 +258,16 @@ def _reads_graph(obj) -> bool:
         return any(_reads_graph(item) for item in obj)
     if hasattr(obj, "__dataclass_fields__"):
         return any(_reads_graph(getattr(obj, name)) for name in obj.__dataclass_fields__)
+    return False
+
+
+def _subquery_writes(clause: ast.CallSubquery) -> bool:
+    """A CALL subquery with an updating clause inside (at any depth of nested CALLs): the clauses after
+    it read what all its runs wrote (an Eager), as in Neo4j."""
+    for part in clause.query.parts:
+        for inner in part.clauses:
+            if isinstance(inner, WRITES) or (isinstance(inner, ast.CallSubquery) and _subquery_writes(inner)):
+                return True
     return False
 
 

@@ -156,6 +156,13 @@ class ShortestPath(LogicalOp):
 
 
 @dataclass(eq=False)
+class Reimport(LogicalOp):
+    """Inside a subquery, after a WITH: the outer variables ``names`` again, from the subquery's argument."""
+    source: LogicalOp
+    names: tuple[str, ...]
+
+
+@dataclass(eq=False)
 class SelectPaths(LogicalOp):
     """A selector over every path its source matched between one pair of ends (the source runs once per
     pair): the ``k`` shortest, or with ``groups`` every path of the ``k`` shortest lengths."""

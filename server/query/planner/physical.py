@@ -95,7 +95,8 @@ class PhysicalBuilder:
     def plan_subquery(self, query: ast.Query, bound: frozenset, ctx) -> P.Operator:
         from .builder import Builder
         builder = Builder(ctx.tx, self.procedures)
-        root, _ = builder.plan_query(query, tuple(sorted(bound)), role="exists")
+        names = tuple(sorted(bound))
+        root, _ = builder.plan_query(query, names, role="exists", outer=names)
         return self.build(optimize(root, ctx.tx, self.optimize_plans))
 
     def plan_pattern(self, part: ast.PatternPart, where, bound: frozenset, ctx) -> P.Operator:
@@ -171,6 +172,9 @@ class PhysicalBuilder:
         predicate = self.compile(op.predicate) if op.predicate is not None else None
         return PP.ShortestPath(self.build(op.source), op.start, op.end, op.rel, op.path, op.types, op.direction,
                                op.length, op.all_paths, rel_props, predicate, op.k)
+
+    def _Reimport(self, op):
+        return PU.Reimport(self.build(op.source), op.names)
 
     def _SelectPaths(self, op):
         return PP.SelectPaths(self.build(op.source), op.path, op.k, op.groups)

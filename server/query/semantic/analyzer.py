@@ -155,12 +155,16 @@ class Analyzer:
     def _with(self, clause: ast.With, scope: Scope):
         items = self._projection(clause.projection, scope, clause, is_with=True)
         self._check_after_projection(items, clause.projection, clause.where, scope)
+        for name, expr in items:
+            if name in scope.outer and not (isinstance(expr, ast.Variable) and expr.name == name):
+                raise error(f"The variable `{name}` is shadowing a variable with the same name from the outer "
+                            "scope and needs to be renamed", "VariableAlreadyBound", clause)
         new = {name: infer_kind(expr, scope) for name, expr in items}
         if clause.projection.star:
             kinds = dict(scope.kinds)
             kinds.update(new)
         else:
-            kinds = new
+            kinds = {**scope.outer, **new}       # a subquery's outer variables outlive its WITHs
         search_flag = scope.search_without_score
         scope.kinds.clear()
         scope.kinds.update(kinds)
@@ -290,12 +294,11 @@ class Analyzer:
         if clause.imports is None:
             inner = self._legacy_import_scope(clause.query, scope)
         elif clause.imports == ["*"]:
-            inner = scope.copy()
+            inner = scope.subquery()
         else:
-            inner = Scope()
             for name in clause.imports:
                 self._need(name, scope, clause)
-                inner.kinds[name] = scope.kind(name)
+            inner = scope.subquery(clause.imports)
         columns = self.query(clause.query, inner, role="call")
         for name in columns:
             if name in scope:
@@ -531,7 +534,7 @@ class Analyzer:
                     if isinstance(clause, UPDATING):
                         raise error("A subquery expression cannot contain updating clauses",
                                     "InvalidClauseComposition", clause)
-            self.query(expr.query, scope.copy(), role=role)
+            self.query(expr.query, scope.subquery(), role=role)
             return
         if isinstance(expr, ast.PatternPredicate):
             for element in expr.pattern.elements:

@@ -11,15 +11,27 @@ NODE, REL, PATH, VALUE, ANY = "node", "relationship", "path", "value", "any"
 class Scope:
     """Names bound at one point of a query, with their kind (node, relationship, path, value, any)."""
 
-    __slots__ = ("kinds", "search_without_score")
+    __slots__ = ("kinds", "search_without_score", "outer")
 
     def __init__(self, kinds: Optional[dict[str, str]] = None):
         self.kinds: dict[str, str] = dict(kinds or {})
         self.search_without_score = False    # for a hint when someone reads an implicit score
+        # Inside a subquery (CALL (x) { }, EXISTS { }, COUNT { }, COLLECT { }): the outer variables it
+        # sees, which stay in scope past its WITHs and may not be declared again (Neo4j's rules)
+        self.outer: dict[str, str] = {}
 
     def copy(self) -> "Scope":
         out = Scope(self.kinds)
         out.search_without_score = self.search_without_score
+        out.outer = self.outer
+        return out
+
+    def subquery(self, names: Optional[Iterable[str]] = None) -> "Scope":
+        """The scope a subquery starts from: ``names`` of this one (all when None), seen as outer."""
+        kinds = self.kinds if names is None else {name: self.kinds[name] for name in names if name in self.kinds}
+        out = Scope(kinds)
+        out.search_without_score = self.search_without_score
+        out.outer = dict(kinds)
         return out
 
     def with_names(self, names: Iterable[str], kind: str = ANY) -> "Scope":

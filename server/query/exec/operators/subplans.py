@@ -79,6 +79,26 @@ class Apply(Operator):
             yield out
 
 
+class Reimport(Operator):
+    """Inside a subquery, after a WITH: the outer variables again (they stay in scope, as in Neo4j)."""
+    __slots__ = ("names",)
+    name = "Reimport"
+
+    def __init__(self, source, names):
+        self.source, self.names = source, names
+
+    def details(self):
+        return ", ".join(self.names)
+
+    def rows(self, ctx, arg):
+        names = self.names
+        for row in self.source.rows(ctx, arg):
+            out = dict(row)
+            for name in names:
+                out[name] = arg[name]
+            yield out
+
+
 class Union(Operator):
     __slots__ = ("parts", "distinct", "columns")
     name = "Union"

@@ -11,13 +11,14 @@ from typing import Any
 
 from relate.protocol.errors import CypherArithmeticError, CypherTypeError
 from relate.protocol.values import Duration, Point, Vector
+from relate.protocol.temporal import iso_text
 from relate.server.query.refs import NodeRef, PathRef, RelRef
 from relate.server.query import limits
 
 __all__ = [
     "equals", "compare", "less", "less_equal", "greater", "greater_equal",
     "order_key", "order_key_desc", "group_key", "is_aggregate", "make_aggregator", "aggregator_factory",
-    "TEMPORAL_ORDER", "temporal_rank", "type_name", "is_number", "format_float", "cypher_str",
+    "TEMPORAL_ORDER", "temporal_rank", "type_name", "is_number", "format_float", "cypher_str", "java_str",
     "add", "subtract", "multiply", "divide", "modulo", "power", "negate",
 ]
 
@@ -364,9 +365,18 @@ def cypher_str(v: Any) -> str | None:
         return format_float(v)
     if t is bool:
         return "true" if v else "false"
-    if t is Duration or t is Point or temporal_rank(v) is not None:
+    if t is Duration or t is Point:
         return str(v)
+    if temporal_rank(v) is not None:
+        return iso_text(v)
     return None
+
+
+def java_str(v: Any) -> str | None:
+    """The string APOC gives a value (Java's ``toString``: ``08:40Z``, where toString() says ``08:40:00Z``)."""
+    if temporal_rank(v) is not None:
+        return str(v)
+    return cypher_str(v)
 
 
 def is_aggregate(name: str) -> bool:

@@ -12,7 +12,7 @@ from collections import Counter
 from relate.server.query.exec.functions.apoc.args import (as_int, as_list, java_long, as_str, distinct, key, keys_of, out_of_range,
                                                           sized_list, total)
 from relate.server.query.exec.functions.registry import function, type_error
-from relate.server.query.exec.values.ops import arithmetic_error, cypher_str, order_key
+from relate.server.query.exec.values.ops import arithmetic_error, java_str, order_key
 from relate.server.query.refs import NodeRef
 
 _INT64 = 2 ** 63
@@ -338,7 +338,7 @@ def frequencies_as_map(ctx, values):
         return None
     out: dict = {}
     for item in as_list("apoc.coll.frequenciesAsMap", values):
-        name = "null" if item is None else (cypher_str(item) or repr(item))
+        name = "null" if item is None else (java_str(item) or repr(item))
         out[name] = out.get(name, 0) + 1
     return out
 

@@ -11,7 +11,7 @@ import regex
 from relate.protocol.values import Duration, Point, Vector
 from relate.server.query.exec.functions.apoc.args import as_str, distinct, invalid
 from relate.server.query.exec.functions.registry import function, type_error
-from relate.server.query.exec.values.ops import cypher_str, temporal_rank
+from relate.server.query.exec.values.ops import java_str, temporal_rank
 from relate.server.query.refs import NodeRef, PathRef, RelRef
 
 _INT64 = 2 ** 63
@@ -73,7 +73,7 @@ def json_value(tx, value):
         return base64.b64encode(bytes(value)).decode("ascii")
     if t is Duration or temporal_rank(value) is not None:
         return str(value)
-    return cypher_str(value) or repr(value)
+    return java_str(value) or repr(value)
 
 
 def to_json_text(tx, value, sort_keys: bool = False) -> str:
@@ -233,7 +233,7 @@ def to_set(ctx, value):
 def to_string(ctx, value):
     if value is None:
         return None
-    text = cypher_str(value)
+    text = java_str(value)
     return text if text is not None else to_json_text(ctx.tx if ctx is not None else None, value)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from relate.protocol.errors import ArgumentError
 from relate.server.query.exec.functions.apoc.args import as_bool, as_list, as_map, as_str, invalid, key
 from relate.server.query.exec.functions.registry import function, type_error
-from relate.server.query.exec.values.ops import cypher_str
+from relate.server.query.exec.values.ops import java_str
 from relate.server.query.refs import NodeRef, RelRef
 
 
@@ -283,7 +283,7 @@ def _grouped(name: str, ctx, items, k):
             continue
         value = _group_value(ctx, item, k)
         if value is not None:
-            yield (value if type(value) is str else (cypher_str(value) or repr(value))), item
+            yield (value if type(value) is str else (java_str(value) or repr(value))), item
 
 
 @function("apoc.map.groupBy", 2, pure=False, description="Maps or entities keyed by a property's value (the last one "

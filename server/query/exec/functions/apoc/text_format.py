@@ -7,7 +7,7 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 import regex
 
 from relate.protocol.errors import ArgumentError
-from relate.server.query.exec.values.ops import cypher_str
+from relate.server.query.exec.values.ops import java_str
 
 _SPEC = regex.compile(r"%(\d+\$)?([-#+ 0,(<]*)(\d+)?(\.\d+)?([a-zA-Z%])")
 
@@ -21,7 +21,7 @@ def _text_of(value) -> str:
         return "null"
     if type(value) is str:
         return value
-    return cypher_str(value) or repr(value)
+    return java_str(value) or repr(value)
 
 
 def _sign(text: str, negative: bool, flags: str) -> str:

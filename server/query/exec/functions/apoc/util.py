@@ -13,7 +13,7 @@ from relate.protocol.errors import ArgumentError, ProcedureCallFailed
 from relate.server.query.exec.functions.apoc.args import as_list, as_map, as_number, as_str, invalid, utf8
 from relate.server.query.exec.functions.apoc.text_format import java_format
 from relate.server.query.exec.functions.registry import function, type_error
-from relate.server.query.exec.values.ops import cypher_str
+from relate.server.query.exec.values.ops import java_str
 
 APOC_VERSION = "5.26.0"         # the APOC release whose functions and procedures these follow
 
@@ -29,7 +29,7 @@ def _hash_input(name: str, values) -> bytes:
     for value in as_list(name, values):
         if value is None:
             continue
-        text = cypher_str(value)
+        text = java_str(value)
         if text is None:
             raise type_error(name, value, "a List of Strings, numbers, booleans or temporal values")
         parts.append(text)
