@@ -95,6 +95,11 @@ class CypherVisitor(ParseTreeVisitor):
         return self.visitChildren(ctx)
 
 
+    # Visit a parse tree produced by CypherParser#matchMode.
+    def visitMatchMode(self, ctx:CypherParser.MatchModeContext):
+        return self.visitChildren(ctx)
+
+
     # Visit a parse tree produced by CypherParser#whereClause.
     def visitWhereClause(self, ctx:CypherParser.WhereClauseContext):
         return self.visitChildren(ctx)

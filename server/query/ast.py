@@ -385,6 +385,7 @@ class Match(Clause):
     optional: bool = False
     search: Optional[Search] = None
     pos: Pos = _pos()
+    repeatable: bool = field(default=False, kw_only=True)   # MATCH REPEATABLE ELEMENTS: walks, not trails
 
 
 @dataclass(slots=True)

@@ -105,9 +105,11 @@ class ClauseBuilder(PatternBuilder):
     # -- reading --------------------------------------------------------------------------------
     def _match(self, ctx):
         search = ctx.searchClause()
+        mode = ctx.matchMode()
         return ast.Match(self.pattern(ctx.pattern()), self.where(ctx.whereClause()),
                          ctx.OPTIONAL() is not None,
-                         None if search is None else self._search(search), pos=self.pos(ctx))
+                         None if search is None else self._search(search), pos=self.pos(ctx),
+                         repeatable=mode is not None and mode.REPEATABLE() is not None)
 
     def _search(self, ctx):
         variables = ctx.variable()

@@ -86,11 +86,12 @@ class Builder:
             return self._search(clause, state)
         bound = set(state.bound)
         if clause.optional:
-            inner = self.patterns.plan(L.Argument(tuple(state.bound)), bound, clause.pattern, clause.where)
+            inner = self.patterns.plan(L.Argument(tuple(state.bound)), bound, clause.pattern, clause.where,
+                                       repeatable=clause.repeatable)
             new = tuple(v for v in _pattern_vars(clause.pattern) if v not in state.bound)
             state.op = L.Optional_(state.op, inner, new)
         else:
-            state.op = self.patterns.plan(state.op, bound, clause.pattern, clause.where)
+            state.op = self.patterns.plan(state.op, bound, clause.pattern, clause.where, repeatable=clause.repeatable)
         state.bind(_pattern_vars(clause.pattern))
 
     def _search(self, clause: ast.Match, state: "_State"):

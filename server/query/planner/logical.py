@@ -105,6 +105,7 @@ class Expand(LogicalOp):
     relevance: Any = None            # (via, intent, relaxed, statuses): the type names a relevance join
                                      # (relevance.planning.edge_selectors)
     best: Any = None                 # best_per_row.Best: per input row, only the rows an ordered head() needs
+    repeatable: bool = False         # MATCH REPEATABLE ELEMENTS: a variable-length walk may repeat relationships
 
 
 @dataclass(eq=False)
@@ -137,6 +138,7 @@ class QuantifiedExpand(LogicalOp):
     by_length: bool = False              # SHORTEST k GROUPS: every walk of the k shortest lengths
     path: Optional[str] = None           # the path variable a selector binds (its predicate may read it)
     predicate: Optional[ast.Expr] = None
+    repeatable: bool = False             # MATCH REPEATABLE ELEMENTS: walks may repeat relationships
 
 
 @dataclass(eq=False)

@@ -24,10 +24,25 @@ class PatternPlanner:
         self.builder = builder
         self.catalog = catalog
         self._status_reads: dict = {}
+        self._repeatable = False
 
     def plan(self, source: L.LogicalOp, bound: set[str], parts: list[ast.PatternPart],
-             where: Optional[ast.Expr], *, maybe_bound: frozenset = frozenset()) -> L.LogicalOp:
-        """Ops binding every variable of ``parts`` on top of ``source``, filtered by ``where``."""
+             where: Optional[ast.Expr], *, maybe_bound: frozenset = frozenset(),
+             repeatable: bool = False) -> L.LogicalOp:
+        """Ops binding every variable of ``parts`` on top of ``source``, filtered by ``where``;
+        ``repeatable``: MATCH REPEATABLE ELEMENTS (walks: no relationship uniqueness)."""
+        outer, self._repeatable = self._repeatable, repeatable
+        try:
+            return self._plan(source, bound, parts, where)
+        finally:
+            self._repeatable = outer
+
+    def _unique(self, rels_in_match: list[str]) -> tuple[str, ...]:
+        """The relationship variables a new one must differ from (none for REPEATABLE ELEMENTS)."""
+        return () if self._repeatable else tuple(rels_in_match)
+
+    def _plan(self, source: L.LogicalOp, bound: set[str], parts: list[ast.PatternPart],
+              where: Optional[ast.Expr]) -> L.LogicalOp:
         parts = [lift_dynamic_names(self.name_part(p), self.builder.hidden) for p in parts]
         bound = set(bound)
         predicates: list[ast.Expr] = []
@@ -176,7 +191,7 @@ class PatternPlanner:
         left, rel, right = elements
         rel_var = rel.variable
         op = L.RelTypeScan(op, left.variable, rel_var, right.variable, tuple(rel.types), rel.direction,
-                           left.labels, right.labels, unique_with=tuple(rels_in_match))
+                           left.labels, right.labels, unique_with=self._unique(rels_in_match))
         if left.variable == right.variable:
             # (a)-[r]->(a): the scan binds a fresh end and a filter ties it to the start.
             hidden = self.builder.hidden(" n")
@@ -231,8 +246,8 @@ class PatternPlanner:
             length = (1 if lo is None else lo, hi)
         rel_props = rel.properties if rel.length is not None else None
         op = L.Expand(op, start.variable, rel_var, end.variable, tuple(rel.types), direction, into, length,
-                      None if into else end.labels, rel_props, tuple(rels_in_match),
-                      backwards=backwards and length is not None,
+                      None if into else end.labels, rel_props, self._unique(rels_in_match),
+                      backwards=backwards and length is not None, repeatable=self._repeatable,
                       relevance=relevance.edge_selectors(rel, self._status_reads.get(rel.variable))
                       if relevance.is_relevance(self._relevance(), rel) else None)
         if into and end.labels is not None:
@@ -262,7 +277,7 @@ class PatternPlanner:
         into = end.variable in bound
         groups = tuple(e.variable for e in qpp.elements if not e.variable.startswith(" "))
         op = L.QuantifiedExpand(op, start.variable, end.variable, inner, checks, qpp.min, qpp.max, qpp.variable,
-                                groups, into, tuple(rels_in_match), backwards)
+                                groups, into, self._unique(rels_in_match), backwards, repeatable=self._repeatable)
         if selector is not None:
             op.shortest_k, op.by_length, op.path, op.predicate = selector
             bound.update(v for v in (op.path,) if v)

@@ -153,7 +153,7 @@ class PhysicalBuilder:
                             op.unique_with)
         rel_props = self.compile(op.rel_props) if op.rel_props is not None else None
         return PP.VarExpand(source, op.start, op.rel, op.end, op.types, op.direction, op.into, op.length,
-                            op.end_labels, rel_props, op.unique_with, op.backwards)
+                            op.end_labels, rel_props, op.unique_with, op.backwards, op.repeatable)
 
     def _QuantifiedExpand(self, op):
         nodes = [e.variable for e in op.inner[0::2]]
@@ -161,7 +161,7 @@ class PhysicalBuilder:
         return PQ.QuantifiedExpand(self.build(op.source), op.start, op.end, nodes, hops,
                                    [self.compile(p) for p in op.predicates], op.min, op.max, op.rels, op.groups,
                                    op.into, op.unique_with, op.backwards, op.shortest_k, op.by_length, op.path,
-                                   None if op.predicate is None else self.compile(op.predicate))
+                                   None if op.predicate is None else self.compile(op.predicate), op.repeatable)
 
     def _PinnedAnchor(self, op):
         from relate.server.relevance.operator import PinnedAnchor

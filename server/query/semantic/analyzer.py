@@ -134,6 +134,15 @@ class Analyzer:
 
     # ---------------------------------------------------------------- reading clauses
     def _match(self, clause: ast.Match, scope: Scope):
+        if clause.repeatable:
+            for part in clause.pattern:
+                unbounded = next((e for e in part.elements if not part.shortest and (
+                    (isinstance(e, ast.QuantifiedPath) and e.max is None)
+                    or (isinstance(e, ast.RelPattern) and e.length is not None and e.length[1] is None))), None)
+                if unbounded is not None:
+                    raise error("The quantified path pattern may yield an infinite number of rows under match mode "
+                                "'REPEATABLE ELEMENTS'. Add an upper bound to the quantified path pattern",
+                                "InvalidQuantifier", unbounded)
         self._pattern(clause.pattern, scope, "MATCH")
         if clause.search is not None:
             search_rules.check(clause, scope, self.search_index, self._expr)

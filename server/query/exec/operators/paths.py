@@ -19,15 +19,16 @@ def _rel_matches(tx, rid: int, props: dict) -> bool:
 class VarExpand(Operator):
     """``(a)-[r*min..max]->(b)``: every path without a repeated relationship, depth first."""
     __slots__ = ("start", "rel", "end", "types", "direction", "into", "min", "max", "end_test",
-                 "rel_props", "unique_with", "backwards")
+                 "rel_props", "unique_with", "backwards", "repeatable")
 
     def __init__(self, source, start, rel, end, types, direction, into, length, end_labels, rel_props,
-                 unique_with, backwards):
+                 unique_with, backwards, repeatable=False):
         self.source, self.start, self.rel, self.end = source, start, rel, end
         self.types, self.direction, self.into = types or None, direction, into
         self.min, self.max = length
         self.end_test = label_test(end_labels)
         self.rel_props, self.unique_with, self.backwards = rel_props, unique_with, backwards
+        self.repeatable = repeatable       # REPEATABLE ELEMENTS: walks (a relationship may come again)
 
     @property
     def name(self):
@@ -67,6 +68,7 @@ class VarExpand(Operator):
         lo, hi = self.min, self.max
         rels: list[int] = []
         on_path: set[int] = set()
+        repeatable = self.repeatable
         if lo == 0:
             yield start, []
         if hi is not None and hi < 1:
@@ -82,12 +84,13 @@ class VarExpand(Operator):
                     on_path.discard(rels.pop())
                 continue
             rid, other = step
-            if rid in on_path or rid in used:
+            if not repeatable and (rid in on_path or rid in used):
                 continue
             if props and not _rel_matches(tx, rid, props):
                 continue
             rels.append(rid)
-            on_path.add(rid)
+            if not repeatable:
+                on_path.add(rid)
             depth = len(rels)
             if depth >= lo:
                 yield other, list(rels)

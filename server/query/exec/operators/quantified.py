@@ -11,11 +11,12 @@ class QuantifiedExpand(Operator):
     """Depth first over iterations (an explicit stack: long chains stay off the C stack); within an
     iteration, depth first over the inner relationships, its predicates checked once all are bound."""
     __slots__ = ("start", "end", "nodes", "hops", "predicates", "min", "max", "rels", "groups", "into",
-                 "unique_with", "backwards", "shortest_k", "by_length", "path", "path_predicate")
+                 "unique_with", "backwards", "shortest_k", "by_length", "path", "path_predicate", "repeatable")
     name = "QuantifiedExpand"
 
     def __init__(self, source, start, end, nodes, hops, predicates, low, high, rels, groups, into,
-                 unique_with, backwards, shortest_k=0, by_length=False, path=None, path_predicate=None):
+                 unique_with, backwards, shortest_k=0, by_length=False, path=None, path_predicate=None,
+                 repeatable=False):
         self.source, self.start, self.end = source, start, end
         self.nodes = nodes              # inner node variables, in walking order
         self.hops = hops                # (rel variable, types or None, direction) between them
@@ -25,6 +26,7 @@ class QuantifiedExpand(Operator):
         self.unique_with, self.backwards = unique_with, backwards
         # SHORTEST k [GROUPS]: walks by increasing length, ``path`` bound for ``path_predicate``
         self.shortest_k, self.by_length, self.path, self.path_predicate = shortest_k, by_length, path, path_predicate
+        self.repeatable = repeatable    # REPEATABLE ELEMENTS: walks (a relationship may come again)
 
     def details(self):
         hi = "" if self.max is None else self.max
@@ -115,6 +117,7 @@ class QuantifiedExpand(Operator):
         """(end node, bindings, relationship ids) of each match of the inner path from ``start``."""
         tx, nodes, hops, predicates = ctx.tx, self.nodes, self.hops, self.predicates
         last = len(hops)
+        repeatable = self.repeatable
         binding: dict = {nodes[0]: NodeRef(start)}
         rel_ids: list[int] = []
 
@@ -126,7 +129,7 @@ class QuantifiedExpand(Operator):
                 return
             rel_var, types, direction = hops[depth]
             for rid, other in tx.expand(at, direction, types):
-                if rid in walked or rid in rel_ids:
+                if not repeatable and (rid in walked or rid in rel_ids):
                     continue
                 rel_ids.append(rid)
                 binding[rel_var] = RelRef(rid)
