@@ -26,7 +26,7 @@ unionQuery : singleQuery (unionOp singleQuery)* | conditionalQuery ;
 // returns the same columns.
 conditionalQuery : (WHEN expression THEN unionQuery)+ (ELSE unionQuery)? ;
 
-unionOp : UNION ALL? ;
+unionOp : UNION (ALL | DISTINCT)? ;
 
 singleQuery : useClause? clause+ ;
 
@@ -119,7 +119,8 @@ limitClause : LIMIT expression ;
 // ------------------------------------------------------------------------------------------------
 // Updating clauses
 // ------------------------------------------------------------------------------------------------
-createClause : CREATE pattern ;
+// INSERT: GQL's word for CREATE (Neo4j 5.18+).
+createClause : (CREATE | INSERT) pattern ;
 
 mergeClause : MERGE patternPart mergeAction* ;
 
@@ -308,12 +309,23 @@ atom
     | relationshipsPattern                                                # PatternAtom
     | LPAREN expression RPAREN                                            # ParenAtom
     | TRIM LPAREN side=(BOTH | LEADING | TRAILING)? chars=expression? FROM source=expression RPAREN   # TrimAtom
-    | functionName LPAREN DISTINCT? (expression (COMMA expression)*)? RPAREN   # FunctionAtom
+    | functionName LPAREN (DISTINCT | ALL)? (expression (COMMA expression)*)? RPAREN   # FunctionAtom
     | variable LBRACE (mapProjectionItem (COMMA mapProjectionItem)*)? RBRACE   # MapProjectionAtom
     | variable                                                            # VariableAtom
     ;
 
-caseAlternative : WHEN expression THEN expression ;
+caseAlternative : WHEN caseWhen (COMMA caseWhen)* THEN expression ;
+
+// A WHEN of a simple CASE may list values and compare the subject in other ways (Neo4j 5.20+):
+// CASE n.age WHEN IS NULL, IS NOT TYPED INTEGER THEN ... WHEN < 13 THEN ... WHEN 13, 14 THEN ... END.
+caseWhen
+    : op=(EQ | NEQ | LT | GT | LE | GE) expression                        # CaseCompareWhen
+    | IS NOT? NULL                                                        # CaseNullWhen
+    | IS NOT? form=IDENTIFIER? NORMALIZED                                 # CaseNormalizedWhen
+    | (IS NOT? (COLONCOLON | TYPED) | COLONCOLON) valueType              # CaseTypeWhen
+    | stringOp expression                                                 # CaseStringWhen
+    | expression                                                          # CaseValueWhen
+    ;
 
 subqueryBody : query | pattern whereClause? ;
 
@@ -493,7 +505,7 @@ nonNotKeyword
     | CURRENT | DATABASE | DATABASES | DECLARATION | DECLARATIONS | DEFAULT | DELETE | DESC | DESCENDING | DETACH | DIFFERENT | DISTINCT | DROP | EACH
     | ELEMENTS | ELSE | ENCRYPTED | END | ERROR | FAIL
     | ENDS | EXISTS | EXPLAIN | FALSE | FIELDTERMINATOR | FILTER | FINISH | FIRST | FOR | FOREACH | FROM | FULLTEXT | FUNCTION
-    | FUNCTIONS | GRANT | GROUPS | HEADERS | HOME | IF | IN | INDEX | INDEXES | IS | JOIN | JOINS | KEY | LABEL | LAST | LEADING | LET | LIMIT | LOAD
+    | FUNCTIONS | GRANT | GROUPS | HEADERS | HOME | IF | IN | INDEX | INDEXES | INSERT | IS | JOIN | JOINS | KEY | LABEL | LAST | LEADING | LET | LIMIT | LOAD
     | LOOKUP | MATCH | MERGE | NODE | NODETACH | NONE
     | NEXT | NORMALIZED | NULL | NULLS | OF | OFFSET | ON | OPTIONAL | OPTIONS | OR | ORDER | PASSWORD | PLAINTEXT | POINT
     | PROCEDURE | PROCEDURES | PROFILE | RANGE | REDUCE | REL | RELATIONSHIP | RELATIONSHIPS | RELEVANCE | REMOVE | REPEATABLE | REPORT
@@ -574,6 +586,7 @@ IF : 'IF' ;
 IN : 'IN' ;
 INDEX : 'INDEX' ;
 INDEXES : 'INDEXES' ;
+INSERT : 'INSERT' ;
 IS : 'IS' ;
 JOIN : 'JOIN' ;
 JOINS : 'JOINS' ;

@@ -625,6 +625,36 @@ class CypherVisitor(ParseTreeVisitor):
         return self.visitChildren(ctx)
 
 
+    # Visit a parse tree produced by CypherParser#CaseCompareWhen.
+    def visitCaseCompareWhen(self, ctx:CypherParser.CaseCompareWhenContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#CaseNullWhen.
+    def visitCaseNullWhen(self, ctx:CypherParser.CaseNullWhenContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#CaseNormalizedWhen.
+    def visitCaseNormalizedWhen(self, ctx:CypherParser.CaseNormalizedWhenContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#CaseTypeWhen.
+    def visitCaseTypeWhen(self, ctx:CypherParser.CaseTypeWhenContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#CaseStringWhen.
+    def visitCaseStringWhen(self, ctx:CypherParser.CaseStringWhenContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#CaseValueWhen.
+    def visitCaseValueWhen(self, ctx:CypherParser.CaseValueWhenContext):
+        return self.visitChildren(ctx)
+
+
     # Visit a parse tree produced by CypherParser#subqueryBody.
     def visitSubqueryBody(self, ctx:CypherParser.SubqueryBodyContext):
         return self.visitChildren(ctx)

@@ -31,7 +31,9 @@ def offset_zone(seconds: int) -> _dt.timezone:
 
 @functools.lru_cache(maxsize=None)
 def named_zone(name: str) -> zoneinfo.ZoneInfo:
-    """The IANA zone ``name``, read from the pinned ``tzdata`` package so every host agrees."""
+    """The IANA zone ``name``, read from the pinned ``tzdata`` package so every host agrees. A space
+    stands for an underscore, as in Neo4j (``'America/Los Angeles'``)."""
+    name = name.replace(" ", "_")
     if not _ZONE_NAME.fullmatch(name):
         raise ArgumentError(f"Invalid time zone name: {name!r}", detail="InvalidArgumentValue")
     try:

@@ -461,8 +461,9 @@ class Create(Clause):
 
 @dataclass(slots=True)
 class SetProperty:
-    """``target.key = value`` where target is Property(subject, key)."""
-    target: Property
+    """``target.key = value`` where target is Property(subject, key), or ``subject[key] = value``
+    (a Subscript: the key computed per row)."""
+    target: Union[Property, Subscript]
     value: Expr
     pos: Pos = _pos()
 
@@ -494,7 +495,7 @@ class Set(Clause):
 
 @dataclass(slots=True)
 class RemoveProperty:
-    target: Property
+    target: Union[Property, Subscript]
     pos: Pos = _pos()
 
 

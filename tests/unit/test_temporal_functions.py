@@ -259,3 +259,11 @@ def test_temporal_values_as_strings_are_neo4js(expression, expected):
     import relate
     with relate.connect(":memory:") as db:
         assert db.execute(f"RETURN {expression} AS s").fetchone()[0] == expected
+
+
+def test_a_space_in_a_zone_name_stands_for_an_underscore():
+    import relate
+    with relate.connect(":memory:") as db:
+        value = db.execute("RETURN datetime({year: 2022, month: 6, day: 14, hour: 3, "
+                           "timezone: 'America/Los Angeles'}) AS d").fetchone()[0]
+    assert str(value) == "2022-06-14T03:00-07:00[America/Los_Angeles]"

@@ -221,6 +221,24 @@ def _bool_operand(op: str, v: Any):
     raise _runtime_type_error(f"Type mismatch: {op} expected Boolean but was {type_name(v)}")
 
 
+def _traversable(v: Any) -> list:
+    """The items ``x IN v`` walks in a list comprehension, quantifier or reduce: a value that is not a list
+    is a list of itself, as in Neo4j (``any(n IN p.nationality WHERE ...)`` over a string property)."""
+    if type(v) is list:
+        return v
+    if type(v) is Vector:
+        return v.tolist()
+    return [v]
+
+
+def _check_traversable(source: Any) -> None:
+    """A literal that is not a list cannot be walked (Neo4j refuses it when compiling)."""
+    kind = _literal_kind(source)
+    if kind not in (None, "null", "list"):
+        raise _compile_error(f"Type mismatch: expected List<T> but was {kind.capitalize()}", "InvalidArgumentType",
+                             source)
+
+
 def _as_list(v: Any, what: str) -> list:
     if type(v) is list:
         return v
@@ -873,6 +891,7 @@ class _Compiler:
 
     # -- lists ---------------------------------------------------------------------------------
     def _ListComprehension(self, e: ast.ListComprehension) -> Compiled:
+        _check_traversable(e.source)
         source = self.compile(e.source)
         where, projection = self._with_element_kind(e.variable, e.source, lambda: (
             self.compile(e.where) if e.where is not None else None,
@@ -883,7 +902,7 @@ class _Compiler:
             items = source(row, ctx)
             if items is None:
                 return None
-            items = _as_list(items, "list comprehension")
+            items = _traversable(items)
             inner = dict(row)
             out = []
             for item in checked(items, ctx):
@@ -894,6 +913,7 @@ class _Compiler:
         return list_comprehension
 
     def _Quantifier(self, e: ast.Quantifier) -> Compiled:
+        _check_traversable(e.source)
         source = self.compile(e.source)
         where = self._with_element_kind(e.variable, e.source, lambda: (
             self.compile(e.where) if e.where is not None else _Compiler._identity(e.variable)))
@@ -904,7 +924,7 @@ class _Compiler:
             items = source(row, ctx)
             if items is None:
                 return None
-            items = _as_list(items, kind)
+            items = _traversable(items)
             inner = dict(row)
             trues = 0
             unknown = False
@@ -941,6 +961,7 @@ class _Compiler:
         return element
 
     def _Reduce(self, e: ast.Reduce) -> Compiled:
+        _check_traversable(e.source)
         init, source = self.compile(e.init), self.compile(e.source)
         # the accumulator shadows any outer typed variable of the same name
         step = self._with_element_kind(e.accumulator, ast.Literal(None), lambda: self._with_element_kind(
@@ -951,7 +972,7 @@ class _Compiler:
             items = source(row, ctx)
             if items is None:
                 return None
-            items = _as_list(items, "reduce")
+            items = _traversable(items)
             inner = dict(row)
             inner[acc] = init(row, ctx)
             for item in checked(items, ctx):

@@ -230,11 +230,12 @@ class ClauseBuilder(PatternBuilder):
         return ast.SetProperty(self._property_target(ctx.postfixExpression()),
                                self.expression(ctx.expression()), pos=self.pos(ctx))
 
-    def _property_target(self, ctx) -> ast.Property:
+    def _property_target(self, ctx) -> ast.Property | ast.Subscript:
+        """``n.prop``, or ``n[key]`` with the key computed per row (Neo4j 5.24's dynamic property keys)."""
         target = self.postfix_expression(ctx)
-        if type(target) is not ast.Property:
+        if type(target) is not ast.Property and type(target) is not ast.Subscript:
             raise self.error(ctx, f"Invalid input '{self.source(ctx)}': expected a property, "
-                                  "like n.prop")
+                                  "like n.prop or n[$key]")
         return target
 
     def _label_names(self, ctx) -> list[str]:

@@ -146,10 +146,58 @@ class ExpressionBuilder(BuilderBase):
         return ast.Parameter(decode_parameter(token.text), pos=self.token_pos(token))
 
     def _case_atom(self, ctx):
-        whens = [(self.expression(alt.expression(0)), self.expression(alt.expression(1)))
-                 for alt in ctx.caseAlternative()]
-        return ast.Case(self.optional_expression(ctx.subject), whens,
-                        self.optional_expression(ctx.elseExpr), pos=self.pos(ctx))
+        subject = self.optional_expression(ctx.subject)
+        alternatives = ctx.caseAlternative()
+        if subject is None:
+            for alt in alternatives:
+                conditions = alt.caseWhen()
+                if len(conditions) > 1 or type(conditions[0]) is not P.CaseValueWhenContext:
+                    raise self.error(conditions[-1] if len(conditions) > 1 else conditions[0],
+                                     "A CASE without a subject takes one condition per WHEN (CASE x WHEN 1, 2 THEN ... "
+                                     "compares a subject)", "InvalidCase")
+        plain = all(len(alt.caseWhen()) == 1 and type(alt.caseWhen()[0]) is P.CaseValueWhenContext
+                    for alt in alternatives)
+        default = self.optional_expression(ctx.elseExpr)
+        if subject is None or plain:
+            whens = [(self.expression(alt.caseWhen()[0].expression()), self.expression(alt.expression()))
+                     for alt in alternatives]
+            return ast.Case(subject, whens, default, pos=self.pos(ctx))
+        # WHEN 1, 2 / WHEN < 13 / WHEN IS NULL ...: each a test of the subject, the WHEN true if any holds
+        whens = []
+        for alt in alternatives:
+            condition = None
+            for when in alt.caseWhen():
+                test = self._case_test(subject, when)
+                condition = test if condition is None else ast.BinaryOp("OR", condition, test, pos=test.pos)
+            whens.append((condition, self.expression(alt.expression())))
+        return ast.Case(None, whens, default, pos=self.pos(ctx))
+
+    def _case_test(self, subject: ast.Expr, ctx) -> ast.Expr:
+        """One test of a simple CASE's WHEN against its subject."""
+        kind, pos = type(ctx), self.pos(ctx)
+        if kind is P.CaseValueWhenContext:
+            return ast.BinaryOp("=", subject, self.expression(ctx.expression()), pos=pos)
+        if kind is P.CaseCompareWhenContext:
+            return ast.BinaryOp(_COMPARE_OPS[ctx.op.text], subject, self.expression(ctx.expression()), pos=pos)
+        if kind is P.CaseStringWhenContext:
+            return ast.BinaryOp(_STRING_OPS[ctx.stringOp().start.type], subject, self.expression(ctx.expression()),
+                                pos=pos)
+        if kind is P.CaseNullWhenContext:
+            return ast.IsNull(subject, negated=ctx.NOT() is not None, pos=pos)
+        if kind is P.CaseNormalizedWhenContext:
+            form = "NFC" if ctx.form is None else ctx.form.text.upper()
+            if form not in _NORMAL_FORMS:
+                raise self.error(ctx.form, f"Invalid normal form '{ctx.form.text}': expected NFC, NFD, NFKC or NFKD",
+                                 "InvalidNormalForm")
+            check = ast.FunctionCall(IS_NORMALIZED, [subject, ast.Literal(form)], pos=pos)
+            return ast.UnaryOp("NOT", check, pos=pos) if ctx.NOT() is not None else check
+        from relate.server.query.schema.types import normalize_expression_type
+        written = self.source(ctx.valueType())
+        try:
+            type_name = normalize_expression_type(written)
+        except ValueError:
+            raise self.error(ctx.valueType(), f"Unknown type: {written}", "InvalidType") from None
+        return ast.TypePredicate(subject, type_name, negated=ctx.NOT() is not None, pos=pos)
 
     def _count_star_atom(self, ctx):
         return ast.CountStar(pos=self.pos(ctx))

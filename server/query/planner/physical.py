@@ -325,7 +325,10 @@ class PhysicalBuilder:
     def _set_specs(self, items) -> list[PW.SetSpec]:
         out = []
         for item in items:
-            if isinstance(item, ast.SetProperty):
+            if isinstance(item, ast.SetProperty) and isinstance(item.target, ast.Subscript):
+                out.append(PW.SetSpec("dynamic_property", self.compile(item.target.subject),
+                                      self.compile(item.target.index), self.compile(item.value)))
+            elif isinstance(item, ast.SetProperty):
                 out.append(PW.SetSpec("property", self.compile(item.target.subject), item.target.key,
                                       self.compile(item.value)))
             elif isinstance(item, ast.SetVariable):
@@ -335,6 +338,9 @@ class PhysicalBuilder:
                 labels = tuple(label if isinstance(label, str) else self.compile(label) for label in item.labels)
                 kind = "labels" if all(isinstance(label, str) for label in labels) else "dynamic_labels"
                 out.append(PW.SetSpec(kind, self.compile(ast.Variable(item.variable)), labels=labels))
+            elif isinstance(item, ast.RemoveProperty) and isinstance(item.target, ast.Subscript):
+                out.append(PW.SetSpec("dynamic_property", self.compile(item.target.subject),
+                                      self.compile(item.target.index)))
             elif isinstance(item, ast.RemoveProperty):
                 out.append(PW.SetSpec("property", self.compile(item.target.subject), item.target.key))
             elif isinstance(item, ast.RemoveLabels):

@@ -258,6 +258,8 @@ class Analyzer:
     def _set_item(self, item, scope: Scope):
         if isinstance(item, ast.SetProperty):
             self._expr(item.target.subject, scope)
+            if isinstance(item.target, ast.Subscript):
+                self._expr(item.target.index, scope)
             self._expr(item.value, scope)
         elif isinstance(item, ast.SetVariable):
             self._need(item.variable, scope, item)
@@ -272,6 +274,8 @@ class Analyzer:
         for item in clause.items:
             if isinstance(item, ast.RemoveProperty):
                 self._expr(item.target.subject, scope)
+                if isinstance(item.target, ast.Subscript):
+                    self._expr(item.target.index, scope)
             else:
                 self._need(item.variable, scope, item)
                 for label in item.labels:

@@ -320,6 +320,14 @@ class SetSpec:
         self.kind, self.subject, self.key, self.value, self.labels = kind, subject, key, value, labels
 
 
+def _dynamic_key(key, clause: str) -> str:
+    """The key of ``n[key]`` in SET or REMOVE: a string (Neo4j's dynamic property keys)."""
+    if type(key) is not str:
+        raise CypherTypeError(f"{clause} n[key]: a property key must be a String, not {type_name(key)}",
+                              detail="InvalidArgumentType", phase="runtime")
+    return key
+
+
 def _set_prop(ctx, entity, key: str, value) -> None:
     tx = ctx.tx
     if type(entity) is NodeRef:
@@ -370,6 +378,10 @@ def apply_set_items(ctx, row: dict, items) -> None:
             entity = _entity(item.subject(row, ctx), "SET")
             if entity is not None:
                 _set_prop(ctx, entity, item.key, item.value(row, ctx))
+        elif kind == "dynamic_property":
+            entity = _entity(item.subject(row, ctx), "SET")
+            if entity is not None:
+                _set_prop(ctx, entity, _dynamic_key(item.key(row, ctx), "SET"), item.value(row, ctx))
         elif kind == "labels" or kind == "dynamic_labels":
             node = item.subject(row, ctx)
             if node is None:
@@ -431,6 +443,8 @@ class RemoveItems(Operator):
                     continue
                 if item.kind == "property":
                     _set_prop(ctx, _entity(entity, "REMOVE"), item.key, None)
+                elif item.kind == "dynamic_property":
+                    _set_prop(ctx, _entity(entity, "REMOVE"), _dynamic_key(item.key(row, ctx), "REMOVE"), None)
                 else:
                     if type(entity) is not NodeRef:
                         raise CypherTypeError(f"REMOVE labels: expected a node, got {type_name(entity)}",
