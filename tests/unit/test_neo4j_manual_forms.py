@@ -77,3 +77,11 @@ def test_dynamic_property_keys_in_set_and_remove(db):
     assert db.execute("MATCH (n:D) SET n[$key] = 1 RETURN n.dyn", {"key": "dyn"}).fetchone()[0] == 1
     with pytest.raises(relate.errors.CypherTypeError, match="must be a String"):
         rows(db, "MATCH (n:D) SET n[1] = 5")
+
+
+def test_exists_over_a_pattern_is_a_predicate_and_over_a_property_is_refused(db):
+    db.execute("CREATE (:Actor {name: 'K'})-[:ACTED_IN]->(:Movie), (:Actor {name: 'L'})")
+    assert rows(db, "MATCH (p:Actor) RETURN p.name, exists((p)-[:ACTED_IN]->()) ORDER BY p.name") == [
+        ("K", True), ("L", False)]
+    with pytest.raises(CypherSyntaxError, match="IS NOT NULL"):
+        rows(db, "MATCH (p:Actor) RETURN exists(p.name)")

@@ -270,6 +270,14 @@ class ExpressionBuilder(BuilderBase):
             words = _BARE_WORDS.get((lower, i))
             if words is not None and type(arg) is ast.Variable and arg.name.upper() in words:
                 args[i] = ast.Literal(arg.name.upper())
+        if lower == "exists" and len(args) == 1 and ctx.DISTINCT() is None:
+            # exists((a)-->(b)): Neo4j 5's predicate function over a pattern; exists(n.prop) is gone
+            if type(args[0]) is ast.PatternPredicate:
+                return args[0]
+            if type(args[0]) is ast.Property:
+                raise self.error(ctx, "The property existence syntax `exists(variable.property)` is no longer "
+                                      "supported. Please use `variable.property IS NOT NULL` instead",
+                                 "InvalidExistsFunction")
         return ast.FunctionCall(name, args, ctx.DISTINCT() is not None, pos=self.pos(ctx))
 
     def _map_projection_atom(self, ctx):
