@@ -195,7 +195,7 @@ def test_relationship_directions_and_lengths():
     rels = part.elements[1::2]
     assert [rel.direction for rel in rels] == ["in", "out", "both", "both", "out", "both", "both", "both"]
     assert [rel.length for rel in rels] == [None, None, None, None, (None, None), (2, 2), (None, 3), (2, None)]
-
+    assert type(clauses("MATCH (n) WHERE exists((n)-->()) RETURN n")[0].where) is ast.PatternPredicate
 
 def test_label_expressions():
     nodes = [part.elements[0] for part in clauses(
