@@ -70,24 +70,29 @@ class ExpressionBuilder(BuilderBase):
                           pos=self.pos(ctx))
 
     def _is_normalized(self, ctx):
+        return self._normalized_test(self.expression(ctx.expression()), ctx)
+
+    def _normalized_test(self, subject: ast.Expr, ctx) -> ast.Expr:
         """``s IS [NOT] [NFC|NFD|NFKC|NFKD] NORMALIZED`` (NFC when no form is named)."""
         form = "NFC" if ctx.form is None else ctx.form.text.upper()
         if form not in _NORMAL_FORMS:
             raise self.error(ctx.form, f"Invalid normal form '{ctx.form.text}': expected NFC, NFD, NFKC or NFKD",
                              "InvalidNormalForm")
-        check = ast.FunctionCall(IS_NORMALIZED, [self.expression(ctx.expression()), ast.Literal(form)],
-                                 pos=self.pos(ctx))
+        check = ast.FunctionCall(IS_NORMALIZED, [subject, ast.Literal(form)], pos=self.pos(ctx))
         return ast.UnaryOp("NOT", check, pos=self.pos(ctx)) if ctx.NOT() is not None else check
 
     def _type_predicate(self, ctx):
+        return self._type_test(self.expression(ctx.expression()), ctx)
+
+    def _type_test(self, subject: ast.Expr, ctx) -> ast.Expr:
+        """``x IS [NOT] :: TYPE`` over ``subject``, the type read from ``ctx.valueType()``."""
         from relate.server.query.schema.types import normalize_expression_type
         written = self.source(ctx.valueType())
         try:
             type_name = normalize_expression_type(written)
         except ValueError:
             raise self.error(ctx.valueType(), f"Unknown type: {written}", "InvalidType") from None
-        return ast.TypePredicate(self.expression(ctx.expression()), type_name, negated=ctx.NOT() is not None,
-                                 pos=self.pos(ctx))
+        return ast.TypePredicate(subject, type_name, negated=ctx.NOT() is not None, pos=self.pos(ctx))
 
     def _compare(self, ctx):
         # ``a < b <= c`` arrives left-nested; unfold it into (a < b) AND (b <= c).
@@ -185,19 +190,8 @@ class ExpressionBuilder(BuilderBase):
         if kind is P.CaseNullWhenContext:
             return ast.IsNull(subject, negated=ctx.NOT() is not None, pos=pos)
         if kind is P.CaseNormalizedWhenContext:
-            form = "NFC" if ctx.form is None else ctx.form.text.upper()
-            if form not in _NORMAL_FORMS:
-                raise self.error(ctx.form, f"Invalid normal form '{ctx.form.text}': expected NFC, NFD, NFKC or NFKD",
-                                 "InvalidNormalForm")
-            check = ast.FunctionCall(IS_NORMALIZED, [subject, ast.Literal(form)], pos=pos)
-            return ast.UnaryOp("NOT", check, pos=pos) if ctx.NOT() is not None else check
-        from relate.server.query.schema.types import normalize_expression_type
-        written = self.source(ctx.valueType())
-        try:
-            type_name = normalize_expression_type(written)
-        except ValueError:
-            raise self.error(ctx.valueType(), f"Unknown type: {written}", "InvalidType") from None
-        return ast.TypePredicate(subject, type_name, negated=ctx.NOT() is not None, pos=pos)
+            return self._normalized_test(subject, ctx)
+        return self._type_test(subject, ctx)
 
     def _count_star_atom(self, ctx):
         return ast.CountStar(pos=self.pos(ctx))
