@@ -68,7 +68,7 @@ def _plain(value: Any) -> Any:
     if isinstance(value, Point):
         return {"srid": value.srid, "x": value.x, "y": value.y, "z": value.z}
     if isinstance(value, Node):
-        return {"element_id": value.element_id, "labels": sorted(value.labels),
+        return {"element_id": value.element_id, "labels": list(value.labels),
                 "properties": _props(value.properties)}
     if isinstance(value, Relationship):
         return {"element_id": value.element_id, "type": value.type, "start": f"n:{value.start_id}",

@@ -64,7 +64,16 @@ pageClause : orderBy skipClause? limitClause? | skipClause limitClause? | limitC
 // ------------------------------------------------------------------------------------------------
 // Reading clauses
 // ------------------------------------------------------------------------------------------------
-matchClause : OPTIONAL? MATCH matchMode? pattern searchClause? whereClause? ;
+matchClause : OPTIONAL? MATCH matchMode? pattern hint* searchClause? whereClause? ;
+
+// Planner hints (Neo4j's USING INDEX / SCAN / JOIN ON): checked against the pattern, then left to the
+// planner, which picks indexes itself.
+hint
+    : USING (TEXT | RANGE | POINT)? INDEX SEEK? variable COLON symbolicName
+      LPAREN propertyKeyName (COMMA propertyKeyName)* RPAREN      # IndexHint
+    | USING JOIN ON variable (COMMA variable)*                    # JoinHint
+    | USING SCAN variable COLON symbolicName                      # ScanHint
+    ;
 
 // Cypher 25 match modes: DIFFERENT RELATIONSHIPS (the default: no relationship twice in a match) or
 // REPEATABLE ELEMENTS (walks; quantifiers then need an upper bound unless a selector picks paths).
@@ -346,6 +355,7 @@ literal
     | TRUE                                  # TrueLiteral
     | FALSE                                 # FalseLiteral
     | NULL                                  # NullLiteral
+    | (INF | INFINITY | NAN)                # SpecialFloatLiteral
     | mapLiteral                            # MapLiteralAtom
     ;
 
@@ -405,7 +415,7 @@ ifExists : IF EXISTS ;
 dropIndex : DROP INDEX (symbolicName | PARAMETER) ifExists? ;
 
 createConstraint
-    : CREATE CONSTRAINT name=symbolicName? ifNotExists? (FOR | ON) constraintTarget (REQUIRE | ASSERT)
+    : CREATE CONSTRAINT (name=symbolicName | nameParam=PARAMETER)? ifNotExists? (FOR | ON) constraintTarget (REQUIRE | ASSERT)
       constraintProperties IS constraintKind (OPTIONS mapLiteral)?
     ;
 
@@ -429,7 +439,7 @@ cypherTypeAtom
     : symbolicName+ (LT cypherType GT)? (LPAREN INTEGER (COMMA symbolicName)* RPAREN)? (NOT NULL)?
     ;
 
-dropConstraint : DROP CONSTRAINT symbolicName ifExists? ;
+dropConstraint : DROP CONSTRAINT (symbolicName | PARAMETER) ifExists? ;
 
 showCommand
     : SHOW showKind (YIELD (STAR | yieldItem (COMMA yieldItem)*))? whereClause? (RETURN projectionBody)?
@@ -505,11 +515,12 @@ nonNotKeyword
     | CURRENT | DATABASE | DATABASES | DECLARATION | DECLARATIONS | DEFAULT | DELETE | DESC | DESCENDING | DETACH | DIFFERENT | DISTINCT | DROP | EACH
     | ELEMENTS | ELSE | ENCRYPTED | END | ERROR | FAIL
     | ENDS | EXISTS | EXPLAIN | FALSE | FIELDTERMINATOR | FILTER | FINISH | FIRST | FOR | FOREACH | FROM | FULLTEXT | FUNCTION
-    | FUNCTIONS | GRANT | GROUPS | HEADERS | HOME | IF | IN | INDEX | INDEXES | INSERT | IS | JOIN | JOINS | KEY | LABEL | LAST | LEADING | LET | LIMIT | LOAD
-    | LOOKUP | MATCH | MERGE | NODE | NODETACH | NONE
+    | FUNCTIONS | GRANT | GROUPS | HEADERS | HOME | IF | IN | INDEX | INDEXES | INF | INFINITY | INSERT | IS | JOIN | JOINS | KEY | LABEL | LAST | LEADING | LET | LIMIT | LOAD
+    | LOOKUP | MATCH | MERGE | NAN | NODE | NODETACH | NONE
     | NEXT | NORMALIZED | NULL | NULLS | OF | OFFSET | ON | OPTIONAL | OPTIONS | OR | ORDER | PASSWORD | PLAINTEXT | POINT
     | PROCEDURE | PROCEDURES | PROFILE | RANGE | REDUCE | REL | RELATIONSHIP | RELATIONSHIPS | RELEVANCE | REMOVE | REPEATABLE | REPORT
-    | REQUIRE | REQUIRED | RETRY | RETURN | REVOKE | ROLE | ROLES | ROW | ROWS | RRF | SCORE | SEARCH | SECOND
+    | REQUIRE | REQUIRED | RETRY | RETURN | REVOKE | ROLE | ROLES | ROW | ROWS | RRF | SCAN | SCORE | SEARCH | SECOND
+    | SEEK
     | SECONDS | SET | SETTING | SETTINGS | SHORTEST | SHORTESTPATH | SHOW | SINGLE | SKIP_ | STARTS | STATUS | TERMINATE | TEXT | THEN | TO | TRAILING | TRANSACTION | TRANSACTIONS | TRIM | TRUE | TYPED | UNION | UNIQUE
     | UNWIND | USE | USER | USERS | USING | VECTOR | WEIGHT | WHEN | WHERE | WITH | WRRF | XOR | YIELD
     ;
@@ -585,6 +596,8 @@ HOME : 'HOME' ;
 IF : 'IF' ;
 IN : 'IN' ;
 INDEX : 'INDEX' ;
+INF : 'INF' ;
+INFINITY : 'INFINITY' ;
 INDEXES : 'INDEXES' ;
 INSERT : 'INSERT' ;
 IS : 'IS' ;
@@ -601,6 +614,7 @@ LOOKUP : 'LOOKUP' ;
 MATCH : 'MATCH' ;
 MERGE : 'MERGE' ;
 NEXT : 'NEXT' ;
+NAN : 'NAN' ;
 NODE : 'NODE' ;
 NODETACH : 'NODETACH' ;
 NONE : 'NONE' ;
@@ -640,7 +654,9 @@ ROLES : 'ROLES' ;
 ROW : 'ROW' ;
 ROWS : 'ROWS' ;
 RRF : 'RRF' ;
+SCAN : 'SCAN' ;
 SCORE : 'SCORE' ;
+SEEK : 'SEEK' ;
 SEARCH : 'SEARCH' ;
 SECOND : 'SECOND' ;
 SECONDS : 'SECONDS' ;
@@ -682,22 +698,24 @@ YIELD : 'YIELD' ;
 
 // Numbers. A digit run glued to letters is lexed whole as BAD_NUMBER so `0x1G` and `12ab` fail
 // as invalid number literals instead of splitting into a number and a name.
+// An underscore may separate digits (1_000_000, 0x_13af, 6.022_1E23).
 FLOAT
-    : DIGIT+ '.' DIGIT+ EXPONENT?
-    | '.' DIGIT+ EXPONENT?
-    | DIGIT+ EXPONENT
+    : DIGITS '.' DIGITS EXPONENT?
+    | '.' DIGITS EXPONENT?
+    | DIGITS EXPONENT
     ;
 INTEGER
-    : '0X' HEX_DIGIT+
-    | '0O' [0-7]+
+    : '0X' ('_'? HEX_DIGIT)+
+    | '0O' ('_'? [0-7])+
     | '0' [0-7]*
-    | [1-9] DIGIT*
+    | [1-9] ('_'? DIGIT)*
     ;
 BAD_NUMBER : DIGIT [0-9A-Z_]* ;
 
 fragment DIGIT : [0-9] ;
 fragment HEX_DIGIT : [0-9A-F] ;
-fragment EXPONENT : 'E' [+-]? DIGIT+ ;
+fragment DIGITS : DIGIT ('_'? DIGIT)* ;
+fragment EXPONENT : 'E' [+-]? DIGITS ;
 
 STRING
     : '\'' (~['\\] | '\\' .)* '\''

@@ -24,7 +24,7 @@ _STATE_CODES: dict[Any, int] = {temporal.Date: wire.DATE, temporal.Time: wire.TI
 
 
 def _node(node: Node) -> Structure:
-    return Structure(wire.NODE, [node.id, sorted(node.labels), node.properties])
+    return Structure(wire.NODE, [node.id, list(node.labels), node.properties])
 
 
 def _relationship(rel: Relationship) -> Structure:

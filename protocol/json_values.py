@@ -62,7 +62,7 @@ def to_typed(value: Any) -> dict[str, Any]:
     if isinstance(value, dict):
         return {"$type": "Map", "_value": {str(k): to_typed(v) for k, v in value.items()}}
     if isinstance(value, Node):
-        return {"$type": "Node", "_value": {"_element_id": value.element_id, "_labels": sorted(value.labels),
+        return {"$type": "Node", "_value": {"_element_id": value.element_id, "_labels": list(value.labels),
                                             "_properties": _typed_map(value.properties)}}
     if isinstance(value, Relationship):
         return {"$type": "Relationship", "_value": {
@@ -132,7 +132,7 @@ def to_plain(value: Any) -> Any:
     if isinstance(value, dict):
         return {str(k): to_plain(v) for k, v in value.items()}
     if isinstance(value, Node):
-        return {"elementId": value.element_id, "labels": sorted(value.labels),
+        return {"elementId": value.element_id, "labels": list(value.labels),
                 "properties": to_plain(value.properties)}
     if isinstance(value, Relationship):
         return {"elementId": value.element_id, "startNodeElementId": f"n:{value.start_id}",

@@ -16,7 +16,39 @@ if TYPE_CHECKING:
 
     _Amount = int | float | Fraction
 
-__all__ = ["Node", "Relationship", "Path", "Vector", "Point", "Duration", "Row", "row_class"]
+__all__ = ["LabelSet", "Node", "Relationship", "Path", "Vector", "Point", "Duration", "Row", "row_class"]
+
+
+class LabelSet(frozenset[str]):
+    """A node's labels: a frozenset that iterates in the database's label order (the order labels were
+    first created, as Neo4j's label tokens: ``CREATE (:Person:Employee)`` reads back Person, Employee)."""
+
+    __slots__ = ("order",)
+    order: tuple[str, ...]
+
+    def __new__(cls, labels: Iterable[str] = ()) -> "LabelSet":
+        order = tuple(dict.fromkeys(labels))
+        self = super().__new__(cls, order)
+        self.order = order
+        return self
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.order)
+
+    def __reduce__(self) -> tuple[type["LabelSet"], tuple[tuple[str, ...]]]:
+        return (LabelSet, (self.order,))
+
+    def __repr__(self) -> str:
+        return f"LabelSet({list(self.order)!r})"
+
+
+def label_list(labels: Iterable[str]) -> list[str]:
+    """``labels`` as a list in label order (a LabelSet's own; any other set's names sorted)."""
+    if type(labels) is LabelSet:
+        return list(labels.order)
+    if isinstance(labels, (frozenset, set)):
+        return sorted(labels)
+    return list(dict.fromkeys(labels))
 
 
 class _Entity:
@@ -56,11 +88,11 @@ class Node(_Entity):
 
     def __init__(self, id: int, labels: Iterable[str] = (), properties: Mapping[str, Any] | None = None):
         self.id = id
-        self.labels = frozenset(labels)
+        self.labels = labels if type(labels) is LabelSet else LabelSet(label_list(labels))
         self.properties = dict(properties or {})
 
     def __repr__(self) -> str:
-        labels = "".join(f":{label}" for label in sorted(self.labels))
+        labels = "".join(f":{label}" for label in self.labels)
         return f"<Node id={self.id} labels={labels or '-'} properties={self.properties!r}>"
 
 

@@ -63,7 +63,7 @@ def format_float(value: float) -> str:
 
 
 def format_node(node: Node, *, abbreviate: bool = True) -> str:
-    labels = "".join(":" + _name(label) for label in sorted(node.labels))
+    labels = "".join(":" + _name(label) for label in node.labels)
     return "(" + _entity_body(labels, node.properties, abbreviate) + ")"
 
 
@@ -116,7 +116,7 @@ def to_json(value: Any) -> Any:
     if isinstance(value, float):
         return value if math.isfinite(value) else format_float(value)
     if isinstance(value, Node):
-        return {"id": value.id, "labels": sorted(value.labels), "properties": to_json(value.properties)}
+        return {"id": value.id, "labels": list(value.labels), "properties": to_json(value.properties)}
     if isinstance(value, Relationship):
         return {"id": value.id, "type": value.type, "start": value.start_id, "end": value.end_id,
                 "properties": to_json(value.properties)}

@@ -95,6 +95,21 @@ class CypherVisitor(ParseTreeVisitor):
         return self.visitChildren(ctx)
 
 
+    # Visit a parse tree produced by CypherParser#IndexHint.
+    def visitIndexHint(self, ctx:CypherParser.IndexHintContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#JoinHint.
+    def visitJoinHint(self, ctx:CypherParser.JoinHintContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#ScanHint.
+    def visitScanHint(self, ctx:CypherParser.ScanHintContext):
+        return self.visitChildren(ctx)
+
+
     # Visit a parse tree produced by CypherParser#matchMode.
     def visitMatchMode(self, ctx:CypherParser.MatchModeContext):
         return self.visitChildren(ctx)
@@ -712,6 +727,11 @@ class CypherVisitor(ParseTreeVisitor):
 
     # Visit a parse tree produced by CypherParser#NullLiteral.
     def visitNullLiteral(self, ctx:CypherParser.NullLiteralContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#SpecialFloatLiteral.
+    def visitSpecialFloatLiteral(self, ctx:CypherParser.SpecialFloatLiteralContext):
         return self.visitChildren(ctx)
 
 

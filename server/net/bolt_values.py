@@ -52,7 +52,7 @@ class BoltValueError(PackStreamError):
 # -- Relate -> Bolt --------------------------------------------------------------------------------
 
 def _node(node: Node) -> Structure:
-    return Structure(NODE, [node.id, sorted(node.labels), node.properties, node.element_id])
+    return Structure(NODE, [node.id, list(node.labels), node.properties, node.element_id])
 
 
 def _relationship(rel: Relationship) -> Structure:
@@ -103,7 +103,7 @@ def _legacy_datetime(value) -> Structure:
 
 
 def _node_4(node: Node) -> Structure:
-    return Structure(NODE, [node.id, sorted(node.labels), node.properties])
+    return Structure(NODE, [node.id, list(node.labels), node.properties])
 
 
 def _relationship_4(rel: Relationship) -> Structure:

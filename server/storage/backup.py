@@ -40,6 +40,7 @@ def backup(store: GraphStore, directory: str) -> dict[str, Any]:
             "next_node_id": store._next_node_id, "next_rel_id": store._next_rel_id,
             "schema": dict(reader.schema()),
             "keys": list(store._key_names),
+            "labels": list(store._label_names),
             "indexes": [list(ident) for ident in reader.property_indexes()],
         }
         snapshot.write_snapshot(directory, store, ts, header)

@@ -11,7 +11,7 @@ import numpy as np
 
 from relate.protocol.errors import CypherTypeError as CypherTypeError   # re-exported: storage raises it as codec.CypherTypeError
 from relate.protocol.temporal import Date, DateTime, LocalDateTime, LocalTime, Time
-from relate.protocol.values import VECTOR_TYPES, Duration, Point, Vector
+from relate.protocol.values import VECTOR_TYPES, Duration, Point, LabelSet, Vector
 
 if TYPE_CHECKING:
     from typing import IO, Any
@@ -43,7 +43,7 @@ def _default(obj: Any) -> Any:
     code = ext_code(cls)
     if code is not None:
         return msgpack.ExtType(code, msgpack.packb(obj.to_state(), default=_default, use_bin_type=True))
-    if cls is tuple or cls is frozenset or cls is set:
+    if cls is tuple or cls is frozenset or cls is set or cls is LabelSet:
         return list(obj)
     raise TypeError(f"cannot store a value of type {cls.__name__}")
 

@@ -80,6 +80,8 @@ def load_snapshot(store: GraphStore, path: str) -> int:
     ts: int = header["ts"]
     for key in header.get("keys") or ():
         store._intern_key(key)        # msgpack interns map keys, so entity dicts share these
+    for label in header.get("labels") or ():
+        store._intern_label(label)    # label order survives (older snapshots: first met, node by node)
     nodes, rels = store._nodes, store._rels
     label_index = store._label_index
     labelset, intern_type = store._labelset, store._intern_type

@@ -14,6 +14,8 @@ import structlog
 from relate.protocol.errors import (ArgumentError, DatabaseError, ReadOnlyDatabaseError, ServiceUnavailable,
                                    TransientError)
 
+from relate.protocol.values import LabelSet
+
 from . import codec, integrity, recovery, snapshot, vacuum
 from .group_commit import GroupCommit
 from .read_tx import ReadTx
@@ -63,9 +65,11 @@ class GraphStore:
         self._rel_indexes: dict[str, dict[str, PropertyIndex]] = {}          # type -> key -> index
         # Interned names, shared by every entity that uses them (saves memory).
         self._key_names: dict[str, str] = {}
+        # Label names in creation order (Neo4j's label token order): a node's labels read back in it.
         self._label_names: dict[str, str] = {}
+        self._label_rank: dict[str, int] = {}
         self._type_names: dict[str, str] = {}
-        self._labelsets: dict[frozenset[str], frozenset[str]] = {frozenset(): frozenset()}
+        self._labelsets: dict[frozenset[str], LabelSet] = {frozenset(): LabelSet()}
         self._counts = CountsVersion(0, {None: 0}, {None: 0}, None)
         self._schema = SchemaVersion(0, {}, None)
         self._next_node_id = 0
@@ -383,6 +387,7 @@ class GraphStore:
                 "next_node_id": self._next_node_id, "next_rel_id": self._next_rel_id,
                 "schema": self._schema.entries,
                 "keys": list(self._key_names),
+                "labels": list(self._label_names),
                 "indexes": [list(ident) for ident in self._prop_indexes],
             }
             old_seq = self._wal.rotate()
@@ -413,6 +418,7 @@ class GraphStore:
             if type(label) is not str:
                 raise codec.CypherTypeError("labels must be strings", detail="InvalidArgumentType")
             name = self._label_names[label] = sys.intern(label)
+            self._label_rank[name] = len(self._label_rank)
         return name
 
     def _intern_type(self, type_name: str) -> str:
@@ -424,14 +430,18 @@ class GraphStore:
             name = self._type_names[type_name] = sys.intern(type_name)
         return name
 
-    def _labelset(self, labels: Iterable[str]) -> frozenset[str]:
-        """The shared frozenset for a label set (most nodes share a handful of sets)."""
+    def _labelset(self, labels: Iterable[str]) -> LabelSet:
+        """The shared LabelSet for a label set (most nodes share a handful of sets), in label order."""
         if type(labels) is str:
             raise ArgumentError(f"labels must be a collection of names, not the string {labels!r}")
-        labels = frozenset(labels)
-        shared = self._labelsets.get(labels)
+        if not isinstance(labels, (frozenset, list, tuple)):
+            labels = list(labels)
+        shared = self._labelsets.get(labels if isinstance(labels, frozenset) else frozenset(labels))
         if shared is None:
-            shared = self._labelsets[labels] = frozenset(self._intern_label(x) for x in labels)
+            # New names are created in the order given (a pattern's): CREATE (:B:A) makes B first.
+            names = {self._intern_label(x): None for x in labels}
+            shared = LabelSet(sorted(names, key=self._label_rank.__getitem__))
+            self._labelsets[shared] = shared
         return shared
 
     def _clean_value(self, value: Any) -> Any:

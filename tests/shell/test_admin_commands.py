@@ -52,7 +52,7 @@ def test_import_writes_nodes_relationships_and_a_bad_row_report(tmp_path):
     assert any("3 field(s), the header has 6" in r for r in report)
     db = tmp_path / "db"
     rows = _query(db, "MATCH (n:Note) RETURN labels(n), n.id, n.n, n.tags, n.e ORDER BY n.id")
-    assert rows[0][:4] == [["Doc", "Note"], "n1", 1, ["a", "b"]] and rows[1][:4] == [["Note"], "n3", 3, ["c"]]
+    assert rows[0][:4] == [["Note", "Doc"], "n1", 1, ["a", "b"]] and rows[1][:4] == [["Note"], "n3", 3, ["c"]]
     assert np.allclose(rows[0][4].to_numpy(), [0.1, 0.2]) and rows[0][4].coordinate_type == "FLOAT32"
     assert _query(db, "MATCH (a)-[r:LINKS]->(b) RETURN a.id, r.w, b.id") == [["n1", 0.5, "n3"]]
     assert _query(db, "SHOW INDEXES YIELD name, state, size WHERE name = 'note_e'") == [["note_e", "ONLINE", 2]]

@@ -25,10 +25,10 @@ def test_graph_values():
     alice = Node(1, ["Person", "Admin"], {"name": "Alice"})
     bob = Node(2, ["Person"], {})
     knows = Relationship(7, "KNOWS", 1, 2, {"since": 2020})
-    assert format_value(alice) == '(:Admin:Person {name: "Alice"})'
+    assert format_value(alice) == '(:Person:Admin {name: "Alice"})'
     assert format_value(knows) == "[:KNOWS {since: 2020}]"
-    assert format_value(Path([alice, bob], [knows])) == '(:Admin:Person {name: "Alice"})-[:KNOWS {since: 2020}]->(:Person)'
-    assert format_value(Path([bob, alice], [knows])) == '(:Person)<-[:KNOWS {since: 2020}]-(:Admin:Person {name: "Alice"})'
+    assert format_value(Path([alice, bob], [knows])) == '(:Person:Admin {name: "Alice"})-[:KNOWS {since: 2020}]->(:Person)'
+    assert format_value(Path([bob, alice], [knows])) == '(:Person)<-[:KNOWS {since: 2020}]-(:Person:Admin {name: "Alice"})'
 
 
 def test_vectors_are_abbreviated_in_tables_but_not_in_csv():

@@ -234,10 +234,10 @@ def test_to_json_writes_entities_as_apoc_does(db):
     node, rel, path = rows(db, "MATCH p = (a:Foo)-[r]->(b) RETURN apoc.convert.toJson(a), apoc.convert.toJson(r), "
                                "apoc.convert.toJson(p)")[0]
     node_id, end_id = rows(db, "MATCH (a:Foo)-->(b) RETURN id(a), id(b)")[0]
-    assert json.loads(node) == {"id": str(node_id), "type": "node", "labels": ["Bar", "Foo"],
+    assert json.loads(node) == {"id": str(node_id), "type": "node", "labels": ["Foo", "Bar"],
                                 "properties": {"name": "Sherlock"}}
     assert json.loads(rel) == {"id": json.loads(rel)["id"], "type": "relationship", "label": "KNOWS",
-                               "start": {"id": str(node_id), "labels": ["Bar", "Foo"]},
+                               "start": {"id": str(node_id), "labels": ["Foo", "Bar"]},
                                "end": {"id": str(end_id), "labels": ["Baz"]}, "properties": {"since": 1993}}
     assert [item["type"] for item in json.loads(path)] == ["node", "relationship", "node"]
     assert one(db, "apoc.convert.toJson({a: [1, 2.5, true, null], d: date('2020-01-02')})") == \

@@ -54,7 +54,7 @@ def test_create_procedures_take_labels_and_types_as_strings(db):
     assert rows(db, "CALL apoc.create.node(['Thing', 'Gadget'], {name: 'engine'}) YIELD node "
                     "CALL apoc.create.addLabels(node, ['Machine']) YIELD node AS same "
                     "CALL apoc.create.relationship(same, 'PART_OF', {n: 1}, same) YIELD rel "
-                    "RETURN labels(same), type(rel), rel.n") == [(["Gadget", "Machine", "Thing"], "PART_OF", 1)]
+                    "RETURN labels(same), type(rel), rel.n") == [(["Thing", "Gadget", "Machine"], "PART_OF", 1)]
 
 
 def test_meta_graph_any_property_and_distinct_values(db):

@@ -62,7 +62,7 @@ def test_simple_case_lists_values_and_compares_its_subject(db):
 
 
 def test_insert_and_union_distinct(db):
-    assert rows(db, "INSERT (t:Person&Actor {name: 'Tom'}) RETURN labels(t)") == [(["Actor", "Person"],)]
+    assert rows(db, "INSERT (t:Person&Actor {name: 'Tom'}) RETURN labels(t)") == [(["Person", "Actor"],)]
     assert rows(db, "MATCH (n:Person) RETURN n.name AS x UNION DISTINCT MATCH (n:Actor) RETURN n.name AS x") == [
         ("Tom",)]
     assert rows(db, "WITH 1 AS insert RETURN insert") == [(1,)]
@@ -85,3 +85,71 @@ def test_exists_over_a_pattern_is_a_predicate_and_over_a_property_is_refused(db)
         ("K", True), ("L", False)]
     with pytest.raises(CypherSyntaxError, match="IS NOT NULL"):
         rows(db, "MATCH (p:Actor) RETURN exists(p.name)")
+
+
+@pytest.mark.parametrize("written, value, expected", [
+    ("INTEGER NOT NULL | FLOAT NOT NULL", "1", True),
+    ("INTEGER | FLOAT", "null", True),
+    ("ANY<INTEGER | FLOAT> NOT NULL", "null", False),
+    ("LIST<INTEGER NOT NULL> | NULL", "[1]", True),
+])
+def test_type_unions_are_all_nullable_or_all_not_null(db, written, value, expected):
+    assert rows(db, f"RETURN {value} IS :: {written}") == [(expected,)]
+
+
+@pytest.mark.parametrize("written", ["INTEGER NOT NULL | FLOAT", "LIST<STRING | INTEGER NOT NULL>",
+                                     "BOOLEAN | NULL | DATE NOT NULL"])
+def test_a_union_mixing_not_null_and_nullable_types_is_refused(db, written):
+    with pytest.raises(CypherSyntaxError, match="Closed Dynamic Union must be nullable") as caught:
+        rows(db, f"RETURN 1 IS :: {written}")
+    assert caught.value.code == "Neo.ClientError.Statement.SyntaxError"
+
+
+def test_an_unaliased_map_projection_is_named_after_its_variable(db):
+    rows(db, "CREATE (:Person {name: 'Keanu', nationality: 'Canadian'})")
+    result = db.execute("MATCH (keanu:Person) RETURN keanu{.*, .age}")
+    assert result.keys() == ["keanu"]
+    assert result.fetchone()["keanu"] == {"name": "Keanu", "nationality": "Canadian", "age": None}
+    with pytest.raises(CypherSyntaxError, match="Multiple result columns with the same name"):
+        rows(db, "MATCH (n:Person) RETURN n, n{.name}")
+
+
+@pytest.mark.parametrize("hints", [
+    "USING INDEX p:Person(name)", "USING INDEX SEEK p:Person(name)", "USING TEXT INDEX p:Person(name)",
+    "USING RANGE INDEX p:Person(name, age)", "USING SCAN p:Person", "USING JOIN ON p",
+    "USING SCAN q:Person USING INDEX r:KNOWS(since) USING JOIN ON p, q",
+])
+def test_planner_hints_are_accepted_and_change_no_result(db, hints):
+    rows(db, "CREATE (:Person {name: 'A'})-[:KNOWS {since: 1}]->(:Person {name: 'B'})")
+    rows(db, "CREATE INDEX FOR (p:Person) ON (p.name)")
+    assert rows(db, f"MATCH (p:Person {{name: 'A'}})-[r:KNOWS]->(q:Person) {hints} WHERE r.since = 1 "
+                    "RETURN q.name") == [("B",)]
+
+
+def test_a_hint_on_a_variable_outside_the_pattern_is_refused(db):
+    with pytest.raises(CypherSyntaxError, match="Variable `x` not defined") as caught:
+        rows(db, "MATCH (p:Person) USING INDEX x:Person(name) RETURN p")
+    assert caught.value.code == "Neo.ClientError.Statement.SyntaxError"
+
+
+def test_constraint_names_can_be_parameters(db):
+    db.execute("CREATE CONSTRAINT $name FOR (b:Book) REQUIRE b.isbn IS UNIQUE", {"name": "book_isbn"}).consume()
+    db.execute("CREATE CONSTRAINT $name IF NOT EXISTS FOR ()-[r:R]-() REQUIRE r.p IS NOT NULL",
+               {"name": "r_p"}).consume()
+    assert rows(db, "SHOW CONSTRAINTS YIELD name RETURN name ORDER BY name") == [("book_isbn",), ("r_p",)]
+    assert db.execute("DROP CONSTRAINT $name", {"name": "book_isbn"}).consume().counters.constraints_removed == 1
+    assert rows(db, "SHOW CONSTRAINTS YIELD name") == [("r_p",)]
+
+
+def test_number_literals_may_separate_digits_with_underscores(db):
+    assert rows(db, "RETURN 1_000_000, 0x_13af, 0o13_72, 1_000.5, 6.022_1E23") == [
+        (1_000_000, 0x13AF, 0o1372, 1000.5, 6.0221e23)]
+    for bad in ("1_000_", "1__0"):
+        with pytest.raises(CypherSyntaxError, match="Invalid input"):
+            rows(db, f"RETURN {bad}")
+
+
+def test_inf_infinity_and_nan_are_float_literals(db):
+    (inf, infinity, nan, negative), = rows(db, "RETURN Inf, infinity, NaN, -INF")
+    assert inf == infinity == float("inf") and negative == float("-inf") and nan != nan
+    assert rows(db, "WITH {nan: 1} AS m RETURN m.nan") == [(1,)]          # still a key name

@@ -80,6 +80,13 @@ def test_to_integer_reads_a_string_as_neo4j_does(db):
     assert values(db, query) == [(1, -1, 1000, 7, None, None, None, None, -9223372036854775808)]
 
 
+def test_to_integer_of_a_float_is_javas_long_cast(db):
+    # Neo4j's toInteger(Float) is Java's (long) cast: truncated, clamped to 64 bits, NaN is 0
+    assert values(db, "RETURN toInteger(1e20), toInteger(-1e20), toInteger(0.0 / 0.0), toInteger(1.0 / 0.0), "
+                      "toInteger(-2.9), toIntegerOrNull(1e30), toIntegerList([-1e30, 2.5])") == [
+        (2 ** 63 - 1, -2 ** 63, 0, 2 ** 63 - 1, -2, 2 ** 63 - 1, [-2 ** 63, 2])]
+
+
 def test_to_integer_of_a_string_beyond_64_bits_is_a_type_error(db):
     with pytest.raises(CypherTypeError, match="integer, 99999999999999999999, is too large") as info:
         values(db, "RETURN toInteger('99999999999999999999')")

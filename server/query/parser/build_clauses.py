@@ -106,10 +106,28 @@ class ClauseBuilder(PatternBuilder):
     def _match(self, ctx):
         search = ctx.searchClause()
         mode = ctx.matchMode()
-        return ast.Match(self.pattern(ctx.pattern()), self.where(ctx.whereClause()),
+        pattern = self.pattern(ctx.pattern())
+        if ctx.hint():
+            self._check_hints(ctx.hint(), pattern)
+        return ast.Match(pattern, self.where(ctx.whereClause()),
                          ctx.OPTIONAL() is not None,
                          None if search is None else self._search(search), pos=self.pos(ctx),
                          repeatable=mode is not None and mode.REPEATABLE() is not None)
+
+    def _check_hints(self, hints, pattern: list) -> None:
+        """USING INDEX / SCAN / JOIN ON name variables of the MATCH's own pattern (the planner picks
+        indexes and joins itself, so a valid hint changes nothing)."""
+        declared = set()
+        for part in pattern:
+            declared.add(part.variable)
+            for element in part.elements:
+                declared.add(element.variable)
+                declared.update(e.variable for e in getattr(element, "elements", ()) or ())
+        for hint in hints:
+            variables = hint.variable()
+            for variable in variables if isinstance(variables, list) else [variables]:
+                if self.name(variable) not in declared:
+                    raise self.error(variable, f"Variable `{self.name(variable)}` not defined", "UndefinedVariable")
 
     def _search(self, ctx):
         variables = ctx.variable()
@@ -180,9 +198,11 @@ class ClauseBuilder(PatternBuilder):
         items = []
         for item in items_ctx.projectionItem():
             expr_ctx, alias = item.expression(), item.variable()
-            items.append(ast.ProjectionItem(self.expression(expr_ctx),
-                                            None if alias is None else self.name(alias),
-                                            self.source(expr_ctx), pos=self.pos(item)))
+            expr = self.expression(expr_ctx)
+            # An unaliased map projection's column is named after its variable, as in Neo4j.
+            text = expr.subject if type(expr) is ast.MapProjection else self.source(expr_ctx)
+            items.append(ast.ProjectionItem(expr, None if alias is None else self.name(alias), text,
+                                            pos=self.pos(item)))
         return ast.Projection(items, items_ctx.STAR() is not None, ctx.DISTINCT() is not None, *self._paging(ctx))
 
     def _paging(self, ctx) -> tuple:

@@ -82,8 +82,11 @@ class CommandBuilder(ClauseBuilder):
             kind = "TYPE"
             type_name = self._type_name(kind_ctx.cypherType())
         options = ctx.mapLiteral()
+        name = None if ctx.name is None else self.name(ctx.name)
+        if ctx.nameParam is not None:               # CREATE CONSTRAINT $name: resolved when it runs
+            name = ast.Parameter(decode_parameter(ctx.nameParam.text), pos=self.token_pos(ctx.nameParam))
         return ast.CreateConstraint(
-            kind, None if ctx.name is None else self.name(ctx.name), entity,
+            kind, name, entity,
             self.name(target.variable()), self.name(target.symbolicName()), properties, type_name,
             None if options is None else self.map_literal(options), ctx.ifNotExists() is not None,
             pos=self.pos(ctx))
@@ -95,8 +98,11 @@ class CommandBuilder(ClauseBuilder):
         return text.replace(",", ", ").replace("|", " | ")
 
     def _drop_constraint(self, ctx):
-        return ast.DropConstraint(self.name(ctx.symbolicName()), ctx.ifExists() is not None,
-                                  pos=self.pos(ctx))
+        if ctx.symbolicName() is None:
+            name = ast.Parameter(decode_parameter(ctx.PARAMETER().getText()), pos=self.pos(ctx))
+        else:
+            name = self.name(ctx.symbolicName())
+        return ast.DropConstraint(name, ctx.ifExists() is not None, pos=self.pos(ctx))
 
     # -- SHOW -----------------------------------------------------------------------------------
     def _show(self, ctx):

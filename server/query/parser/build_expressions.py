@@ -1,6 +1,8 @@
 """Parse tree to AST: expressions, literals and label expressions."""
 from __future__ import annotations
 
+import math
+
 from relate.grammar._generated.CypherParser import CypherParser as P
 from relate.protocol.values import VECTOR_TYPES
 from relate.server.query import ast
@@ -86,10 +88,13 @@ class ExpressionBuilder(BuilderBase):
 
     def _type_test(self, subject: ast.Expr, ctx) -> ast.Expr:
         """``x IS [NOT] :: TYPE`` over ``subject``, the type read from ``ctx.valueType()``."""
-        from relate.server.query.schema.types import normalize_expression_type
+        from relate.server.query.schema.types import MixedNullability, normalize_expression_type
         written = self.source(ctx.valueType())
         try:
             type_name = normalize_expression_type(written)
+        except MixedNullability:
+            raise self.error(ctx.valueType(), "All types in a Closed Dynamic Union must be nullable, or be "
+                             "appended with `NOT NULL`", "InvalidType") from None
         except ValueError:
             raise self.error(ctx.valueType(), f"Unknown type: {written}", "InvalidType") from None
         return ast.TypePredicate(subject, type_name, negated=ctx.NOT() is not None, pos=self.pos(ctx))
@@ -307,6 +312,8 @@ class ExpressionBuilder(BuilderBase):
             return ast.Literal(False, pos=self.pos(ctx))
         if kind is P.NullLiteralContext:
             return ast.Literal(None, pos=self.pos(ctx))
+        if kind is P.SpecialFloatLiteralContext:        # Inf, Infinity, NaN
+            return ast.Literal(math.nan if ctx.NAN() is not None else math.inf, pos=self.pos(ctx))
         return self.map_literal(ctx.mapLiteral())
 
     def number(self, ctx, negate: bool) -> ast.Literal:

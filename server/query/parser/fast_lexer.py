@@ -32,8 +32,10 @@ _TOKEN = re.compile(r"""
   | (?P<symbol>\.\.|::|\+=|=~|<>|!=|<=|>=|\$\(|\|\||[.,;:(){}\[\]=<>+\-*/%^|&!])
 """, re.VERBOSE | re.IGNORECASE | re.DOTALL)
 
-_FLOAT = re.compile(r"[0-9]+\.[0-9]+(?:e[+-]?[0-9]+)?|\.[0-9]+(?:e[+-]?[0-9]+)?|[0-9]+e[+-]?[0-9]+", re.IGNORECASE)
-_INTEGER = re.compile(r"0x[0-9a-f]+|0o[0-7]+|0[0-7]*|[1-9][0-9]*", re.IGNORECASE)
+_DIGITS = r"[0-9](?:_?[0-9])*"
+_FLOAT = re.compile(rf"{_DIGITS}\.{_DIGITS}(?:e[+-]?{_DIGITS})?|\.{_DIGITS}(?:e[+-]?{_DIGITS})?|{_DIGITS}e[+-]?{_DIGITS}",
+                    re.IGNORECASE)
+_INTEGER = re.compile(r"0x(?:_?[0-9a-f])+|0o(?:_?[0-7])+|0[0-7]*|[1-9](?:_?[0-9])*", re.IGNORECASE)
 _BAD_NUMBER = re.compile(r"[0-9][0-9a-z_]*", re.IGNORECASE)
 
 _SYMBOLS = {"..": L.DOTDOT, "::": L.COLONCOLON, "+=": L.PLUS_EQ, "=~": L.REGEX_MATCH, "<>": L.NEQ,

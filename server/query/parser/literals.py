@@ -12,6 +12,7 @@ _SIMPLE_ESCAPES = {"\\": "\\", "'": "'", '"': '"', "n": "\n", "t": "\t", "b": "\
 
 def decode_integer(text: str, negate: bool) -> tuple[int | None, str | None]:
     """The value of an INTEGER token (negated when ``negate``), or (None, detail) when invalid."""
+    text = text.replace("_", "")
     if len(text) > 1 and text[0] == "0":
         marker = text[1].lower()
         if marker == "x":
@@ -31,7 +32,7 @@ def decode_integer(text: str, negate: bool) -> tuple[int | None, str | None]:
 
 def decode_float(text: str, negate: bool) -> tuple[float | None, str | None]:
     """The value of a FLOAT token, or (None, "FloatingPointOverflow") when it is out of range."""
-    value = float(text)
+    value = float(text.replace("_", ""))
     if math.isinf(value):
         return None, "FloatingPointOverflow"
     return (-value if negate else value), None

@@ -61,7 +61,7 @@ class CommandResult:
 
 def run_command(db, tx, command, params: dict, catalog: Catalog) -> CommandResult:
     handler = _HANDLERS[type(command)]
-    if isinstance(getattr(command, "name", None), ast.Parameter):     # CREATE/DROP INDEX $name
+    if isinstance(getattr(command, "name", None), ast.Parameter):     # CREATE/DROP INDEX/CONSTRAINT $name
         command = replace(command, name=_parameter_name(command.name, params))
     return handler(db, tx, command, params, catalog)
 
@@ -71,7 +71,7 @@ def _parameter_name(parameter: ast.Parameter, params: dict) -> str:
         raise ParameterMissing(f"Expected parameter(s): {parameter.name}", phase="runtime")
     value = params[parameter.name]
     if not isinstance(value, str) or not value:
-        raise CypherTypeError(f"An index name must be a non-empty string, not {value!r}",
+        raise CypherTypeError(f"A schema name must be a non-empty string, not {value!r}",
                               detail="InvalidArgumentType", phase="runtime")
     return value
 

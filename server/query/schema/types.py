@@ -170,8 +170,13 @@ def _property_value(value: Any) -> bool:
     return any(check(value) for name, check in _SCALARS.items() if name != "ANY")
 
 
+class MixedNullability(ValueError):
+    """A union whose members are not all nullable nor all NOT NULL (``INTEGER NOT NULL | FLOAT``)."""
+
+
 def normalize_expression_type(type_name: str) -> str:
-    """The canonical text of a type predicate's type; ValueError for a type no value can be checked against."""
+    """The canonical text of a type predicate's type; ValueError for a type no value can be checked against
+    (MixedNullability for a union mixing NOT NULL and nullable members, which Neo4j refuses)."""
     parts = []
     for part in _split_union(" ".join(type_name.split()).upper()):
         part = part.strip()
@@ -192,6 +197,8 @@ def normalize_expression_type(type_name: str) -> str:
             if part != "LIST<ANY>" and part not in _expression_scalars():       # LIST alone is LIST<ANY>
                 raise ValueError(part)
         parts.append(part + (" NOT NULL" if not_null else ""))
+    if len({p.strip().endswith(" NOT NULL") for p in parts}) > 1:
+        raise MixedNullability(type_name)
     return " | ".join(p.strip() for p in parts)
 
 

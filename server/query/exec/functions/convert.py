@@ -1,14 +1,13 @@
 """Type conversion functions: toString, toInteger, toFloat, toBoolean and their OrNull / List forms."""
 from __future__ import annotations
 
-import math
 import re
 from decimal import Decimal
 
 from relate.protocol.errors import CypherTypeError
 from relate.protocol.values import Vector
 from relate.server.query.exec.functions.registry import function, type_error
-from relate.server.query.exec.values.ops import arithmetic_error, cypher_str, format_float
+from relate.server.query.exec.values.ops import cypher_str
 
 _INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
 
@@ -64,14 +63,14 @@ def _to_integer(v, fn_name, strict):
     if t is int:
         return v
     if t is float:
-        if v != v or v in (math.inf, -math.inf):
-            return None
-        n = int(v)
-        if _INT64_MIN <= n <= _INT64_MAX:
-            return n
-        if strict:
-            raise arithmetic_error(f"integer overflow: {fn_name}({format_float(v)})")
-        return None
+        # Java's (long) cast, as Neo4j: truncated, clamped to the 64-bit range, NaN is 0
+        if v != v:
+            return 0
+        if v >= 9.223372036854775807e18:
+            return _INT64_MAX
+        if v <= -9.223372036854775808e18:
+            return _INT64_MIN
+        return int(v)
     if t is str:
         return _parse_int(v, fn_name, strict)
     if t is bool:

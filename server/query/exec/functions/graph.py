@@ -2,6 +2,7 @@
 relationships, length. Entities are NodeRef / RelRef / PathRef read through ``ctx.tx``."""
 from __future__ import annotations
 
+from relate.protocol.values import label_list
 from relate.server.query.exec.functions.registry import function, type_error
 from relate.server.query.refs import NodeRef, PathRef, RelRef
 
@@ -31,7 +32,7 @@ def labels(ctx, v):
     if v is None:
         return None
     if type(v) is NodeRef:
-        return sorted(ctx.tx.node_labels(v.id))
+        return label_list(ctx.tx.node_labels(v.id))
     raise type_error("labels", v, "a Node", detail="InvalidArgumentValue")
 
 

@@ -8,7 +8,7 @@ import math
 
 import regex
 
-from relate.protocol.values import Duration, Point, Vector
+from relate.protocol.values import Duration, Point, Vector, label_list
 from relate.server.query.exec.functions.apoc.args import as_str, distinct, invalid
 from relate.server.query.exec.functions.registry import function, type_error
 from relate.server.query.exec.values.ops import java_str, temporal_rank
@@ -21,7 +21,7 @@ def _node_json(tx, node: NodeRef, with_type: bool = True) -> dict:
     out: dict = {"id": str(node.id)}
     if with_type:
         out["type"] = "node"
-    out["labels"] = sorted(tx.node_labels(node.id))
+    out["labels"] = label_list(tx.node_labels(node.id))
     props = tx.node_props(node.id)
     if props:
         out["properties"] = {k: json_value(tx, v) for k, v in props.items()}
@@ -31,8 +31,8 @@ def _node_json(tx, node: NodeRef, with_type: bool = True) -> dict:
 def _rel_json(tx, rel: RelRef) -> dict:
     start, end = tx.rel_endpoints(rel.id)
     out = {"id": str(rel.id), "type": "relationship", "label": tx.rel_type(rel.id),
-           "start": {"id": str(start), "labels": sorted(tx.node_labels(start))},
-           "end": {"id": str(end), "labels": sorted(tx.node_labels(end))}}
+           "start": {"id": str(start), "labels": label_list(tx.node_labels(start))},
+           "end": {"id": str(end), "labels": label_list(tx.node_labels(end))}}
     props = tx.rel_props(rel.id)
     if props:
         out["properties"] = {k: json_value(tx, v) for k, v in props.items()}

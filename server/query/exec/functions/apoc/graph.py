@@ -3,6 +3,7 @@ and properties (apoc.node.*, apoc.nodes.connected, apoc.rel.*, apoc.any.properti
 from __future__ import annotations
 
 from relate.server.query.exec.functions.apoc.args import as_list, as_str, invalid
+from relate.protocol.values import label_list
 from relate.server.query.exec.functions.registry import function, type_error
 from relate.server.query.refs import NodeRef, RelRef
 
@@ -122,7 +123,7 @@ def connected(ctx, start, end, types=""):
 
 @function("apoc.node.labels", 1, pure=False, description="The labels of a node (APOC).")
 def node_labels(ctx, node):
-    return None if node is None else sorted(ctx.tx.node_labels(_node("apoc.node.labels", node).id))
+    return None if node is None else label_list(ctx.tx.node_labels(_node("apoc.node.labels", node).id))
 
 
 @function("apoc.node.id", 1, pure=False, description="The id of a node (APOC).")
