@@ -257,7 +257,8 @@ relationshipDetail
     : LBRACK variable? relationshipTypes? rangeLiteral? properties? (WHERE expression)? RBRACK
     ;
 
-relationshipTypes : COLON relTypeName (PIPE COLON? relTypeName)* ;
+// Type alternatives (:A|B, the common form), or any label expression over the type (:!A, :%, :(A|B)&!C).
+relationshipTypes : COLON relTypeName (PIPE COLON? relTypeName)* | COLON labelExpression ;
 
 relTypeName : symbolicName | dynamicName ;
 
@@ -290,8 +291,10 @@ stringOp : STARTS WITH | ENDS WITH | CONTAINS | REGEX_MATCH | IN ;
 // ZONED spellings stand for the '... WITH TIME ZONE' ones here.
 valueType : valueTypeAtom (PIPE valueTypeAtom)* ;
 // The generic forms first: `v IS :: VECTOR<INT8>(3)` could also read as comparisons, and SLL takes the first.
-valueTypeAtom : (typeWord LT valueType GT (LPAREN INTEGER RPAREN)? | typeWord LPAREN INTEGER RPAREN | typeWord+) (NOT NULL)? ;
-typeWord : IDENTIFIER | NULL | POINT | NODE | RELATIONSHIP | REL | ANY | VECTOR ;
+// `!` is NOT NULL; a trailing LIST / ARRAY (GQL's postfix form) may follow: INTEGER NOT NULL LIST.
+valueTypeAtom : (typeWord LT valueType GT (LPAREN INTEGER RPAREN)? | typeWord LPAREN INTEGER RPAREN | typeWord+)
+                (NOT NULL | BANG)? (typeWord (NOT NULL | BANG)?)* ;
+typeWord : IDENTIFIER | NULL | POINT | NODE | RELATIONSHIP | REL | ANY | VECTOR | PROPERTY ;
 
 postfixExpression : atom postfix* nodeLabels? ;
 
@@ -442,12 +445,13 @@ cypherTypeAtom
 dropConstraint : DROP CONSTRAINT (symbolicName | PARAMETER) ifExists? ;
 
 showCommand
-    : SHOW showKind (YIELD (STAR | yieldItem (COMMA yieldItem)*))? whereClause? (RETURN projectionBody)?
+    : SHOW showKind (YIELD (STAR | yieldItem (COMMA yieldItem)*) orderBy? skipClause? limitClause?)? whereClause?
+      (RETURN projectionBody)?
     ;
 
 showKind
     : filter=(ALL | RANGE | TEXT | POINT | VECTOR | FULLTEXT | LOOKUP)? (INDEX | INDEXES)  # ShowIndexes
-    | filter=(ALL | UNIQUE | KEY | EXISTS)? (CONSTRAINT | CONSTRAINTS)                     # ShowConstraints
+    | constraintFilter? (CONSTRAINT | CONSTRAINTS)                                         # ShowConstraints
     | (PROCEDURE | PROCEDURES)                                                             # ShowProcedures
     | filter=ALL? (FUNCTION | FUNCTIONS)                                                   # ShowFunctions
     | CURRENT? (USER | USERS)                                                              # ShowUsers
@@ -456,6 +460,15 @@ showKind
     | RELEVANCE (JOIN | JOINS)                                                             # ShowRelevanceJoins
     | LABEL (DECLARATION | DECLARATIONS)                                                   # ShowLabelDeclarations
     | (SETTING | SETTINGS) (STRING (COMMA STRING)*)?                                       # ShowSettings
+    ;
+
+// Neo4j 5: SHOW [NODE | REL[ATIONSHIP]] UNIQUE[NESS] | [PROPERTY] EXIST[ENCE] | PROPERTY TYPE | KEY CONSTRAINTS
+constraintFilter
+    : ALL
+    | entity=(NODE | RELATIONSHIP | REL)? kind=(UNIQUE | UNIQUENESS)
+    | entity=(NODE | RELATIONSHIP | REL)? PROPERTY? kind=(EXISTS | EXIST | EXISTENCE)
+    | entity=(NODE | RELATIONSHIP | REL)? PROPERTY kind=TYPE
+    | entity=(NODE | RELATIONSHIP | REL)? kind=KEY
     ;
 
 createUser
@@ -514,14 +527,14 @@ nonNotKeyword
     | COUNT | CREATE | CSV | CYPHER
     | CURRENT | DATABASE | DATABASES | DECLARATION | DECLARATIONS | DEFAULT | DELETE | DESC | DESCENDING | DETACH | DIFFERENT | DISTINCT | DROP | EACH
     | ELEMENTS | ELSE | ENCRYPTED | END | ERROR | FAIL
-    | ENDS | EXISTS | EXPLAIN | FALSE | FIELDTERMINATOR | FILTER | FINISH | FIRST | FOR | FOREACH | FROM | FULLTEXT | FUNCTION
+    | ENDS | EXIST | EXISTENCE | EXISTS | EXPLAIN | FALSE | FIELDTERMINATOR | FILTER | FINISH | FIRST | FOR | FOREACH | FROM | FULLTEXT | FUNCTION
     | FUNCTIONS | GRANT | GROUPS | HEADERS | HOME | IF | IN | INDEX | INDEXES | INF | INFINITY | INSERT | IS | JOIN | JOINS | KEY | LABEL | LAST | LEADING | LET | LIMIT | LOAD
     | LOOKUP | MATCH | MERGE | NAN | NODE | NODETACH | NONE
     | NEXT | NORMALIZED | NULL | NULLS | OF | OFFSET | ON | OPTIONAL | OPTIONS | OR | ORDER | PASSWORD | PLAINTEXT | POINT
-    | PROCEDURE | PROCEDURES | PROFILE | RANGE | REDUCE | REL | RELATIONSHIP | RELATIONSHIPS | RELEVANCE | REMOVE | REPEATABLE | REPORT
+    | PROCEDURE | PROCEDURES | PROFILE | PROPERTY | RANGE | REDUCE | REL | RELATIONSHIP | RELATIONSHIPS | RELEVANCE | REMOVE | REPEATABLE | REPORT
     | REQUIRE | REQUIRED | RETRY | RETURN | REVOKE | ROLE | ROLES | ROW | ROWS | RRF | SCAN | SCORE | SEARCH | SECOND
     | SEEK
-    | SECONDS | SET | SETTING | SETTINGS | SHORTEST | SHORTESTPATH | SHOW | SINGLE | SKIP_ | STARTS | STATUS | TERMINATE | TEXT | THEN | TO | TRAILING | TRANSACTION | TRANSACTIONS | TRIM | TRUE | TYPED | UNION | UNIQUE
+    | SECONDS | SET | SETTING | SETTINGS | SHORTEST | SHORTESTPATH | SHOW | SINGLE | SKIP_ | STARTS | STATUS | TERMINATE | TEXT | THEN | TO | TRAILING | TRANSACTION | TRANSACTIONS | TRIM | TRUE | TYPE | TYPED | UNION | UNIQUE | UNIQUENESS
     | UNWIND | USE | USER | USERS | USING | VECTOR | WEIGHT | WHEN | WHERE | WITH | WRRF | XOR | YIELD
     ;
 
@@ -575,6 +588,8 @@ ENCRYPTED : 'ENCRYPTED' ;
 END : 'END' ;
 ENDS : 'ENDS' ;
 ERROR : 'ERROR' ;
+EXIST : 'EXIST' ;
+EXISTENCE : 'EXISTENCE' ;
 EXISTS : 'EXISTS' ;
 EXPLAIN : 'EXPLAIN' ;
 FALSE : 'FALSE' ;
@@ -635,6 +650,7 @@ POINT : 'POINT' ;
 PROCEDURE : 'PROCEDURE' ;
 PROCEDURES : 'PROCEDURES' ;
 PROFILE : 'PROFILE' ;
+PROPERTY : 'PROPERTY' ;
 RANGE : 'RANGE' ;
 REDUCE : 'REDUCE' ;
 REL : 'REL' ;
@@ -679,9 +695,11 @@ TRANSACTION : 'TRANSACTION' ;
 TRANSACTIONS : 'TRANSACTIONS' ;
 TRIM : 'TRIM' ;
 TRUE : 'TRUE' ;
+TYPE : 'TYPE' ;
 TYPED : 'TYPED' ;
 UNION : 'UNION' ;
 UNIQUE : 'UNIQUE' ;
+UNIQUENESS : 'UNIQUENESS' ;
 UNWIND : 'UNWIND' ;
 USE : 'USE' ;
 USER : 'USER' ;

@@ -606,7 +606,7 @@ class Session:
             if explicit is not None:
                 explicit.catalog = Catalog.from_schema(tx.schema())
             db.schema_changed()
-        summary = Summary(counters=result.counters, query_type="s")
+        summary = Summary(counters=result.counters, notifications=result.notifications, query_type="s")
         return EngineResult([], iter(()), summary=summary, started=started, materialized=True)
 
     def _run_show(self, command: ast.ShowCommand, params, started) -> EngineResult:

@@ -915,6 +915,11 @@ class CypherVisitor(ParseTreeVisitor):
         return self.visitChildren(ctx)
 
 
+    # Visit a parse tree produced by CypherParser#constraintFilter.
+    def visitConstraintFilter(self, ctx:CypherParser.ConstraintFilterContext):
+        return self.visitChildren(ctx)
+
+
     # Visit a parse tree produced by CypherParser#createUser.
     def visitCreateUser(self, ctx:CypherParser.CreateUserContext):
         return self.visitChildren(ctx)

@@ -1,6 +1,7 @@
 """ISO 8601 parsing for Cypher temporal strings and durations, in every form the TCK uses.
 
-Dates: ``2015-07-21``/``20150721``, ``2015-07``, ``2015-W30-2``/``2015W302``, ``2015-202``, ``2015``.
+Dates: ``2015-07-21``/``20150721``, ``2015-07``, ``2015-W30-2``/``2015W302``, ``2015-Q2-60``/``2015Q260``,
+``2015-Q2``, ``2015-202``, ``2015``.
 Times: ``21:40:32.142``/``214032.142``, ``21:40``, ``21``, with ``Z``/``+01``/``+0100``/``+01:00`` and
 ``[Europe/Stockholm]``. Durations: ``P1Y2M3W4DT5H6M7.5S`` (any component fractional, signs per
 component) and the alternative ``P2012-02-02T14:37:21.545``.
@@ -15,7 +16,7 @@ from typing import cast
 from ..errors import ArgumentError
 from . import Date, DateTime, LocalDateTime, LocalTime, Time
 from .far import FarDate, FarLocalDateTime
-from .zones import UTC, named_zone, offset_zone, parse_offset
+from .zones import UTC, named_zone, offset_seconds_of, offset_zone, parse_offset
 from ..values import Duration
 
 __all__ = ["parse_date", "parse_local_time", "parse_time", "parse_local_datetime", "parse_datetime",
@@ -28,6 +29,8 @@ _DATE = re.compile(
     r"|(?P<month_b>[0-9]{2})(?P<day_b>[0-9]{2})?"
     r"|-W(?P<week>[0-9]{2})(?:-(?P<dow>[0-9]))?"
     r"|W(?P<week_b>[0-9]{2})(?P<dow_b>[0-9])?"
+    r"|-Q(?P<quarter>[0-9])(?:-(?P<doq>[0-9]{2}))?"
+    r"|Q(?P<quarter_b>[0-9])(?P<doq_b>[0-9]{2})?"
     r"|-(?P<ordinal>[0-9]{3})"
     r"|(?P<ordinal_b>[0-9]{3})"
     r")?")
@@ -67,8 +70,9 @@ def _date_from_match(match: re.Match[str]) -> Date | FarDate:
     month, day = match["month"] or match["month_b"], match["day"] or match["day_b"]
     week, dow = match["week"] or match["week_b"], match["dow"] or match["dow_b"]
     ordinal = match["ordinal"] or match["ordinal_b"]
+    quarter, day_of_quarter = match["quarter"] or match["quarter_b"], match["doq"] or match["doq_b"]
     if year < 1 or year > 9999:
-        if not week and not ordinal:     # a calendar date: Cypher's full range (far.py)
+        if not week and not ordinal and not quarter:     # a calendar date: Cypher's full range (far.py)
             return FarDate(year, int(month or 1), int(day or 1))
         raise ArgumentError(f"Year {year} is outside the supported range 1..9999",
                             detail="InvalidArgumentValue")
@@ -76,6 +80,8 @@ def _date_from_match(match: re.Match[str]) -> Date | FarDate:
         return Date.of_week(year, int(week), int(dow or 1))
     if ordinal:
         return Date.of_ordinal_day(year, int(ordinal))
+    if quarter:
+        return Date.of_quarter(year, int(quarter), int(day_of_quarter or 1))
     return Date(year, int(month or 1), int(day or 1))
 
 
@@ -147,6 +153,14 @@ def parse_local_datetime(text: str) -> LocalDateTime | FarLocalDateTime:
     return LocalDateTime.of(date, nanos)
 
 
+def _valid_offsets(local: LocalDateTime, tz: _dt.tzinfo) -> tuple[int, ...]:
+    """The offsets ``tz`` may have at the wall time ``local``: both in an overlap, else the one
+    (in a gap, the offset before it, as java.time's ``ZoneRules.getOffset(LocalDateTime)``)."""
+    naive = _dt.datetime(local.year, local.month, local.day, local.hour, local.minute, local.second)
+    before, after = (offset_seconds_of(tz, naive.replace(fold=fold)) for fold in (0, 1))
+    return (before, after) if before > after else (before,)
+
+
 def parse_datetime(text: str, default_zone: _dt.tzinfo = UTC) -> DateTime:
     """A zoned date time; without offset or zone it lies in ``default_zone``."""
     date, nanos, suffix = _parse_local_parts(text, "date time")
@@ -157,7 +171,11 @@ def parse_datetime(text: str, default_zone: _dt.tzinfo = UTC) -> DateTime:
     offset = parse_offset(suffix["offset"]) if suffix is not None and suffix["offset"] else None
     zone = suffix["zone"] if suffix is not None else None
     if zone:
-        return DateTime.of_local(local, named_zone(zone), prefer_offset=offset)
+        tz = named_zone(zone)
+        if offset is not None and offset not in _valid_offsets(local, tz):
+            raise ArgumentError(f"Timezone and offset do not match: {text.strip()}",
+                                detail="InvalidArgumentValue")
+        return DateTime.of_local(local, tz, prefer_offset=offset)
     if offset is not None:
         return DateTime.of_local(local, offset_zone(offset))
     return DateTime.of_local(local, default_zone)

@@ -5,6 +5,8 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
+import snowballstemmer
+
 from relate.protocol.errors import ArgumentError
 
 # Lucene's English stop words (StandardAnalyzer / EnglishAnalyzer default set).
@@ -15,6 +17,15 @@ ENGLISH_STOP_WORDS = frozenset(
 _LETTERS_AND_DIGITS = re.compile(r"[^\W_]+")
 _LETTERS = re.compile(r"[^\W\d_]+")
 _WHITESPACE_SEPARATED = re.compile(r"\S+")
+# A word may hold apostrophes (dog's, o'neil), as Lucene's standard tokenizer keeps them.
+_WORDS_WITH_APOSTROPHES = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
+_PORTER = snowballstemmer.stemmer("porter")      # Lucene's PorterStemFilter is the original Porter
+
+
+def _english_words(text: str) -> list[str]:
+    """Words with possessives dropped (EnglishPossessiveFilter): dog's -> dog."""
+    words = _WORDS_WITH_APOSTROPHES.findall(text)
+    return [w[:-2] if w.endswith(("'s", "\u2019s")) else w for w in words]
 
 
 @dataclass(frozen=True)
@@ -25,12 +36,18 @@ class Analyzer:
     _split: Callable[[str], list[str]]
     lowercase: bool
     stopwords: frozenset = frozenset()
+    stem: Callable[[str], str] | None = None
 
     def analyze(self, text: str) -> list[tuple[int, str]]:
         words = self._split(text.lower() if self.lowercase else text)
-        if not self.stopwords:
-            return list(enumerate(words))
-        return [(pos, word) for pos, word in enumerate(words) if word not in self.stopwords]
+        if self.stopwords:
+            pairs = [(pos, word) for pos, word in enumerate(words) if word not in self.stopwords]
+        else:
+            pairs = list(enumerate(words))
+        if self.stem is not None:
+            stem = self.stem
+            pairs = [(pos, stem(word)) for pos, word in pairs]
+        return pairs
 
     def tokens(self, text: str) -> list[str]:
         return [token for _, token in self.analyze(text)]
@@ -49,6 +66,14 @@ ANALYZERS: dict[str, Analyzer] = {a.name: a for a in (
     Analyzer("simple", "Lowercased runs of letters (digits split words).", _LETTERS.findall, True),
     Analyzer("whitespace", "Splits on whitespace; keeps case and punctuation.", _WHITESPACE_SEPARATED.findall, False),
     Analyzer("keyword", "The whole value is one token.", lambda text: [text] if text else [], False),
+    Analyzer("english", "Lowercased words without possessives and English stop words, Porter-stemmed "
+             "(Lucene's EnglishAnalyzer).", _english_words, True, ENGLISH_STOP_WORDS, _PORTER.stemWord),
+    Analyzer("classic", "Lowercased runs of letters and digits without English stop words.",
+             _LETTERS_AND_DIGITS.findall, True, ENGLISH_STOP_WORDS),
+    Analyzer("stop", "Lowercased runs of letters without English stop words.", _LETTERS.findall, True,
+             ENGLISH_STOP_WORDS),
+    Analyzer("unicode_whitespace", "Splits on Unicode whitespace; keeps case and punctuation.",
+             str.split, False),
 )}
 
 DEFAULT_ANALYZER = "standard-no-stop-words"

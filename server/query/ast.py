@@ -654,8 +654,11 @@ class ShowCommand:
     returns: Optional[Projection] = None
     pos: Pos = _pos()
     filter: Optional[str] = None     # added by the parser: ALL | RANGE | TEXT | POINT | VECTOR | FULLTEXT |
-    #                                  LOOKUP for indexes, ALL | UNIQUE | KEY | EXISTS for constraints,
-    #                                  the database name of SHOW DATABASE name
+    #                                  LOOKUP for indexes, ALL | [NODE |RELATIONSHIP ]UNIQUE | KEY | EXISTS |
+    #                                  TYPE for constraints, the database name of SHOW DATABASE name
+    order_by: list[SortItem] = field(default_factory=list)     # YIELD ... ORDER BY ... SKIP ... LIMIT ...
+    skip: Optional[Expr] = None
+    limit: Optional[Expr] = None
 
 
 @dataclass(slots=True)

@@ -1,9 +1,11 @@
 """Neo4j 5 utility procedures that applications and their tests call through the driver: ``db.ping``
 (health checks), ``tx.setMetaData`` (tags a transaction), ``db.clearQueryCaches`` (benchmarks) and
-``db.index.fulltext.awaitEventuallyConsistentIndexRefresh`` (tests, after writing indexed text)."""
+``db.index.fulltext.awaitEventuallyConsistentIndexRefresh`` (tests, after writing indexed text), and
+``db.resampleIndex`` / ``db.resampleOutdatedIndexes`` (statistics refresh: Relate's index statistics are
+always current, so they only check the name)."""
 from __future__ import annotations
 
-from relate.protocol.errors import ProcedureCallFailed
+from relate.protocol.errors import IndexNotFound, ProcedureCallFailed
 
 AWAIT_REFRESH_S = 300.0
 
@@ -18,6 +20,10 @@ def register_neo4j(registry) -> None:
                       description="Forget every cached query plan.")
     registry.register("db.index.fulltext.awaitEventuallyConsistentIndexRefresh", [], [], _await_refresh,
                       description="Wait until the full-text indexes have taken in every committed write.")
+    registry.register("db.resampleIndex", [("indexName", "STRING?")], [], _resample_index,
+                      description='Schedule resampling of an index (for example: CALL db.resampleIndex("MyIndex")).')
+    registry.register("db.resampleOutdatedIndexes", [], [], _resample_outdated,
+                      description="Schedule resampling of all outdated indexes.")
 
 
 def _ping(ctx):
@@ -50,4 +56,20 @@ def _await_refresh(ctx):
     if manager is not None and not manager.await_indexes(AWAIT_REFRESH_S):
         raise ProcedureCallFailed(f"Timed out after {AWAIT_REFRESH_S:g} s waiting for the full-text indexes",
                                   detail="ProcedureCallFailed")
+    return []
+
+
+def _resample_index(ctx, index_name):
+    """Neo4j schedules a statistics refresh; Relate's are kept at commit, so only the name is checked."""
+    from .schema import Catalog
+    catalog = Catalog.from_schema(ctx.tx.schema())
+    owned = {c.name for c in catalog.constraints.values() if c.owns_index}
+    manager = getattr(ctx.db, "index_manager", None)
+    if not (index_name in catalog.indexes or index_name in owned
+            or (manager is not None and index_name in manager)):
+        raise IndexNotFound(f"No such index '{index_name}'", phase="runtime")
+    return []
+
+
+def _resample_outdated(ctx):
     return []

@@ -153,3 +153,52 @@ def test_inf_infinity_and_nan_are_float_literals(db):
     (inf, infinity, nan, negative), = rows(db, "RETURN Inf, infinity, NaN, -INF")
     assert inf == infinity == float("inf") and negative == float("-inf") and nan != nan
     assert rows(db, "WITH {nan: 1} AS m RETURN m.nan") == [(1,)]          # still a key name
+
+
+def test_is_normalized_of_a_value_that_is_not_a_string_is_null(db):
+    assert rows(db, "RETURN 1 IS NORMALIZED, [1] IS NOT NORMALIZED, 'a' IS NFC NORMALIZED") == [(None, None, True)]
+
+
+def test_property_value_type_wants_a_list_of_one_type(db):
+    assert rows(db, "RETURN [1, 'a'] IS :: PROPERTY VALUE, [1, 2.0] IS :: PROPERTY VALUE, [1, 2] IS :: "
+                    "PROPERTY VALUE, [] IS :: PROPERTY VALUE, [1, null] IS :: PROPERTY VALUE, [[1]] IS :: "
+                    "PROPERTY VALUE") == [(False, False, True, True, False, False)]
+
+
+def test_durations_order_by_average_length_then_fields(db):
+    got = rows(db, "UNWIND [duration('P1D'), duration('PT23H'), duration('PT25H'), duration('P1M'), "
+                   "duration('P30D'), duration('P31D'), duration('PT24H')] AS d RETURN toString(d) ORDER BY d")
+    assert [r[0] for r in got] == ["PT23H", "PT24H", "P1D", "PT25H", "P30D", "P1M", "P31D"]
+
+
+def test_relationship_types_take_label_expressions(db):
+    rows(db, "CREATE (t:Person {name: 'Tom'})-[:ACTED_IN]->(:Movie {title: 'A'}), (t)-[:DIRECTED]->(:Movie "
+             "{title: 'B'}), (t)-[:PRODUCED]->(:Movie {title: 'C'})")
+    assert rows(db, "MATCH (:Person {name: 'Tom'})-[r:!ACTED_IN]->(m:Movie) RETURN type(r), m.title "
+                    "ORDER BY m.title") == [("DIRECTED", "B"), ("PRODUCED", "C")]
+    assert rows(db, "MATCH ()-[r:%]->() RETURN count(r)") == [(3,)]
+    assert rows(db, "MATCH ()-[:(ACTED_IN|DIRECTED)&!DIRECTED]->(m) RETURN m.title") == [("A",)]
+    assert rows(db, "MATCH ()-[:!ACTED_IN&!PRODUCED]->(m) RETURN m.title") == [("B",)]
+    assert rows(db, "MATCH ()-[r:ACTED_IN&DIRECTED]->() RETURN count(r)") == [(0,)]
+    assert rows(db, "MATCH p = ()-[:!ACTED_IN*1..2]->() RETURN count(p)") == [(2,)]
+    with pytest.raises(CypherSyntaxError, match="single relationship type"):
+        rows(db, "CREATE ()-[:!A]->()")
+
+
+@pytest.mark.parametrize("written, ints, nested, null", [
+    ("INTEGER!", False, False, False), ("INT LIST", True, False, True), ("INTEGER ARRAY", True, False, True),
+    ("INTEGER NOT NULL LIST", True, False, True), ("INT! LIST NOT NULL", True, False, False),
+    ("INT LIST LIST", False, True, True), ("LIST<INT LIST>", False, True, True),
+])
+def test_type_synonyms_bang_and_postfix_lists(db, written, ints, nested, null):
+    assert rows(db, f"RETURN [1, 2] IS :: {written}, [[1]] IS :: {written}, null IS :: {written}") == [
+        (ints, nested, null)]
+    assert rows(db, "RETURN localdatetime() IS :: TIMESTAMP WITHOUT TIMEZONE, localtime() IS :: "
+                    "TIME WITHOUT TIMEZONE") == [(True, True)]
+
+
+def test_escaped_names_read_unicode_escapes(db):
+    assert db.execute("RETURN 1 AS `x\\u0041`").keys() == ["xA"]
+    assert rows(db, "CREATE (n:`L\\u00e4`) RETURN labels(n)") == [(["Lä"],)]
+    assert rows(db, "WITH 1 AS `\\u0041` RETURN A") == [(1,)]
+    assert db.execute("RETURN 1 AS `\\uD83D\\uDE00`, 2 AS `a\\b`").keys() == ["\U0001F600", "a\\b"]

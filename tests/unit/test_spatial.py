@@ -30,7 +30,7 @@ def test_point_from_a_map_in_each_crs(db):
 
 @pytest.mark.parametrize("spec", ["{x: 1}", "{x: 1, y: 2, latitude: 3}", "{x: 1, y: 2, crs: 'mars'}",
                                   "{x: 1, y: 2, srid: 9157}", "{latitude: 91, longitude: 0}",
-                                  "{latitude: 0, longitude: 181}", "{x: 1, y: 2, w: 3}",
+                                  "{x: 1, y: 2, w: 3}",
                                   "{longitude: 1, latitude: 2, crs: 'cartesian'}", "{x: 1, y: 2, crs: 'wgs-84', srid: 4326}"])
 def test_invalid_point_maps_are_argument_errors(db, spec):
     with pytest.raises(ArgumentError):

@@ -112,6 +112,8 @@ class CommandBuilder(ClauseBuilder):
             kind = "CURRENT USER"
         show_filter = getattr(show_kind, "filter_", None)
         named = None
+        if kind == "CONSTRAINTS" and show_kind.constraintFilter() is not None:
+            named = self._constraint_filter(show_kind.constraintFilter())
         if kind == "DATABASES":
             if show_kind.scope is not None:
                 kind = f"{show_kind.scope.text.upper()} DATABASE"
@@ -125,9 +127,22 @@ class CommandBuilder(ClauseBuilder):
         if ctx.YIELD() is not None:
             yields = [self.yield_item(item) for item in ctx.yieldItem()]
         returns = ctx.projectionBody()
+        order_by, skip, limit = self._paging(ctx)       # YIELD ... ORDER BY ... SKIP ... LIMIT ...
         return ast.ShowCommand(kind, yields, ctx.STAR() is not None, self.where(ctx.whereClause()),
                                None if returns is None else self.projection(returns), pos=self.pos(ctx),
-                               filter=named if show_filter is None else show_filter.text.upper())
+                               filter=named if show_filter is None else show_filter.text.upper(),
+                               order_by=order_by, skip=skip, limit=limit)
+
+    @staticmethod
+    def _constraint_filter(ctx) -> str:
+        """SHOW ... CONSTRAINTS' filter as ``ALL`` or ``[NODE |RELATIONSHIP ]UNIQUE|EXISTS|TYPE|KEY``."""
+        if ctx.kind is None:
+            return "ALL"
+        kind = {P.UNIQUE: "UNIQUE", P.UNIQUENESS: "UNIQUE", P.EXISTS: "EXISTS", P.EXIST: "EXISTS",
+                P.EXISTENCE: "EXISTS", P.TYPE: "TYPE", P.KEY: "KEY"}[ctx.kind.type]
+        if ctx.entity is None:
+            return kind
+        return ("NODE " if ctx.entity.type == P.NODE else "RELATIONSHIP ") + kind
 
     # -- users ----------------------------------------------------------------------------------
     def _password(self, ctx) -> ast.Expr:

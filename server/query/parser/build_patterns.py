@@ -201,10 +201,13 @@ class PatternBuilder(ExpressionBuilder):
         """Static type alternatives, or (with a ``$(e)`` among them) all of them as a label expression."""
         if ctx is None:
             return [], None, []
+        if ctx.labelExpression() is not None:      # -[:!A]->, -[:%]->, -[:(A|B)&!C]->
+            args: list[ast.Expr] = []
+            return [], self.label_expression(ctx.labelExpression(), args), args
         names = [t.symbolicName() for t in ctx.relTypeName()]
         if all(name is not None for name in names):
             return [self.name(name) for name in names], None, []
-        args: list[ast.Expr] = []
+        args = []
         items: list[ast.LabelExpr] = [ast.LabelName(self.name(t.symbolicName()), pos=self.pos(t))
                                       if t.symbolicName() is not None
                                       else self.dynamic_name(t.dynamicName(), args) for t in ctx.relTypeName()]

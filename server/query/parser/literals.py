@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 
 INT64_MAX = (1 << 63) - 1
@@ -87,10 +88,18 @@ def decode_string(token_text: str) -> str:
     return "".join(out)
 
 
+_NAME_UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+
+
 def decode_name(text: str) -> str:
-    """An identifier as written, or the content of a backtick-quoted one (``` `` ``` is a backtick)."""
+    """An identifier as written, or the content of a backtick-quoted one (``` `` ``` is a backtick,
+    ``\\uxxxx`` a UTF-16 code unit, as Neo4j's naming rules say)."""
     if text[0] == "`":
-        return text[1:-1].replace("``", "`")
+        name = text[1:-1].replace("``", "`")
+        if "\\u" in name:
+            name = _NAME_UNICODE_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), name)
+            name = name.encode("utf-16", "surrogatepass").decode("utf-16", "replace")   # join surrogate pairs
+        return name
     return text
 
 

@@ -19,7 +19,7 @@ from relate.server.index.providers import kinds as search_kinds
 
 from .. import ast
 from ..catalog_docs import function_description, procedure_description
-from . import roles, types
+from . import describe, roles, types
 from .catalog import Catalog, Constraint, RangeIndex, generated_name
 from .enforce import validate_existing
 
@@ -57,6 +57,7 @@ class CommandResult:
     columns: list[str] = field(default_factory=list)
     show_query: Optional[ast.Query] = None
     schema_changed: bool = False
+    notifications: list[dict] = field(default_factory=list)     # IF [NOT] EXISTS that did nothing (Neo4j 5.17)
 
 
 def run_command(db, tx, command, params: dict, catalog: Catalog) -> CommandResult:
@@ -101,20 +102,49 @@ def _create_constraint(db, tx, cmd: ast.CreateConstraint, params, catalog: Catal
     name, props = constraint.name, constraint.properties
     same_name = catalog.constraints.get(name)
     equivalent = next((c for c in catalog.constraints.values() if c.schema() == constraint.schema()), None)
-    if same_name is not None or equivalent is not None:
+    asked = describe.constraint_words(cmd.name, constraint.type, cmd.entity, cmd.label, props,
+                                      constraint.property_type, if_not_exists=True)
+    blocking = same_name or equivalent
+    if blocking is not None:
         if cmd.if_not_exists:
+            result.notifications.append(describe.already_exists(asked, _constraint_words(blocking)))
             return result
-        if equivalent is not None:
+        if same_name is not None and same_name.schema() == constraint.schema():
             raise EquivalentSchemaRuleAlreadyExists(
-                f"An equivalent constraint already exists, '{equivalent.name}'.", phase="runtime")
-        raise SchemaError(f"There already exists a constraint called '{name}'.",
-                          code="Neo.ClientError.Schema.ConstraintWithNameAlreadyExists", phase="runtime")
-    if name in catalog.indexes or _search_index_exists(db, name, tx):
+                f"An equivalent constraint already exists, '{_describe_constraint(db, tx, catalog, same_name)}'.",
+                phase="runtime")
+        if same_name is not None:
+            raise SchemaError(f"There already exists a constraint called '{name}'.",
+                              code="Neo.ClientError.Schema.ConstraintWithNameAlreadyExists", phase="runtime")
+        raise SchemaError(f"Constraint already exists: {_describe_constraint(db, tx, catalog, blocking)}",
+                          code="Neo.ClientError.Schema.ConstraintAlreadyExists", phase="runtime")
+    index = catalog.indexes.get(name)
+    if index is not None or _search_index_exists(db, name, tx):
         if cmd.if_not_exists:
+            existing = (describe.index_words(index.name, index.type, index.entity, index.label, index.properties)
+                        if index is not None else f"INDEX {describe.plain(name)}")
+            result.notifications.append(describe.already_exists(asked, existing))
             return result
         raise SchemaError(f"There already exists an index called '{name}'.",
                           code="Neo.ClientError.Schema.IndexWithNameAlreadyExists", phase="runtime")
+    same_schema = (constraint.entity, constraint.label, constraint.properties)
+    for other in catalog.constraints.values():
+        if (other.entity, other.label, other.properties) != same_schema:
+            continue
+        if {other.type, constraint.type} == {"UNIQUE", "KEY"}:       # uniqueness and key: never both
+            raise SchemaError(f"Constraint already exists: {_describe_constraint(db, tx, catalog, other)}",
+                              code="Neo.ClientError.Schema.ConstraintAlreadyExists", phase="runtime")
+        if other.type == constraint.type == "TYPE":                 # a property holds one type
+            raise SchemaError(f"Conflicting constraint already exists: "
+                              f"{_describe_constraint(db, tx, catalog, other)}",
+                              code="Neo.ClientError.Schema.ConstraintAlreadyExists", phase="runtime")
     if constraint.owns_index:
+        clash = next((i for i in catalog.indexes.values() if i.type == "RANGE"
+                      and (i.entity, i.label, i.properties) == same_schema), None)
+        if clash is not None:
+            raise SchemaError(f"There already exists an index {describe.schema_text(*same_schema)}.\n"
+                              "A constraint cannot be created until the index has been dropped.",
+                              code="Neo.ClientError.Schema.IndexAlreadyExists", phase="runtime")
         tx.create_property_index(cmd.entity, cmd.label, props[0])
     validate_existing(tx, constraint)
     tx.put_schema(name, constraint.to_entry())
@@ -123,11 +153,23 @@ def _create_constraint(db, tx, cmd: ast.CreateConstraint, params, catalog: Catal
     return result
 
 
+def _constraint_words(c: Constraint) -> str:
+    return describe.constraint_words(c.name, c.type, c.entity, c.label, c.properties, c.property_type)
+
+
+def _describe_constraint(db, tx, catalog: Catalog, c: Constraint) -> str:
+    """Neo4j's ``Constraint( id=.., name='..', type='..', schema=.., ownedIndex=.. )`` with SHOW's ids."""
+    ids = {row["name"]: row["id"] for row in show_constraints(catalog, None)}
+    index_ids = {row["name"]: row["id"] for row in show_indexes(db, tx, catalog, None)} if c.owns_index else {}
+    return describe.describe_constraint(c, ids.get(c.name), index_ids.get(c.name))
+
+
 def _drop_constraint(db, tx, cmd: ast.DropConstraint, params, catalog: Catalog) -> CommandResult:
     result = CommandResult()
     constraint = catalog.constraints.get(cmd.name)
     if constraint is None:
         if cmd.if_exists:
+            result.notifications.append(describe.does_not_exist("CONSTRAINT", cmd.name))
             return result
         raise ConstraintNotFound(f"Unable to drop constraint `{cmd.name}`: No such constraint {cmd.name}.",
                                  phase="runtime")
@@ -151,21 +193,56 @@ def _create_index(db, tx, cmd: ast.CreateIndex, params, catalog: Catalog) -> Com
                                 f"{', '.join(search_kinds())}", phase="compile time")
     if kind == "LOOKUP":
         if cmd.if_not_exists:
+            label = cmd.labels[0] if cmd.labels else None
+            asked = describe.index_words(cmd.name, kind, cmd.entity, label, (), if_not_exists=True)
+            existing = describe.index_words("node_label_lookup_index" if cmd.entity == "node" else
+                                            "rel_type_lookup_index", kind, cmd.entity, None, ())
+            result.notifications.append(describe.already_exists(asked, existing))
             return result
         raise SchemaError("Token lookup indexes always exist in Relate", phase="runtime")
     props = tuple(cmd.properties)
     label = cmd.labels[0]
     name = cmd.name or generated_name("index", kind, cmd.entity, label, props)
     index = RangeIndex(name, cmd.entity, label, props, kind)
+    same_schema = (index.entity, index.label, index.properties)
+    same_name = catalog.indexes.get(name)
     equivalent = next((i for i in catalog.indexes.values() if i.schema() == index.schema()), None)
-    if name in catalog.indexes or name in catalog.constraints or _search_index_exists(db, name, tx) or equivalent:
-        if cmd.if_not_exists:
+    constraint_named = catalog.constraints.get(name)
+    owner = next((c for c in catalog.constraints.values() if c.owns_index and kind == "RANGE"
+                  and (c.entity, c.label, c.properties) == same_schema), None)
+    if cmd.if_not_exists:
+        existing = None
+        if same_name is not None or equivalent is not None:
+            i = same_name or equivalent
+            existing = describe.index_words(i.name, i.type, i.entity, i.label, i.properties)
+        elif constraint_named is not None:
+            existing = _constraint_words(constraint_named)
+        elif owner is not None:
+            existing = describe.index_words(owner.name, "RANGE", owner.entity, owner.label, owner.properties)
+        elif _search_index_exists(db, name, tx):
+            existing = f"INDEX {describe.plain(name)}"
+        if existing is not None:
+            asked = describe.index_words(cmd.name, kind, cmd.entity, label, props, if_not_exists=True)
+            result.notifications.append(describe.already_exists(asked, existing))
             return result
-        if equivalent is not None:
-            raise EquivalentSchemaRuleAlreadyExists(f"An equivalent index already exists, '{equivalent.name}'.",
-                                                    phase="runtime")
+    if same_name is not None and same_name.schema() == index.schema():
+        ids = {row["name"]: row["id"] for row in show_indexes(db, tx, catalog, None)}
+        raise EquivalentSchemaRuleAlreadyExists(
+            "An equivalent index already exists, "
+            f"'{describe.describe_index(name, kind, index.entity, label, props, ids.get(name))}'.", phase="runtime")
+    if same_name is not None or _search_index_exists(db, name, tx):
         raise SchemaError(f"There already exists an index called '{name}'.",
                           code="Neo.ClientError.Schema.IndexWithNameAlreadyExists", phase="runtime")
+    if constraint_named is not None:
+        raise SchemaError(f"There already exists a constraint called '{name}'.",
+                          code="Neo.ClientError.Schema.ConstraintWithNameAlreadyExists", phase="runtime")
+    if equivalent is not None:
+        raise SchemaError(f"There already exists an index {describe.schema_text(*same_schema)}.",
+                          code="Neo.ClientError.Schema.IndexAlreadyExists", phase="runtime")
+    if owner is not None:
+        raise SchemaError(f"There is a uniqueness constraint on {describe.schema_text(*same_schema)}, so an index "
+                          "is already created that matches this.",
+                          code="Neo.ClientError.Schema.ConstraintAlreadyExists", phase="runtime")
     tx.create_property_index(cmd.entity, label, props[0])
     tx.put_schema(name, index.to_entry())
     result.counters.add("indexes_added")
@@ -191,7 +268,29 @@ def _create_search_index(db, tx, cmd: ast.CreateIndex, params, catalog: Catalog)
     if created:
         result.counters.add("indexes_added")
         result.schema_changed = True
+    elif cmd.if_not_exists:
+        asked = describe.index_words(cmd.name, cmd.kind.upper(), cmd.entity, "|".join(cmd.labels),
+                                     cmd.properties, if_not_exists=True)
+        result.notifications.append(describe.already_exists(asked, _search_index_words(tx, name, cmd)))
     return result
+
+
+def _search_index_words(tx, name: str, cmd: ast.CreateIndex) -> str:
+    """The search index that blocked ``CREATE ... INDEX ... IF NOT EXISTS``: the one so named, or else one
+    of the same kind over the same labels and properties."""
+    schema = tx.schema()
+    entry = schema.get(name)
+    if not (isinstance(entry, dict) and entry.get("kind") == SEARCH_INDEX_KIND):
+        name, entry = next(((n, e) for n, e in schema.items() if isinstance(e, dict)
+                            and e.get("kind") == SEARCH_INDEX_KIND and str(e.get("type", "")).upper() ==
+                            cmd.kind.upper() and e.get("entity") == cmd.entity
+                            and list(e.get("properties") or []) == list(cmd.properties)), (name, None))
+    if entry is None:
+        return f"INDEX {describe.plain(name)}"
+    tokens = entry.get("tokens") or []
+    return describe.index_words(name, str(entry.get("type", cmd.kind)).upper(),
+                                entry.get("entity", cmd.entity), "|".join(tokens) or None,
+                                entry.get("properties") or [])
 
 
 def _drop_index(db, tx, cmd: ast.DropIndex, params, catalog: Catalog) -> CommandResult:
@@ -207,6 +306,7 @@ def _drop_index(db, tx, cmd: ast.DropIndex, params, catalog: Catalog) -> Command
     elif _search_index_exists(db, cmd.name, tx):
         db.index_manager.drop(cmd.name, tx=tx)
     elif cmd.if_exists:
+        result.notifications.append(describe.does_not_exist("INDEX", cmd.name))
         return result
     else:
         raise IndexNotFound(f"Unable to drop index called `{cmd.name}`. There is no such index.", phase="runtime")
@@ -318,14 +418,18 @@ def _show(db, tx, cmd: ast.ShowCommand, params, catalog: Catalog) -> CommandResu
     else:
         columns = [(c, c) for c in default]
     full_rows = [{c: row.get(c) for c in every} for row in rows]
-    return CommandResult(rows=full_rows, show_query=show_query(columns, cmd.where, cmd.returns))
+    return CommandResult(rows=full_rows, show_query=show_query(columns, cmd.where, cmd.returns,
+                                                               (cmd.order_by, cmd.skip, cmd.limit)))
 
 
-def show_query(columns: list[tuple[str, str]], where, returns) -> ast.Query:
-    """``UNWIND $` rows` AS ` r WITH ` r.c AS c ... [WHERE w] RETURN ...`` over the command's rows."""
+def show_query(columns: list[tuple[str, str]], where, returns, paging: tuple = ([], None, None)) -> ast.Query:
+    """``UNWIND $` rows` AS ` r WITH ` r.c AS c ... [ORDER BY .. SKIP .. LIMIT ..] [WHERE w] RETURN ...`` over
+    the command's rows (``paging``: YIELD's sort keys, skip and limit)."""
     row = ast.Variable(" r")
     items = [ast.ProjectionItem(ast.Property(row, source), alias, alias) for source, alias in columns]
-    clauses: list = [ast.Unwind(ast.Parameter(" rows"), " r"), ast.With(ast.Projection(items), where)]
+    order_by, skip, limit = paging
+    clauses: list = [ast.Unwind(ast.Parameter(" rows"), " r"),
+                     ast.With(ast.Projection(items, order_by=list(order_by), skip=skip, limit=limit), where)]
     if returns is not None:
         clauses.append(ast.Return(returns))
     else:
@@ -352,8 +456,12 @@ def show_indexes(db, tx, catalog: Catalog, filter_: Optional[str]) -> list[dict]
         rows.append(_index_row(index.name, index.type, index.entity, [index.label], list(index.properties), None))
     for constraint in catalog.constraints.values():
         if constraint.owns_index:
-            rows.append(_index_row(constraint.name, "RANGE", constraint.entity, [constraint.label],
-                                   list(constraint.properties), constraint.name))
+            row = _index_row(constraint.name, "RANGE", constraint.entity, [constraint.label],
+                             list(constraint.properties), constraint.name)
+            # Neo4j: a constraint's index shows the statement creating the constraint, with its OPTIONS
+            row["createStatement"] = (describe.constraint_statement(constraint) + " OPTIONS "
+                                      + describe.options_text(row["options"]))
+            rows.append(row)
     manager = getattr(db, "index_manager", None)
     if manager is not None:
         for entry in manager.list():
@@ -372,14 +480,12 @@ def show_indexes(db, tx, catalog: Catalog, filter_: Optional[str]) -> list[dict]
 
 def _index_row(name, type_, entity, labels, properties, owner) -> dict:
     entity_type = "NODE" if entity == "node" else "RELATIONSHIP"
-    pattern = f"(n:{labels[0]})" if entity == "node" else f"()-[n:{labels[0]}]-()"
+    options = describe.index_options(type_)
     return {"id": None, "name": name, "state": "ONLINE", "populationPercent": 100.0, "type": type_,
             "entityType": entity_type, "labelsOrTypes": labels, "properties": properties,
-            "indexProvider": "range-1.0", "owningConstraint": owner, "lastRead": None, "readCount": 0,
-            "trackedSince": None, "options": {"indexProvider": "range-1.0", "indexConfig": {}},
-            "failureMessage": "",
-            "createStatement": f"CREATE {type_} INDEX `{name}` FOR {pattern} ON "
-                               f"({', '.join('n.' + p for p in properties)})"}
+            "indexProvider": options["indexProvider"], "owningConstraint": owner, "lastRead": None,
+            "readCount": 0, "trackedSince": None, "options": options, "failureMessage": "",
+            "createStatement": describe.index_statement(name, type_, entity, labels[0], properties)}
 
 
 def show_constraints(catalog: Catalog, filter_: Optional[str]) -> list[dict]:
@@ -392,14 +498,18 @@ def show_constraints(catalog: Catalog, filter_: Optional[str]) -> list[dict]:
         rows.append({"id": i, "name": c.name, "type": type_name, "entityType": "NODE" if c.entity == "node"
                      else "RELATIONSHIP", "labelsOrTypes": [c.label], "properties": list(c.properties),
                      "ownedIndex": c.name if c.owns_index else None, "propertyType": c.property_type,
-                     "options": None, "createStatement": None})
-    wanted = (filter_ or "ALL").upper()
+                     "options": describe.constraint_options(c), "createStatement": describe.constraint_statement(c)})
+    entity, _, wanted = (filter_ or "ALL").upper().rpartition(" ")    # [NODE |RELATIONSHIP ]UNIQUE|...
+    if entity:
+        rows = [r for r in rows if r["entityType"] == entity]
     if wanted == "UNIQUE":
         rows = [r for r in rows if "UNIQUENESS" in r["type"]]
     elif wanted == "KEY":
         rows = [r for r in rows if r["type"].endswith("KEY")]
     elif wanted in ("EXISTS", "EXIST", "EXISTENCE"):
         rows = [r for r in rows if "EXISTENCE" in r["type"]]
+    elif wanted == "TYPE":
+        rows = [r for r in rows if r["type"].endswith("PROPERTY_TYPE")]
     return rows
 
 

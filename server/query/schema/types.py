@@ -13,6 +13,8 @@ _ALIASES = {
     "FLOAT64": "FLOAT", "VARCHAR": "STRING", "TIMESTAMP WITHOUT TIME ZONE": "LOCAL DATETIME",
     "TIMESTAMP WITH TIME ZONE": "ZONED DATETIME", "TIME WITHOUT TIME ZONE": "LOCAL TIME",
     "TIME WITH TIME ZONE": "ZONED TIME", "LIST": "LIST<ANY>", "ARRAY": "LIST<ANY>",
+    "TIMESTAMP WITHOUT TIMEZONE": "LOCAL DATETIME", "TIME WITHOUT TIMEZONE": "LOCAL TIME",
+    "TIMESTAMP WITH TIMEZONE": "ZONED DATETIME", "TIME WITH TIMEZONE": "ZONED TIME",
 }
 
 _SCALARS: dict[str, Callable[[Any], bool]] = {
@@ -165,9 +167,29 @@ def _expression_scalars() -> dict[str, Callable[[Any], bool]]:
 
 
 def _property_value(value: Any) -> bool:
+    """Whether ``value`` can be stored as a property: a scalar, or a list of scalars of one type."""
     if type(value) is list:
-        return all(item is not None and _property_value(item) and type(item) is not list for item in value)
-    return any(check(value) for name, check in _SCALARS.items() if name != "ANY")
+        kinds = {_scalar_kind(item) for item in value}
+        return None not in kinds and len(kinds) <= 1
+    return _scalar_kind(value) is not None
+
+
+def _scalar_kind(value: Any) -> str | None:
+    if value is None:
+        return None
+    return next((name for name, check in _SCALARS.items() if name != "ANY" and check(value)), None)
+
+
+_POSTFIX_LIST = re.compile(r"(.+?)((?: NOT NULL)?) (?:LIST|ARRAY)((?: NOT NULL)?)")
+
+
+def _postfix_list(part: str) -> str:
+    """``INTEGER NOT NULL LIST`` (GQL's postfix form) as ``LIST<INTEGER NOT NULL>``; other text as it is."""
+    match = _POSTFIX_LIST.fullmatch(part)
+    if match is None:
+        return part
+    inner, inner_not_null, not_null = match.groups()
+    return f"LIST<{_postfix_list(inner)}{inner_not_null}>{not_null}"
 
 
 class MixedNullability(ValueError):
@@ -178,8 +200,8 @@ def normalize_expression_type(type_name: str) -> str:
     """The canonical text of a type predicate's type; ValueError for a type no value can be checked against
     (MixedNullability for a union mixing NOT NULL and nullable members, which Neo4j refuses)."""
     parts = []
-    for part in _split_union(" ".join(type_name.split()).upper()):
-        part = part.strip()
+    for part in _split_union(" ".join(type_name.replace("!", " NOT NULL ").split()).upper()):
+        part = _postfix_list(part.strip())
         not_null = part.endswith(" NOT NULL")
         if not_null:
             part = part[: -len(" NOT NULL")].strip()

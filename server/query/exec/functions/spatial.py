@@ -33,6 +33,10 @@ def make_point(spec: dict) -> Point | None:
             raise _invalid(f"Unknown key '{key}' for creating new point")
     cartesian = [k for k in _CARTESIAN_KEYS if k in spec]
     geographic = [k for k in _GEOGRAPHIC_KEYS if k in spec]
+    if "z" in spec and "x" not in spec and "y" not in spec and "longitude" in spec and "latitude" in spec:
+        # Neo4j takes z as the height of a geographic point (z winning over a height given too)
+        spec = {**{k: v for k, v in spec.items() if k not in ("z", "height")}, "height": spec["z"]}
+        cartesian, geographic = [], list(_GEOGRAPHIC_KEYS)
     if cartesian and geographic:
         raise _invalid("A point cannot have both cartesian (x, y, z) and geographic (longitude, latitude, "
                        "height) coordinates")
@@ -53,10 +57,20 @@ def make_point(spec: dict) -> Point | None:
         if not -90.0 <= latitude <= 90.0:
             raise _invalid(f"Cannot create a WGS-84 point with a latitude of {latitude}: it must be in "
                            "[-90, 90]")
-        if not -180.0 <= longitude <= 180.0:
-            raise _invalid(f"Cannot create a WGS-84 point with a longitude of {longitude}: it must be in "
-                           "[-180, 180]")
+        if not math.isfinite(longitude):
+            raise _invalid(f"Cannot create a WGS-84 point with a longitude of {longitude}")
+        coordinates[0] = wrap_longitude(longitude)
     return Point(srid, *coordinates)
+
+
+def wrap_longitude(longitude: float) -> float:
+    """A longitude brought into [-180, 180] by whole turns, as Neo4j does (190 is -170; 180 and -180
+    stay as they are)."""
+    if longitude > 180.0:
+        return longitude - 360.0 * math.ceil((longitude - 180.0) / 360.0)
+    if longitude < -180.0:
+        return longitude + 360.0 * math.ceil((-180.0 - longitude) / 360.0)
+    return longitude
 
 
 def _srid(spec: dict, geographic: bool, dimensions: int) -> int:

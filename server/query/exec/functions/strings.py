@@ -148,10 +148,10 @@ def normalize(ctx, v, form="NFC"):
 # What the syntax desugars to (parser/build_expressions.py): ``s IS [form] NORMALIZED`` and
 # ``trim([BOTH|LEADING|TRAILING] [c] FROM s)``. Registered unlisted, under names no statement can spell.
 def _is_normalized(ctx, v, form):
-    """Null for null; for a string, whether it equals its normal form (other values: a type error)."""
-    if v is None:
+    """For a string, whether it equals its normal form; null for any other value (Neo4j's manual)."""
+    if type(v) is not str:
         return None
-    return unicodedata.is_normalized(form, _str("IS NORMALIZED", v))
+    return unicodedata.is_normalized(form, v)
 
 
 _TRIM_SIDES = {"BOTH": str.strip, "LEADING": str.lstrip, "TRAILING": str.rstrip}

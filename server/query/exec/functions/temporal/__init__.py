@@ -108,8 +108,14 @@ def _clock_function(kind: str, which: str) -> Callable:
     return now
 
 
+_NOW = object()      # truncate's input when the call leaves it out: the statement clock's now
+
+
 def _truncate_function(kind: str) -> Callable:
-    def truncate_value(ctx, unit, value, fields=None):
+    def truncate_value(ctx, unit, value=_NOW, fields=None):
+        """``kind.truncate(unit [, input [, fields]])``; without input, ``kind.truncate(unit, kind())``."""
+        if value is _NOW:
+            value = current(kind, _clock(ctx, "statement"), _default_zone(ctx))
         if unit is None or value is None:
             return None
         if not isinstance(value, _TEMPORALS):
@@ -202,8 +208,9 @@ def _register() -> dict[str, Callable]:
         for which in ("transaction", "statement", "realtime"):
             add(f"{kind}.{which}", _clock_function(kind, which), 0, 1,
                 f"The current {kind} by the {which} clock, in the given or the session's zone.")
-        add(f"{kind}.truncate", _truncate_function(kind), 2, 3,
-            f"A {kind} truncated to a unit, with fields overridden by an optional map.")
+        add(f"{kind}.truncate", _truncate_function(kind), 1, 3,
+            f"A {kind} (by default the current one) truncated to a unit, with fields overridden by an "
+            "optional map.")
     add("datetime.fromEpoch", datetime_from_epoch, 1, 2, "The UTC datetime of epoch seconds and nanoseconds.")
     add("datetime.fromEpochMillis", datetime_from_epoch_millis, 1, 1, "The UTC datetime of epoch milliseconds.")
     add("duration", duration, 1, 1, "A duration from an ISO 8601 string or a map of units.")

@@ -37,6 +37,7 @@ _DATE_FIELDS = {
     "weekday": lambda v: _date(v).day_of_week,
     "dayofweek": lambda v: _date(v).day_of_week,
     "dayofquarter": lambda v: _date(v).day_of_quarter,
+    "quarterday": lambda v: _date(v).day_of_quarter,        # Neo4j's alias of dayOfQuarter
 }
 _TIME_FIELDS = {
     "hour": lambda v: v.hour,
