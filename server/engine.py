@@ -481,7 +481,21 @@ class Session:
             refs = prepared.references = notifications.references(prepared.statement)
         if not refs.names and not refs.cartesian:
             return []
-        return notifications.for_run(refs, self.db.store, prepared.statement.text)
+        return notifications.for_run(refs, self.db.store, prepared.statement.text, self._relevance_names)
+
+    def _relevance_names(self) -> dict[str, set[str]]:
+        """The names relevance joins make real when read (their edges are virtual, anchors may be pinned)."""
+        from .relevance import catalog as relevance_catalog
+        reader = self.db.store.begin_read()
+        try:
+            joins = relevance_catalog.of(reader).joins.values()
+        finally:
+            reader.close()
+        if not joins:
+            return {}
+        return {"type": {j.rel_type for j in joins},
+                "label": {label for j in joins for label in j.anchor_labels},
+                "key": set(notifications.RELEVANCE_EDGE_KEYS) | {j.anchor_property for j in joins}}
 
     def _stream_read(self, plan: Plan, params, deadline, started, query, notes: list) -> EngineResult:
         """Auto-commit read: rows stream lazily from a snapshot that closes when they run out."""

@@ -22,26 +22,28 @@ class StatementAI:
         self.arms: dict = {}        # a relevance join's resolved indexes
         self.vector_hits: dict = {} # (join, anchor text) -> (k, hits) from a batched vector search
 
-    def embed(self, text: str, model: str | None = None) -> list[float]:
-        """``text`` embedded by embedder ``model`` (None = default), once per statement."""
+    def embed(self, text: str, model: str | None = None, *, search: bool = False) -> list[float]:
+        """``text`` embedded by embedder ``model`` (None = default), once per statement. A remote
+        embedder's request counts on apiCalls, except for a relevance ``search``: that embedding is part
+        of its one semanticCalls (spec 001 6.7: a relevance producer lands on exactly one counter)."""
         embedder = embedders.get(model)
         key = (embedder.name, text)
         found = self.cache.get(key)
         if found is None:
-            if embedder.remote:
+            if embedder.remote and not search:
                 self.ctx.costs["apiCalls"] += 1     # counted when sent, even if it fails
             found = embedder.embed([text], self.ctx.db)[0]
             self.cache[key] = found
         return found
 
 
-    def embed_many(self, texts: list[str], model: str | None = None) -> list[list[float]]:
+    def embed_many(self, texts: list[str], model: str | None = None, *, search: bool = False) -> list[list[float]]:
         """``embed`` for several texts; the ones not cached go to the embedder in one batch (one API
         call for a remote embedder)."""
         embedder = embedders.get(model)
         todo = [t for t in dict.fromkeys(texts) if (embedder.name, t) not in self.cache]
         if todo:
-            if embedder.remote:
+            if embedder.remote and not search:
                 self.ctx.costs["apiCalls"] += 1
             for text, vector in zip(todo, embedder.embed(todo, self.ctx.db)):
                 self.cache[(embedder.name, text)] = vector

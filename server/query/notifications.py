@@ -49,16 +49,29 @@ def references(statement: ast.Statement) -> References:
     return References(tuple((k, n, p) for (k, n), p in names.items()), tuple(cartesian))
 
 
-def for_run(refs: References, store, text: str) -> list[dict]:
-    """The notifications for one run: names the store does not hold now, and the cartesian products."""
+# The properties every relevance edge carries (relevance/operator.py): never unknown keys.
+RELEVANCE_EDGE_KEYS = frozenset(("score", "rank", "mode", "snippet", "matchedTerms", "probes", "via", "intent",
+                                 "join"))
+
+
+def for_run(refs: References, store, text: str, virtual_names=dict) -> list[dict]:
+    """The notifications for one run: names the store does not hold now, and the cartesian products.
+    ``virtual_names()``: {kind: names} that relevance joins make exist whenever they are read (their edge
+    types and edge keys, their anchor labels and keys: a pinned anchor), asked only when a name is missing."""
     out = []
+    virtual = None
     for kind, name, pos in refs.names:
-        if not store.has_token(kind, name):
-            code, title, plural, missing = _UNKNOWN[kind]
-            out.append(_note(code, title, f"One of the {plural} in your query is not available in the database, "
-                             f"make sure you didn't misspell it or that it is available when you run this "
-                             f"statement in your application ({missing}: {name})", "WARNING", "UNRECOGNIZED",
-                             pos, text))
+        if store.has_token(kind, name):
+            continue
+        if virtual is None:
+            virtual = virtual_names()
+        if name in virtual.get(kind, ()):
+            continue
+        code, title, plural, missing = _UNKNOWN[kind]
+        out.append(_note(code, title, f"One of the {plural} in your query is not available in the database, "
+                         f"make sure you didn't misspell it or that it is available when you run this "
+                         f"statement in your application ({missing}: {name})", "WARNING", "UNRECOGNIZED",
+                         pos, text))
     for variables, pos in refs.cartesian:
         out.append(_note("Neo.ClientNotification.Statement.CartesianProduct",
                          "This query builds a cartesian product between disconnected patterns.",

@@ -139,7 +139,7 @@ def prefetch_vectors(ctx, join, scope: Scope, texts: list[str], k: int) -> None:
     if len(todo) < 2:
         return
     embedder = d.config.get("vector.embedder") or embedders.DEFAULT
-    vectors = state.embed_many(todo, embedder)
+    vectors = state.embed_many(todo, embedder, search=True)
     for text, hits in zip(todo, ctx.db.index_manager.vector_search_many(d.name, vectors, k)):
         state.vector_hits[(join.name, text)] = (k, hits)
 
@@ -156,7 +156,7 @@ def vector_arm(ctx, join, scope: Scope, text: str, k: int):
         kept = [h for h in batched[1] if accept(h[0])]
         if len(kept) >= k or len(batched[1]) < k:
             return kept[:k], d
-    vector = for_ctx(ctx).embed(text, d.config.get("vector.embedder") or embedders.DEFAULT)
+    vector = for_ctx(ctx).embed(text, d.config.get("vector.embedder") or embedders.DEFAULT, search=True)
     pushed = [(p, "=", v) for p, v in scope.equalities if p in d.filter_properties]
     return _filtered(lambda limit: manager.vector_search(d.name, vector, limit, pushed, tx=ctx.tx), k, accept), d
 
@@ -196,11 +196,13 @@ def fused(ctx, join, scope: Scope, text: str, k: int) -> list[dict]:
         score = similarity.get(nid)
         if score is None:       # found by the lexical arm only: its similarity, computed directly
             if query_vector is None:
-                query_vector = for_ctx(ctx).embed(text, vdef.config.get("vector.embedder") or embedders.DEFAULT)
+                query_vector = for_ctx(ctx).embed(text, vdef.config.get("vector.embedder") or embedders.DEFAULT,
+                                                  search=True)
             stored = ctx.tx.node_prop(nid, vdef.properties[0])
             score = _similarity(query_vector, stored, vdef.config.get("vector.similarity_function", "cosine")) \
                 if stored is not None else None
-        out.append({"id": nid, "score": 0.0 if score is None else round(float(score), 6), "rank": rank,
+        # no stored vector: no similarity to report (null, not 0.0, which would read as "opposite")
+        out.append({"id": nid, "score": None if score is None else round(float(score), 6), "rank": rank,
                     "mode": "fused", "probes": probes[nid]})
     return _decorate(ctx, out, _arms(ctx, join)[2], words)
 

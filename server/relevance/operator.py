@@ -189,9 +189,12 @@ def search(ctx, rc, join, key, intent: str | None) -> list[dict]:
     else:
         hits = lanes.fused(ctx, join, scope, key, k)
     if join.min_score > 0 and hits:
-        kept = [h for h in hits if h["score"] >= join.min_score]
+        # a fused hit without a similarity (the lexical arm found a document that has no embedding) is
+        # kept: the floor is a similarity threshold, and either arm's documents stay reachable (spec 6.6)
+        kept = [h for h in hits if h["score"] is None or h["score"] >= join.min_score]
         if len(kept) < len(hits):
-            _notify_cull(state, join, len(hits) - len(kept), len(hits), max(h["score"] for h in hits))
+            _notify_cull(state, join, len(hits) - len(kept), len(hits),
+                         max(h["score"] for h in hits if h["score"] is not None))
         hits = kept
     state.memo[memo] = hits
     if cache is not None:

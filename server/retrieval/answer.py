@@ -15,7 +15,22 @@ from relate.protocol.errors import QueryTimeout, Terminated
 from ..ai.providers import get_provider
 
 # [3], and the grouped forms models also write: [1, 3], [1,3], [1; 3]
-_MARKER = re.compile(r"\[\s*(\d{1,4}(?:\s*[,;]\s*\d{1,4})*)\s*\]")
+# [3], [1, 3], [1; 3], [1 and 3], [2-4] / [2–4] (a range), any number of digits: every form a model uses
+_MARKER = re.compile(r"\[\s*(\d+(?:\s*(?:[,;\-\u2013\u2014]|and|&)\s*\d+)*)\s*\]")
+_MARKER_PART = re.compile(r"(\d+)\s*[\-\u2013\u2014]\s*(\d+)|(\d+)")
+_RANGE_MAX = 50           # a wider "range" is read as its two ends (it names no real run of sources)
+
+
+def _marker_numbers(body: str) -> list[int]:
+    """The source numbers one marker names, ranges expanded."""
+    out: list[int] = []
+    for low, high, single in _MARKER_PART.findall(body):
+        if single:
+            out.append(int(single))
+            continue
+        a, b = int(low), int(high)
+        out.extend(range(a, b + 1) if 0 <= b - a <= _RANGE_MAX else (a, b))
+    return out
 MAX_SOURCE_CHARS = 2_000
 
 SYSTEM_PROMPT = (
@@ -45,7 +60,7 @@ def build_prompt(question: str, sources: list[dict], facts: list[dict]) -> list[
 
 def count_markers(text: str) -> int:
     """How many source numbers the [n] markers of ``text`` name (a group [1, 3] names two)."""
-    return sum(len(re.findall(r"\d+", m.group(1))) for m in _MARKER.finditer(text))
+    return sum(len(_marker_numbers(m.group(1))) for m in _MARKER.finditer(text))
 
 
 def validate_citations(text: str, sources: list[dict]) -> tuple[str, list[dict]]:
@@ -54,12 +69,12 @@ def validate_citations(text: str, sources: list[dict]) -> tuple[str, list[dict]]
     cited: dict[int, dict] = {}
 
     def keep(match):
-        numbers = [int(n) for n in re.findall(r"\d+", match.group(1))]
-        valid = [n for n in numbers if n in by_n]
+        numbers = _marker_numbers(match.group(1))
+        valid = list(dict.fromkeys(n for n in numbers if n in by_n))
         for n in valid:
             source = by_n[n]
             cited.setdefault(n, {"marker": n, "node": source["node"], "document": source.get("document")})
-        if len(valid) == len(numbers):
+        if len(valid) == len(numbers) and re.fullmatch(r"\s*\d+(?:\s*,\s*\d+)*\s*", match.group(1)):
             return match.group(0)
         return "[" + ", ".join(str(n) for n in valid) + "]" if valid else ""
     cleaned = _MARKER.sub(keep, text)

@@ -63,9 +63,17 @@ def retrieve(ctx, question, opts: dict) -> Retrieval:
             out.facts = {}
     with diag.step("fusion") as step:
         lists = {lane: ids for lane, ids in lists.items() if ids}
-        fused = wrrf(lists, opts["weights"], opts["rrfConstant"])[:opts["k"]]
+        ranked = wrrf(lists, opts["weights"], opts["rrfConstant"])
+        fused = ranked[:opts["k"]]
         step.update({"kind": "rrf", "k": opts["k"], "constant": opts["rrfConstant"],
                      "lanes": sorted(lists), "weights": {lane: opts["weights"].get(lane, 0.0) for lane in lists}})
+        # The floor: the plain search's best chunk stays in the answer however the graph lanes vote, so
+        # adding lanes can only add to what the direct lane alone would have found (spec 003, "In short").
+        best = lists.get("direct", [None])[0]
+        if best is not None and fused and opts["weights"].get("direct", 0.0) > 0 \
+                and all(item != best for item, _, _ in fused):
+            fused = fused[:-1] + [next(entry for entry in ranked if entry[0] == best)]
+            step["floor"] = "kept the direct lane's best hit"
     out.rows = [{"node": NodeRef(cid), "score": score, "rank": rank, "lanes": lanes, "evidence": []}
                 for rank, (cid, score, lanes) in enumerate(fused, start=1)]
     if out.facts:

@@ -82,3 +82,13 @@ def test_grouped_markers_are_validated_number_by_number(db):
     assert [c["marker"] for c in out["citations"]] == [1, 2, 3]
     synthesis = [s for s in out["diagnostics"]["steps"] if s["name"] == "synthesis"][0]
     assert synthesis["dropped"] == 3 and synthesis["citations"] == 3
+
+
+def test_every_marker_form_is_checked_and_invented_numbers_dropped(db):
+    reply = "A [12345] B [1-9] C [2\u20133] D [1 and 9] E [3]."
+    with FakeOpenAI(chat=lambda body: reply) as fake:
+        out = ask(db, fake)
+    assert len(out["sources"]) == 6
+    assert out["answer"] == "A B [1, 2, 3, 4, 5, 6] C [2, 3] D [1] E [3]."
+    synthesis = [s for s in out["diagnostics"]["steps"] if s["name"] == "synthesis"][0]
+    assert synthesis["dropped"] == 1 + 3 + 0 + 1          # 12345; 7..9; none; 9

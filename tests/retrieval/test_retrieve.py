@@ -239,3 +239,11 @@ def test_the_question_finds_its_workspaces_entity_when_other_tenants_share_the_n
         assert s["entities"]["resolved"] == ["React"] and s["traversal"]["facts"] == 2
     finally:
         db.close()
+
+
+@pytest.mark.parametrize("k", [3, 5])
+def test_the_direct_lane_is_a_floor_its_best_hit_stays(db, k):
+    best = retrieve(db, lanes=["direct"], k=k)[0]["id"]
+    rows = retrieve(db, k=k)                   # every lane at its default weight
+    ranked = [r["id"] for r in rows if r["lanes"] != ["hydration"]]     # not the evidence rows hydrated after
+    assert len(ranked) == k and best in ranked

@@ -14,7 +14,7 @@ def conn():
 
 @pytest.mark.parametrize("query", ["RETURN min()", "RETURN count(1, 2)", "RETURN sum()", "RETURN collect(1, 2)",
                                    "RETURN percentileCont(1)", "RETURN duration.between(date())",
-                                   "RETURN date.truncate('day')", "RETURN datetime.fromEpoch(1, 2, 3)",
+                                   "RETURN date.truncate()", "RETURN datetime.fromEpoch(1, 2, 3)",
                                    "WITH 1 AS x RETURN avg(x, x)"])
 def test_wrong_argument_counts_are_compile_time_errors(conn, query):
     with pytest.raises(CypherSyntaxError) as caught:
