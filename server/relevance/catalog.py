@@ -85,8 +85,10 @@ def make_join(name, anchor_labels, rel_type, target_label, anchor_property, opti
         if kind is None:
             raise ArgumentError(f"Relevance join `{name}`: say which search answers via {via!r} "
                                 f"with OPTIONS {{kind: one of {', '.join(MODES)}}}")
+    if kind == "vector":              # spec 001's producers say `kind: vector`: the vector mode is fused
+        kind = "fused"
     if kind not in MODES:
-        raise ArgumentError(f"Relevance join `kind` must be one of {', '.join(MODES)}, got {kind!r}")
+        raise ArgumentError(f"Relevance join `kind` must be one of {', '.join(MODES)} (or vector), got {kind!r}")
     indexes = options.get("indexes", [])
     if isinstance(indexes, str):
         indexes = [indexes]

@@ -1,6 +1,8 @@
 """Registration of db.entity.resolve, db.retrieve, db.retrieve.diagnostics and db.answer."""
 from __future__ import annotations
 
+import os
+
 from .model import options
 from .resolve import resolve_mentions
 from .retrieve import retrieve
@@ -13,8 +15,10 @@ def register(registry) -> None:
                       description="Resolve entity mentions to existing entities (exact, trigram, embedding) or create them.")
     registry.register("db.retrieve", [("question", "ANY?"), ("options", "MAP?", {})],
                       [("node", "NODE?"), ("score", "FLOAT?"), ("rank", "INTEGER?"), ("lanes", "LIST? OF STRING?"),
-                       ("evidence", "LIST? OF MAP?"), ("diagnostics", "MAP?")], _retrieve,
-                      description="Three-lane retrieval (dense, keyword, graph) for a question, fused, with evidence.")
+                       ("evidence", "LIST? OF MAP?"), ("diagnostics", "MAP?"), ("answer", "STRING?"),
+                       ("citations", "LIST? OF MAP?")], _retrieve,
+                      description="Three-lane retrieval (dense, keyword, graph) for a question, fused, with evidence "
+                                  "and (with an AI provider) the cited answer.")
     registry.register("db.retrieve.diagnostics", [("question", "ANY?"), ("options", "MAP?", {})],
                       [("step", "STRING?"), ("ms", "FLOAT?"), ("details", "MAP?")], _diagnostics,
                       description="What each retrieval lane found for a question, and why.")
@@ -24,15 +28,41 @@ def register(registry) -> None:
                       description="An answer to a question from the retrieved evidence, with citations.")
 
 
+# db.retrieve's own option: synthesize the cited answer (spec 003: "one call, every search") when an AI
+# provider is configured; {answer: false} skips the model call.
+_RETRIEVE_OPTIONS = {"answer": True}
+
+
+def _provider_configured(db) -> bool:
+    if getattr(db, "ai_provider", None) is not None:
+        return True
+    env = os.environ
+    return bool(env.get("RELATE_AI_BASE_URL") or env.get("OPENAI_BASE_URL") or env.get("RELATE_AI_API_KEY")
+                or env.get("OPENAI_API_KEY"))
+
+
+def _with_answer(ctx, question, opts: dict):
+    """The retrieval, and {answer, citations} synthesized from it (null / [] without a provider)."""
+    result = retrieve(ctx, question, opts)
+    out = {"answer": None, "citations": []}
+    if opts["answer"] and result.rows and _provider_configured(ctx.db):
+        from .answer import synthesize
+        runner = result.runner
+        made = synthesize(ctx, question if isinstance(question, str) else "", result,
+                          lambda cid: (ctx.tx.node_prop(cid, "text"), runner.document_of(cid)), result.diagnostics)
+        out = {"answer": made["answer"], "citations": made["citations"]}
+    return result, out
+
+
 def _retrieve(ctx, question, opts=None):
-    result = retrieve(ctx, question, options(opts))
+    result, answer = _with_answer(ctx, question, options(opts, _RETRIEVE_OPTIONS))
     diagnostics = result.diagnostics.as_map()
-    return [dict(row, diagnostics=diagnostics) for row in result.rows]
+    return [dict(row, diagnostics=diagnostics, **answer) for row in result.rows]
 
 
 def _diagnostics(ctx, question, opts=None):
     """One row per step (name, ms, the step's counts), then one per degradation (step 'degraded')."""
-    result = retrieve(ctx, question, options(opts))
+    result, _ = _with_answer(ctx, question, options(opts, _RETRIEVE_OPTIONS))
     rows = []
     for step in result.diagnostics.steps:
         rows.append({"step": step["name"], "ms": step["ms"],

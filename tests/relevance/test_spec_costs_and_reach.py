@@ -48,3 +48,10 @@ def test_a_remote_embedding_inside_a_relevance_search_is_one_semantic_call():
         assert plan.summary.plan["costs"]["apiCalls"] == 0 and plan.summary.plan["costs"]["semanticCalls"] == 2
         assert not [n for n in result.summary.notifications if "Unknown" in n["code"]]
     db.close()
+
+
+def test_kind_vector_names_the_fused_mode(graph):
+    graph.admin.execute("CREATE RELEVANCE JOIN mem_vec FOR (c:Concept)-[:RELEVANT_TO]->(m:Memory) ON c.value "
+                        "OPTIONS {indexes: ['memory_e', 'memory_t'], kind: 'vector', via: 'vv'}").consume()
+    shown = graph.admin.execute("SHOW RELEVANCE JOINS YIELD name, mode WHERE name = 'mem_vec' RETURN mode").values()
+    assert shown == [["fused"]]

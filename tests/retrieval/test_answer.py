@@ -92,3 +92,23 @@ def test_every_marker_form_is_checked_and_invented_numbers_dropped(db):
     assert out["answer"] == "A B [1, 2, 3, 4, 5, 6] C [2, 3] D [1] E [3]."
     synthesis = [s for s in out["diagnostics"]["steps"] if s["name"] == "synthesis"][0]
     assert synthesis["dropped"] == 1 + 3 + 0 + 1          # 12345; 7..9; none; 9
+
+
+def test_every_search_returns_prose_with_a_provider(db, monkeypatch):
+    for name in ("RELATE_AI_BASE_URL", "OPENAI_BASE_URL", "RELATE_AI_API_KEY", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    call = ("CALL db.retrieve($q, $o) YIELD node, answer, citations, diagnostics "
+            "RETURN node.id, answer, citations, diagnostics")
+    with FakeOpenAI(chat=lambda body: "React uses JSX [1].") as fake:
+        db.ai_provider = OpenAICompatibleProvider(ProviderConfig(base_url=fake.base_url, api_key="sk-test"))
+        try:
+            rows = db.session().run(call, {"q": Q, "o": {"k": 3, "laneK": 3}}).fetch(100)
+            skipped = db.session().run(call, {"q": Q, "o": {"k": 3, "laneK": 3, "answer": False}}).fetch(100)
+        finally:
+            db.ai_provider = None
+        assert fake.calls("/v1/chat/completions") == 1
+    assert {r[1] for r in rows} == {"React uses JSX [1]."} and rows[0][2][0]["marker"] == 1
+    assert "synthesis" in {s["name"] for s in rows[0][3]["steps"]}
+    assert {r[1] for r in skipped} == {None} and "synthesis" not in {s["name"] for s in skipped[0][3]["steps"]}
+    plain = db.session().run(call, {"q": Q, "o": {"k": 3, "laneK": 3}}).fetch(100)     # no provider configured
+    assert plain and {r[1] for r in plain} == {None} and plain[0][3]["degraded"] == []

@@ -12,18 +12,20 @@ def test_retrieve_and_answer_over_the_wire(tmp_path):
             with relate.connect(server.url, auth=AUTH) as conn:
                 run_statements(lambda q, p=None: conn.execute(q, p or {}).consume())
                 conn.execute("CALL db.awaitIndexes(30)").consume()
-                rows = conn.execute("CALL db.retrieve($q, {k: 3, laneK: 3}) YIELD node, rank, lanes, diagnostics "
-                                    "RETURN node.id AS id, rank, lanes, diagnostics",
+                rows = conn.execute("CALL db.retrieve($q, {k: 3, laneK: 3}) YIELD node, rank, lanes, diagnostics, "
+                                    "answer RETURN node.id AS id, rank, lanes, diagnostics, answer",
                                     {"q": "How do I write components with React?"}).fetchall()
                 assert [r[1] for r in rows][:3] == [1, 2, 3]
-                assert {s["name"] for s in rows[0][3]["steps"]} >= {"direct", "entities", "traversal", "fusion"}
+                assert {s["name"] for s in rows[0][3]["steps"]} >= {"direct", "entities", "traversal", "fusion",
+                                                                    "synthesis"}
+                assert {r[4] for r in rows} == {"React uses JSX [1] and came from Meta [3]."}   # every search: prose
                 answer, citations, sources = conn.execute(
                     "CALL db.answer($q, {k: 3, laneK: 3}) YIELD answer, citations, sources "
                     "RETURN answer, citations, sources", {"q": "How do I write components with React?"}).fetchone()
             assert answer == "React uses JSX [1] and came from Meta [3]."
             assert [c["marker"] for c in citations] == [1, 3]
             assert citations[0]["node"].element_id == sources[0]["node"].element_id
-            assert fake.calls("/v1/chat/completions") == 1
+            assert fake.calls("/v1/chat/completions") == 2          # one synthesis per search
             assert "sk-wire" not in server.log()
         finally:
             server.stop()
