@@ -43,9 +43,12 @@ def retrieve(ctx, question, opts: dict) -> Retrieval:
     if not isinstance(question, str):
         raise CypherTypeError("db.retrieve takes the question as a string", detail="InvalidArgumentType",
                               phase="runtime")
-    question = question[:MAX_QUESTION_CHARS]
     out = Retrieval()
     diag = out.diagnostics
+    if len(question) > MAX_QUESTION_CHARS:      # searched as far as the limit, and said so
+        diag.degraded.append({"step": "question", "error": f"the question has {len(question)} characters",
+                              "code": None, "fallback": f"searched its first {MAX_QUESTION_CHARS:,}"})
+        question = question[:MAX_QUESTION_CHARS]
     run = out.runner = Runner(ctx, opts, diag)
     lanes_wanted = set(LANES if opts["lanes"] is None else opts["lanes"])
     lists: dict[str, list[int]] = {}

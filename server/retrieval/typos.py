@@ -8,9 +8,12 @@ Substitutions are not slips here: "mario" and "maria" are usually two people.
 """
 from __future__ import annotations
 
+import re
+
 TRANSPOSE_MIN = 5       # "microsfot": two adjacent letters swapped, in a name this long or longer
 INDEL_MIN = 8           # "onboardng": one letter missing or doubled, the shorter name this long or longer
 PLURAL_MIN = 3          # "apis", "metas", "boxes": the plural of a name this long or longer
+_PUNCTUATION = re.compile(r"[\W_]+")
 
 
 def one_slip(a: str, b: str) -> bool:
@@ -20,6 +23,14 @@ def one_slip(a: str, b: str) -> bool:
         return False
     short, long_ = sorted((a, b), key=len)
     if len(short) >= PLURAL_MIN and long_ in (short + "s", short + "es"):
+        return True
+    for one, many in ((a, b), (b, a)):
+        if len(one) >= PLURAL_MIN + 1 and (one.endswith("y") and many == one[:-1] + "ies"         # policies
+                                           or one.endswith("is") and many == one[:-2] + "es"):    # analyses
+            return True
+    squeezed = _PUNCTUATION.sub("", a)
+    # "node.js" / "nodejs": stray punctuation or a space; not in short names, where a sign is the name (c / c++)
+    if len(squeezed) > PLURAL_MIN and squeezed == _PUNCTUATION.sub("", b):
         return True
     if len(a) == len(b):
         if len(a) < TRANSPOSE_MIN:

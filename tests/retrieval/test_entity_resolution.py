@@ -157,3 +157,10 @@ def test_bad_resolve_options_are_typed_errors(db, options):
     with pytest.raises(ArgumentError):
         resolve(db, ["x"], **options)
     assert count(db) == 0
+
+
+def test_trigram_stage_catches_ies_and_sis_plurals_and_stray_punctuation(db):
+    resolve(db, ["Company", "Policy", "Node.js", "Analysis"], workspace="plurals")
+    rows = resolve(db, ["Companies", "Policies", "Nodejs", "Analyses"], workspace="plurals", create=False)
+    assert [(r[1], r[3]) for r in rows] == [("Company", "trigram"), ("Policy", "trigram"), ("Node.js", "trigram"),
+                                            ("Analysis", "trigram")]
