@@ -89,6 +89,11 @@ def make_join(name, anchor_labels, rel_type, target_label, anchor_property, opti
         kind = "fused"
     if kind not in MODES:
         raise ArgumentError(f"Relevance join `kind` must be one of {', '.join(MODES)} (or vector), got {kind!r}")
+    if kind == "agentic-rag" and via is None:
+        # spec 001 6.6: an agentic edge spends several model calls per anchor; it answers only when a
+        # query selects it, never as the default an edge without `via` reads
+        raise ArgumentError(f"Relevance join `{name}`: an agentic-rag join is selected explicitly, never the "
+                            f"default; give it a `via` (e.g. via: 'agentic-rag')")
     indexes = options.get("indexes", [])
     if isinstance(indexes, str):
         indexes = [indexes]

@@ -55,3 +55,11 @@ def test_kind_vector_names_the_fused_mode(graph):
                         "OPTIONS {indexes: ['memory_e', 'memory_t'], kind: 'vector', via: 'vv'}").consume()
     shown = graph.admin.execute("SHOW RELEVANCE JOINS YIELD name, mode WHERE name = 'mem_vec' RETURN mode").values()
     assert shown == [["fused"]]
+
+
+def test_an_agentic_join_is_never_the_default(graph):
+    import pytest
+    from relate.errors import ArgumentError
+    with pytest.raises(ArgumentError, match="selected explicitly"):
+        graph.admin.execute("CREATE RELEVANCE JOIN meet_ag FOR (m:Meeting)-[:RELEVANT_TO]->(d:Document) "
+                            "ON m.subject OPTIONS {indexes: ['doc_e', 'doc_t'], kind: 'agentic-rag'}").consume()
