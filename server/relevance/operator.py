@@ -60,18 +60,21 @@ def ttl_cache(db) -> TtlCache:
 def select_joins(rc: C.RelevanceCatalog, rel_type: str, anchor_labels, via, end_label: str | None):
     """The joins answering ``(anchor)-[:rel_type {via}]->(:end_label)`` (``via: 'vector'`` is the default
     lane, as no via is): a parent end label selects every child system's join too, and a child end label
-    selects a join to its parent with the search narrowed to the child (that system alone)."""
-    out = []
+    reads its own system's joins alone, or, having none, a join to its parent narrowed to the child."""
+    own, inherited = [], []
     for join in rc.joins_for(rel_type):
         if C.via_key(join.via) != C.via_key(via) or not set(join.anchor_labels) & set(anchor_labels):
             continue
         if end_label is not None and join.target_label != end_label:
             if join.target_label in rc.ancestors(end_label):
-                join = dataclasses.replace(join, target_label=end_label)
-            elif end_label not in rc.ancestors(join.target_label):
+                inherited.append(dataclasses.replace(join, target_label=end_label))
                 continue
-        out.append(join)
-    return out
+            if end_label not in rc.ancestors(join.target_label):
+                continue
+        own.append(join)
+    # a child with a join of its own is read through it alone (spec 001 6.8); a parent's join narrowed
+    # to the child answers only for a child that has none
+    return own or inherited
 
 
 def runs_agentic(rc, join) -> bool:

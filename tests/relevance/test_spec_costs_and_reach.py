@@ -63,3 +63,14 @@ def test_an_agentic_join_is_never_the_default(graph):
     with pytest.raises(ArgumentError, match="selected explicitly"):
         graph.admin.execute("CREATE RELEVANCE JOIN meet_ag FOR (m:Meeting)-[:RELEVANT_TO]->(d:Document) "
                             "ON m.subject OPTIONS {indexes: ['doc_e', 'doc_t'], kind: 'agentic-rag'}").consume()
+
+
+def test_a_child_memory_label_reads_its_own_system_alone(graph):
+    graph.admin.execute("CREATE RELEVANCE JOIN concept_mem FOR (c:Concept)-[:RELEVANT_TO]->(m:Memory) ON c.value "
+                        "OPTIONS {indexes: ['memory_e', 'memory_t'], k: 5}").consume()
+    run = graph.runner()
+    dice, _ = run("MATCH (:Concept {value: 'coffee'})-[r:RELEVANT_TO]->(m:DiceMemory) RETURN DISTINCT r.join")
+    zep, _ = run("MATCH (:Concept {value: 'coffee'})-[r:RELEVANT_TO]->(m:ZepMemory) RETURN DISTINCT r.join")
+    every, _ = run("MATCH (:Concept {value: 'coffee'})-[r:RELEVANT_TO]->(m:Memory) RETURN DISTINCT r.join")
+    assert dice == [["concept_dice"]] and zep == [["concept_zep"]]
+    assert {"concept_dice", "concept_zep", "concept_mem"} <= {row[0] for row in every}
