@@ -343,6 +343,12 @@ class Duration:
         nanoseconds += (seconds - whole_seconds) * _NANOS_PER_SECOND
         return cls(whole_months, whole_days, whole_seconds, int(nanoseconds))
 
+    def order_key(self) -> tuple[int, int, int, int, int]:
+        """Neo4j's ordering of durations: average length (a month 2,629,746 s, a day 86,400 s), then
+        nanoseconds, then the fields (two equal keys are equal durations)."""
+        length = self.months * self.AVERAGE_SECONDS_PER_MONTH + self.days * 86_400 + self.seconds
+        return (length, self.nanoseconds, self.months, self.days, self.seconds)
+
     # Component views as Cypher exposes them (d.years, d.hours, ...); division truncates toward zero.
     @property
     def years(self) -> int:

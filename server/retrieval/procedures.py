@@ -1,8 +1,7 @@
 """Registration of db.entity.resolve, db.retrieve, db.retrieve.diagnostics and db.answer."""
 from __future__ import annotations
 
-import os
-
+from ..ai.providers import ProviderConfig
 from .model import options
 from .resolve import resolve_mentions
 from .retrieve import retrieve
@@ -34,24 +33,28 @@ _RETRIEVE_OPTIONS = {"answer": True}
 
 
 def _provider_configured(db) -> bool:
+    """Whether the engine set a provider or the environment names one (as the default provider reads it)."""
     if getattr(db, "ai_provider", None) is not None:
         return True
-    env = os.environ
-    return bool(env.get("RELATE_AI_BASE_URL") or env.get("OPENAI_BASE_URL") or env.get("RELATE_AI_API_KEY")
-                or env.get("OPENAI_API_KEY"))
+    config = ProviderConfig.from_env()
+    return bool(config.base_url or config.api_key)
+
+
+def _synthesized(ctx, question, result) -> dict:
+    """db.answer's {answer, citations, sources} for a retrieval (one model call)."""
+    from .answer import synthesize
+    runner = result.runner
+    return synthesize(ctx, question if isinstance(question, str) else "", result,
+                      lambda cid: (ctx.tx.node_prop(cid, "text"), runner.document_of(cid)), result.diagnostics)
 
 
 def _with_answer(ctx, question, opts: dict):
     """The retrieval, and {answer, citations} synthesized from it (null / [] without a provider)."""
     result = retrieve(ctx, question, opts)
-    out = {"answer": None, "citations": []}
     if opts["answer"] and result.rows and _provider_configured(ctx.db):
-        from .answer import synthesize
-        runner = result.runner
-        made = synthesize(ctx, question if isinstance(question, str) else "", result,
-                          lambda cid: (ctx.tx.node_prop(cid, "text"), runner.document_of(cid)), result.diagnostics)
-        out = {"answer": made["answer"], "citations": made["citations"]}
-    return result, out
+        made = _synthesized(ctx, question, result)
+        return result, {"answer": made["answer"], "citations": made["citations"]}
+    return result, {"answer": None, "citations": []}
 
 
 def _retrieve(ctx, question, opts=None):
@@ -73,13 +76,7 @@ def _diagnostics(ctx, question, opts=None):
 
 
 def _answer(ctx, question, opts=None):
-    from .answer import synthesize
-    opts = options(opts)
-    result = retrieve(ctx, question, opts)
-    runner = result.runner
-
-    def text_of(cid):
-        return ctx.tx.node_prop(cid, "text"), runner.document_of(cid)
-    out = synthesize(ctx, question if isinstance(question, str) else "", result, text_of, result.diagnostics)
+    result = retrieve(ctx, question, options(opts))
+    out = _synthesized(ctx, question, result)
     return [{"answer": out["answer"], "citations": out["citations"], "sources": out["sources"],
              "diagnostics": result.diagnostics.as_map()}]

@@ -68,9 +68,8 @@ def order_key(value: Any) -> OrderKey | None:
         return (RANK_LIST, tuple(parts))
     if cls is Vector:
         return (RANK_VECTOR, value)
-    if cls is Duration:      # Cypher's order (query/exec/values/ops.py): average length, then the fields
-        return (RANK_DURATION, (value.months * 2_629_746 + value.days * 86_400 + value.seconds,
-                                value.nanoseconds, value.months, value.days, value.seconds))
+    if cls is Duration:
+        return (RANK_DURATION, value.order_key())
     if cls is bytes:
         return (RANK_BYTES, value)
     rank = _temporal_rank(value)

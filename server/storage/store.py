@@ -13,7 +13,6 @@ import structlog
 
 from relate.protocol.errors import (ArgumentError, DatabaseError, ReadOnlyDatabaseError, ServiceUnavailable,
                                    TransientError)
-
 from relate.protocol.values import LabelSet
 
 from . import codec, integrity, recovery, snapshot, vacuum
@@ -67,7 +66,7 @@ class GraphStore:
         self._key_names: dict[str, str] = {}
         # Label names in creation order (Neo4j's label token order): a node's labels read back in it.
         self._label_names: dict[str, str] = {}
-        self._label_rank: dict[str, int] = {}
+        self._label_rank: dict[str, int] = {}        # its index: sorting a new label set needs no scan
         self._type_names: dict[str, str] = {}
         self._labelsets: dict[frozenset[str], LabelSet] = {frozenset(): LabelSet()}
         self._counts = CountsVersion(0, {None: 0}, {None: 0}, None)

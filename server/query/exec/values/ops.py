@@ -225,9 +225,7 @@ def order_key(v: Any) -> tuple:
                 ids.append(v.rels[i].id)
         return (_PATH, tuple(ids))
     if t is Duration:
-        # Neo4j's order: average length (a month is 2,629,746 s, a day 86,400 s), then the fields
-        return (_DURATION, v.months * 2_629_746 + v.days * 86_400 + v.seconds, v.nanoseconds,
-                v.months, v.days, v.seconds)
+        return (_DURATION, *v.order_key())
     if t is Vector:
         return (_VECTOR, tuple(v.tolist()))
     if t is Point:
