@@ -148,3 +148,14 @@ def get_provider(db=None) -> Provider:
     if _default is None:
         _default = OpenAICompatibleProvider(ProviderConfig.from_env())
     return _default
+
+
+def configured(db=None) -> bool:
+    """Whether a provider is there to call: the engine's own, one set with ``configure``, or one the
+    environment names (as ``get_provider`` would read it)."""
+    if db is not None and getattr(db, "ai_provider", None) is not None:
+        return True
+    if _default is not None and not isinstance(_default, OpenAICompatibleProvider):
+        return True
+    config = _default.config if isinstance(_default, OpenAICompatibleProvider) else ProviderConfig.from_env()
+    return bool(config.base_url or config.api_key)

@@ -1,14 +1,16 @@
 """The graph side of retrieval: entities named in a question, and the facts two hops around them.
 
-By default a deterministic gazetteer: every phrase of one to four words of the question is looked up in
-the trigram index of the graph's own entity names; the best non-overlapping matches above a threshold
-win. With ``{entities: 'llm'}`` the configured provider lists the names and each is resolved the same way.
+With an AI provider configured its model lists the names in the question (spec 003) and each is looked
+up in the trigram index of the graph's own entity names. Without one (or ``{entities: 'gazetteer'}``, or
+when the model fails) a deterministic gazetteer: every phrase of one to four words of the question is
+looked up there; the best non-overlapping matches above a threshold win.
 """
 from __future__ import annotations
 
 import json
 import re
 
+from ..ai import providers
 from ..index.trigram import trigram_similarity
 from .normalize import normalize_name
 from .names import search_in_scope, trigram_lookup
@@ -17,6 +19,8 @@ _WORDS = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*")
 _POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")
 MAX_QUESTION_WORDS = 64
 MAX_PHRASE_WORDS = 4
+MAX_NAMES = 32                 # names taken from a model's list
+MAX_REPLY_CHARS = 64 * 1024    # of a model's reply, searched for that list
 
 
 def _in_scope(tx, nid: int, label: str, workspace) -> bool:
@@ -24,11 +28,22 @@ def _in_scope(tx, nid: int, label: str, workspace) -> bool:
             and (workspace is None or tx.node_prop(nid, "workspace") == workspace))
 
 
-def find_entities(ctx, question: str, opts: dict) -> list[dict]:
-    """[{entity id, name, phrase, similarity}] for the entities the question names."""
-    if opts["entities"] == "llm":
-        phrases = [(name, i, i) for i, name in enumerate(_llm_names(ctx, question))]
-    else:
+def find_entities(ctx, question: str, opts: dict, diagnostics=None) -> tuple[list[dict], str]:
+    """[{entity id, name, phrase, similarity}] for the entities the question names, and what named them
+    ('llm' or 'gazetteer'). A model that fails or answers no list leaves the gazetteer to do it (noted in
+    ``diagnostics``): the graph enhances, never replaces."""
+    source = opts["entities"]
+    if source == "auto":
+        source = "llm" if providers.configured(ctx.db) else "gazetteer"
+    phrases = None
+    if source == "llm":
+        try:
+            phrases = [(name, i, i) for i, name in enumerate(_llm_names(ctx, question))]
+        except (providers.ProviderError, ValueError) as error:
+            if diagnostics is not None:
+                diagnostics.degrade("entities", error, "gazetteer")
+            source = "gazetteer"
+    if phrases is None:
         words = _WORDS.findall(_POSSESSIVE.sub("", question))[:MAX_QUESTION_WORDS]
         phrases = [(" ".join(words[i:j]), i, j - 1) for i in range(len(words))
                    for j in range(i + 1, min(len(words), i + MAX_PHRASE_WORDS) + 1)]
@@ -53,26 +68,36 @@ def find_entities(ctx, question: str, opts: dict) -> list[dict]:
     chosen, seen = [], set()
     for _, sim, first, last, nid, phrase in candidates:
         span = set(range(first, last + 1))
-        if nid in seen or (opts["entities"] != "llm" and span & taken):
+        if nid in seen or (source != "llm" and span & taken):
             continue
         taken |= span
         seen.add(nid)
         chosen.append({"id": nid, "name": tx.node_prop(nid, "name"), "phrase": phrase, "similarity": sim})
-    return chosen
+    return chosen, source
 
 
 def _llm_names(ctx, question: str) -> list[str]:
-    from ..ai.providers import get_provider
+    """The names the provider's model lists for ``question``; ValueError when its reply holds no JSON
+    array of strings (an empty array is an answer: it found nothing)."""
     prompt = ("List the named entities (people, organisations, products, places, concepts) that the question "
               "mentions. Answer with a JSON array of strings and nothing else.\n\nQuestion: " + question)
     ctx.costs["llmCalls"] += 1
-    text = get_provider(ctx.db).chat([{"role": "user", "content": prompt}])
-    match = re.search(r"\[.*\]", text, re.DOTALL)
-    try:
-        names = json.loads(match.group(0)) if match else []
-    except ValueError:
-        names = []
-    return [n for n in names if isinstance(n, str) and n.strip()][:32]
+    text = providers.get_provider(ctx.db).chat([{"role": "user", "content": prompt}])
+    return parse_names(text)
+
+
+def parse_names(text: str) -> list[str]:
+    """The first JSON array of strings in a model's reply (prose or a code fence may surround it)."""
+    text = text[:MAX_REPLY_CHARS] if isinstance(text, str) else ""
+    decoder = json.JSONDecoder()
+    for match in re.finditer(r"\[", text):
+        try:
+            value, _ = decoder.raw_decode(text, match.start())
+        except ValueError:
+            continue
+        if isinstance(value, list) and all(isinstance(name, str) for name in value):
+            return [name.strip() for name in value if name.strip()][:MAX_NAMES]
+    raise ValueError("the model's reply holds no JSON array of names")
 
 
 def traverse(ctx, seeds: list[int], opts: dict) -> tuple[dict, dict]:

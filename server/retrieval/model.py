@@ -14,6 +14,7 @@ import math
 from relate.protocol.errors import ArgumentError
 
 LANES = ("direct", "expanded", "evidence")
+ENTITY_SOURCES = ("auto", "llm", "gazetteer")
 MAX_LANE_K = 10_000            # hits per index search: a fused top-k never needs more, and each costs a row
 
 DEFAULTS = {
@@ -26,7 +27,9 @@ DEFAULTS = {
     "chunkRel": "HAS_CHUNK",
     "vectorIndex": "chunk_embedding", "fulltextIndex": "chunk_text",
     "embedder": None,              # None: the vector index's declared embedder, else hash-384
-    "entities": "gazetteer",       # or 'llm': the configured provider extracts names from the question
+    # 'auto': the configured provider's model extracts names from the question (spec 003), the
+    # gazetteer without one; 'llm' or 'gazetteer' force either
+    "entities": "auto",
     "entityThreshold": 0.5,        # trigram similarity for a question phrase to name an entity
     "hops": 2, "maxFacts": 200,
     "maxFanout": 2,                # facts kept per entity and (type, direction), best corroborated (0: all)
@@ -73,8 +76,8 @@ def options(given, extra: dict | None = None) -> dict:
     lanes = out["lanes"]
     if lanes is not None and (not isinstance(lanes, list) or not set(lanes) <= set(LANES)):
         raise ArgumentError(f"Option `lanes` must be a list of {list(LANES)}", detail="InvalidArgumentValue")
-    if out["entities"] not in ("gazetteer", "llm"):
-        raise ArgumentError("Option `entities` must be 'gazetteer' or 'llm'", detail="InvalidArgumentValue")
+    if out["entities"] not in ENTITY_SOURCES:
+        raise ArgumentError(f"Option `entities` must be one of {list(ENTITY_SOURCES)}", detail="InvalidArgumentValue")
     for key in ("hydrate", "siblings"):
         if type(out[key]) is not bool:
             raise ArgumentError(f"Option `{key}` must be a boolean", detail="InvalidArgumentValue")

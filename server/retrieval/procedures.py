@@ -1,7 +1,7 @@
 """Registration of db.entity.resolve, db.retrieve, db.retrieve.diagnostics and db.answer."""
 from __future__ import annotations
 
-from ..ai.providers import ProviderConfig
+from ..ai import providers
 from .model import options
 from .resolve import resolve_mentions
 from .retrieve import retrieve
@@ -32,14 +32,6 @@ def register(registry) -> None:
 _RETRIEVE_OPTIONS = {"answer": True}
 
 
-def _provider_configured(db) -> bool:
-    """Whether the engine set a provider or the environment names one (as the default provider reads it)."""
-    if getattr(db, "ai_provider", None) is not None:
-        return True
-    config = ProviderConfig.from_env()
-    return bool(config.base_url or config.api_key)
-
-
 def _synthesized(ctx, question, result) -> dict:
     """db.answer's {answer, citations, sources} for a retrieval (one model call)."""
     from .answer import synthesize
@@ -51,7 +43,7 @@ def _synthesized(ctx, question, result) -> dict:
 def _with_answer(ctx, question, opts: dict):
     """The retrieval, and {answer, citations} synthesized from it (null / [] without a provider)."""
     result = retrieve(ctx, question, opts)
-    if opts["answer"] and result.rows and _provider_configured(ctx.db):
+    if opts["answer"] and result.rows and providers.configured(ctx.db):
         made = _synthesized(ctx, question, result)
         return result, {"answer": made["answer"], "citations": made["citations"]}
     return result, {"answer": None, "citations": []}

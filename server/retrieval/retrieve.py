@@ -107,7 +107,7 @@ def _attach_evidence(run, out) -> None:
 def _graph_lanes(run, question, lanes_wanted, lists, out) -> None:
     diag, opts, ctx = out.diagnostics, run.opts, run.ctx
     with diag.step("entities") as step:
-        out.entities = graph.find_entities(ctx, question, opts)
+        out.entities, step["source"] = graph.find_entities(ctx, question, opts, diag)
         step["resolved"] = [e["name"] for e in out.entities]
     if not out.entities:
         return                               # nothing to traverse: the direct lane is the answer

@@ -31,7 +31,10 @@ def ask(db, fake, question=Q, **options):
 def test_prompt_grounds_in_numbered_sources_and_markers_are_validated(db):
     with FakeOpenAI(chat=lambda body: "React renders components [1], made by Meta [2][9]. Also [0].") as fake:
         out = ask(db, fake)
-        assert fake.calls("/v1/chat/completions") == 1                    # one call
+        # two calls: the entity extraction (its reply holds no list of names: the gazetteer finds them)
+        # and the one synthesis call
+        assert fake.calls("/v1/chat/completions") == 2
+        assert "JSON array" in fake.requests[0][2]["messages"][-1]["content"]
         body = fake.requests[-1][2]
     system, user = body["messages"][0]["content"], body["messages"][1]["content"]
     assert "only the numbered sources" in system and "do not contain the answer" in system
@@ -56,23 +59,69 @@ def test_provider_failure_gives_a_null_answer_and_keeps_the_sources(db):
         out = ask(db, fake)
     assert out["answer"] is None and out["citations"] == []
     assert out["sources"] and out["sources"][0]["text"]
-    degraded = out["diagnostics"]["degraded"]
-    assert degraded[0]["step"] == "synthesis" and degraded[0]["fallback"] == "null answer, sources intact"
+    degraded = {d["step"]: d for d in out["diagnostics"]["degraded"]}
+    assert degraded["synthesis"]["fallback"] == "null answer, sources intact"
     assert "sk-test" not in json.dumps(out["diagnostics"], default=str)     # secrets never surface
 
 
-def test_llm_entity_extraction_uses_the_provider(db):
+def _extracting(names_reply):
     def chat(body):
         content = body["messages"][-1]["content"]
         if "JSON array" in content:
-            return '["React"]'
+            return names_reply
         return "The sources do not contain the answer."
-    with FakeOpenAI(chat=chat) as fake:
-        out = ask(db, fake, entities="llm")
+    return chat
+
+
+def _step(out, name):
+    found = [s for s in out["diagnostics"]["steps"] if s["name"] == name]
+    return found[0] if found else None
+
+
+@pytest.mark.parametrize("option", [{}, {"entities": "llm"}])
+def test_entities_are_extracted_by_the_providers_model_when_one_is_configured(db, option):
+    # the question names React only as "ReactJS": the model's list names the entity
+    with FakeOpenAI(chat=_extracting('Sure:\n```json\n["React"]\n```')) as fake:
+        out = ask(db, fake, question="How do I write components with ReactJS?", **option)
         assert fake.calls("/v1/chat/completions") == 2
-    entities = [s for s in out["diagnostics"]["steps"] if s["name"] == "entities"][0]
-    assert entities["resolved"] == ["React"]
+    assert _step(out, "entities")["source"] == "llm"
+    assert _step(out, "entities")["resolved"] == ["React"]
+    assert _step(out, "traversal")["facts"] > 0
+    assert out["diagnostics"]["degraded"] == []
     assert out["answer"] == "The sources do not contain the answer." and out["citations"] == []
+
+
+def test_the_gazetteer_can_be_chosen_with_a_provider_configured(db):
+    with FakeOpenAI(chat=_extracting('["Nothing"]')) as fake:
+        out = ask(db, fake, entities="gazetteer")
+        assert fake.calls("/v1/chat/completions") == 1          # the synthesis call only
+    assert _step(out, "entities")["source"] == "gazetteer" and "React" in _step(out, "entities")["resolved"]
+
+
+def test_a_model_that_names_nothing_leaves_the_direct_lane(db):
+    with FakeOpenAI(chat=_extracting("[]")) as fake:
+        out = ask(db, fake)
+    assert _step(out, "entities")["resolved"] == [] and _step(out, "traversal") is None
+    assert out["sources"] and out["diagnostics"]["degraded"] == []
+
+
+@pytest.mark.parametrize("reply", ["I cannot tell.", "[1, 2]", '["React"', "{\"names\": 3}"])
+def test_a_failed_extraction_falls_back_to_the_gazetteer(db, reply):
+    with FakeOpenAI(chat=_extracting(reply)) as fake:
+        out = ask(db, fake)
+    entities = _step(out, "entities")
+    assert entities["source"] == "gazetteer" and "React" in entities["resolved"]
+    assert [d["step"] for d in out["diagnostics"]["degraded"]] == ["entities"]
+    assert out["diagnostics"]["degraded"][0]["fallback"] == "gazetteer"
+    assert out["sources"] and _step(out, "traversal")["facts"] > 0
+
+
+def test_an_unreachable_provider_still_answers_from_the_graph_lanes(db):
+    with FakeOpenAI(fail_status=500) as fake:
+        out = ask(db, fake)
+    assert [d["step"] for d in out["diagnostics"]["degraded"]] == ["entities", "synthesis"]
+    assert _step(out, "entities")["source"] == "gazetteer" and _step(out, "traversal")["facts"] > 0
+    assert out["answer"] is None and out["sources"]
 
 
 def test_grouped_markers_are_validated_number_by_number(db):
@@ -106,7 +155,8 @@ def test_every_search_returns_prose_with_a_provider(db, monkeypatch):
             skipped = db.session().run(call, {"q": Q, "o": {"k": 3, "laneK": 3, "answer": False}}).fetch(100)
         finally:
             db.ai_provider = None
-        assert fake.calls("/v1/chat/completions") == 1
+        # an extraction call per search, and one synthesis call where the answer is wanted
+        assert fake.calls("/v1/chat/completions") == 3
     assert {r[1] for r in rows} == {"React uses JSX [1]."} and rows[0][2][0]["marker"] == 1
     assert "synthesis" in {s["name"] for s in rows[0][3]["steps"]}
     assert {r[1] for r in skipped} == {None} and "synthesis" not in {s["name"] for s in skipped[0][3]["steps"]}
