@@ -57,6 +57,32 @@ class ProviderConfig:
                    timeout_s=float(env.get("RELATE_AI_TIMEOUT", cls.timeout_s)))
 
 
+def post_json(url: str, body: dict, *, headers: dict, timeout_s: float, what: str):
+    """POST ``body`` as JSON and the decoded JSON answer; every failure (HTTP status, timeout, refused,
+    oversized, not JSON) is a ProviderError naming ``what``, never the URL's secrets or the headers."""
+    request = urllib.request.Request(url, json.dumps(body).encode(),
+                                     {"Content-Type": "application/json", "Accept": "application/json", **headers},
+                                     method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout_s) as response:
+            raw = response.read(MAX_RESPONSE_BYTES + 1)
+    except urllib.error.HTTPError as e:
+        raise ProviderError(f"{what} answered HTTP {e.code}", detail="HttpError") from None
+    except (TimeoutError, socket.timeout):
+        raise ProviderError(f"{what} timed out after {timeout_s}s", detail="Timeout") from None
+    except (urllib.error.URLError, OSError, ValueError) as e:
+        reason = getattr(e, "reason", e)
+        if isinstance(reason, (TimeoutError, socket.timeout)):
+            raise ProviderError(f"{what} timed out after {timeout_s}s", detail="Timeout") from None
+        raise ProviderError(f"{what} unreachable: {type(reason).__name__}", detail="Unreachable") from None
+    if len(raw) > MAX_RESPONSE_BYTES:
+        raise ProviderError(f"{what}: the answer exceeds {MAX_RESPONSE_BYTES} bytes", detail="Malformed")
+    try:
+        return json.loads(raw)
+    except ValueError:
+        raise ProviderError(f"{what} sent malformed JSON", detail="Malformed") from None
+
+
 class OpenAICompatibleProvider(Provider):
     """``POST {base}/embeddings`` and ``POST {base}/chat/completions`` of an OpenAI-compatible API."""
 
@@ -72,33 +98,9 @@ class OpenAICompatibleProvider(Provider):
         base = self.config.base_url
         if not base:
             raise ProviderError("No AI provider is configured (set RELATE_AI_BASE_URL)", detail="NotConfigured")
-        url = base.rstrip("/") + path
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
-        if self.config.api_key:
-            headers["Authorization"] = "Bearer " + self.config.api_key
-        request = urllib.request.Request(url, json.dumps(body).encode(), headers, method="POST")
-        try:
-            with urllib.request.urlopen(request, timeout=self.config.timeout_s) as response:
-                raw = response.read(MAX_RESPONSE_BYTES + 1)
-        except urllib.error.HTTPError as e:
-            raise ProviderError(f"AI provider answered HTTP {e.code} for {path}", detail="HttpError") from None
-        except (TimeoutError, socket.timeout):
-            raise ProviderError(f"AI provider timed out after {self.config.timeout_s}s on {path}",
-                                detail="Timeout") from None
-        except (urllib.error.URLError, OSError) as e:
-            reason = getattr(e, "reason", e)
-            if isinstance(reason, (TimeoutError, socket.timeout)):
-                raise ProviderError(f"AI provider timed out after {self.config.timeout_s}s on {path}",
-                                    detail="Timeout") from None
-            raise ProviderError(f"AI provider unreachable for {path}: {type(reason).__name__}",
-                                detail="Unreachable") from None
-        if len(raw) > MAX_RESPONSE_BYTES:
-            raise ProviderError(f"AI provider answer for {path} exceeds {MAX_RESPONSE_BYTES} bytes",
-                                detail="Malformed")
-        try:
-            data = json.loads(raw)
-        except ValueError:
-            raise ProviderError(f"AI provider sent malformed JSON for {path}", detail="Malformed") from None
+        headers = {"Authorization": "Bearer " + self.config.api_key} if self.config.api_key else {}
+        data = post_json(base.rstrip("/") + path, body, headers=headers, timeout_s=self.config.timeout_s,
+                         what=f"AI provider ({path})")
         if not isinstance(data, dict):
             raise ProviderError(f"AI provider sent a non-object for {path}", detail="Malformed")
         return data

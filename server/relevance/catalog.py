@@ -13,9 +13,11 @@ from relate.protocol.errors import ArgumentError
 
 JOIN_KIND, LABEL_KIND = "relevance_join", "label_decl"
 JOIN_PREFIX, LABEL_PREFIX = "relevance:", "label:"
-MODES = ("fused", "keyword", "agentic-rag", "participant")
+MODES = ("fused", "keyword", "agentic-rag", "participant", "remote-search", "elasticsearch")
+REMOTE_MODES = ("remote-search", "elasticsearch")     # a store outside this world (relevance/remote.py)
+_REMOTE_OPTIONS = {"url", "index", "fields", "recordKey", "recordScoreField", "targetKey", "timeout", "apiKeyEnv"}
 _JOIN_OPTIONS = {"indexes", "via", "kind", "k", "minScore", "cacheTtl", "maxAnchors", "description",
-                 "intent", "identityField", "maxRounds"}
+                 "intent", "identityField", "maxRounds"} | _REMOTE_OPTIONS
 SCOPE_KEYS = ("user", "context")
 DEFAULT_VIA = "vector"      # the semantic lane's name: an edge or join saying it means "no via"
 MEMORY_LABEL = "Memory"     # the memory relevance source's shared parent label
@@ -44,8 +46,27 @@ class JoinDef:
     intent: str | None = None
     identity_field: str = "entityIds"
     max_rounds: int = 3
+    # a remote store (kind remote-search / elasticsearch): where, and how its records map to targets
+    url: str | None = None
+    index: str | None = None
+    fields: tuple[str, ...] = ()
+    record_key: str = "id"
+    score_field: str = "score"
+    target_key: str = "id"
+    timeout: float = 10.0
+    api_key_env: str | None = None       # the name of the variable holding the store's key, never the key
     # per query, never stored: the lifecycle statuses the source reads (None: every one but `never`)
     statuses: tuple[str, ...] | None = None
+
+    @property
+    def remote(self) -> bool:
+        """Whether a search is a request to a store outside this world (an apiCalls, not a semanticCalls)."""
+        return self.kind in REMOTE_MODES
+
+    def _remote_entry(self) -> dict:
+        return {"url": self.url, "index": self.index, "fields": list(self.fields), "recordKey": self.record_key,
+                "recordScoreField": self.score_field, "targetKey": self.target_key, "timeout": self.timeout,
+                "apiKeyEnv": self.api_key_env} if self.remote else {}
 
     def to_entry(self) -> dict:
         return {"kind": JOIN_KIND, "name": self.name, "anchorLabels": list(self.anchor_labels),
@@ -53,20 +74,24 @@ class JoinDef:
                 "mode": self.kind, "via": self.via, "indexes": list(self.indexes), "k": self.k,
                 "minScore": self.min_score, "cacheTtl": self.cache_ttl, "maxAnchors": self.max_anchors,
                 "description": self.description, "intent": self.intent, "identityField": self.identity_field,
-                "maxRounds": self.max_rounds}
+                "maxRounds": self.max_rounds, **self._remote_entry()}
 
     @classmethod
     def from_entry(cls, e: dict) -> "JoinDef":
         return cls(e["name"], tuple(e["anchorLabels"]), e["relType"], e["targetLabel"], e["anchorProperty"],
                    e.get("mode", "fused"), e.get("via"), tuple(e.get("indexes", ())), e.get("k", 8),
                    e.get("minScore", 0.0), e.get("cacheTtl"), e.get("maxAnchors"), e.get("description", ""),
-                   e.get("intent"), e.get("identityField", "entityIds"), e.get("maxRounds", 3))
+                   e.get("intent"), e.get("identityField", "entityIds"), e.get("maxRounds", 3),
+                   e.get("url"), e.get("index"), tuple(e.get("fields", ())), e.get("recordKey", "id"),
+                   e.get("recordScoreField", "score"), e.get("targetKey", "id"), e.get("timeout", 10.0),
+                   e.get("apiKeyEnv"))
 
     def show_row(self) -> dict:
         return {"name": self.name, "anchorLabels": list(self.anchor_labels), "anchorProperty": self.anchor_property,
                 "type": self.rel_type, "targetLabel": self.target_label, "mode": self.kind, "via": self.via,
                 "indexes": list(self.indexes), "k": self.k, "minScore": self.min_score, "cacheTtl": self.cache_ttl,
-                "maxAnchors": self.max_anchors, "intent": self.intent, "description": self.description}
+                "maxAnchors": self.max_anchors, "intent": self.intent, "description": self.description,
+                **self._remote_entry()}
 
 
 def make_join(name, anchor_labels, rel_type, target_label, anchor_property, options: dict | None) -> JoinDef:
@@ -81,7 +106,8 @@ def make_join(name, anchor_labels, rel_type, target_label, anchor_property, opti
     kind = options.get("kind")
     if kind is None:
         kind = {None: "fused", "vector": "fused", "keyword": "keyword", "agentic-rag": "agentic-rag",
-                "participant": "participant"}.get(via)
+                "participant": "participant", "remote-search": "remote-search",
+                "elasticsearch": "elasticsearch"}.get(via)
         if kind is None:
             raise ArgumentError(f"Relevance join `{name}`: say which search answers via {via!r} "
                                 f"with OPTIONS {{kind: one of {', '.join(MODES)}}}")
@@ -99,7 +125,7 @@ def make_join(name, anchor_labels, rel_type, target_label, anchor_property, opti
         indexes = [indexes]
     if not isinstance(indexes, list) or not all(isinstance(i, str) for i in indexes):
         raise ArgumentError("Relevance join option `indexes` must be a list of index names")
-    if kind != "participant" and not indexes:
+    if kind not in ("participant", *REMOTE_MODES) and not indexes:
         raise ArgumentError(f"Relevance join `{name}` needs OPTIONS {{indexes: [...]}} (a vector and/or "
                             f"full-text index over :{target_label})")
     k = options.get("k", 8)
@@ -120,10 +146,46 @@ def make_join(name, anchor_labels, rel_type, target_label, anchor_property, opti
     for key in ("description", "intent", "identityField"):
         if options.get(key) is not None and not isinstance(options[key], str):
             raise ArgumentError(f"Relevance join option `{key}` must be a string")
+    remote = _remote_options(name, kind, options)
     return JoinDef(name, tuple(anchor_labels), rel_type, target_label, anchor_property, kind, via, tuple(indexes),
                    k, float(min_score), None if ttl is None else float(ttl), max_anchors,
                    options.get("description") or "", options.get("intent"),
-                   options.get("identityField") or "entityIds", max_rounds)
+                   options.get("identityField") or "entityIds", max_rounds, **remote)
+
+
+def _remote_options(name: str, kind: str, options: dict) -> dict:
+    """JoinDef's remote-store fields from the options of a remote-search / elasticsearch join."""
+    given = sorted(set(options) & _REMOTE_OPTIONS)
+    if kind not in REMOTE_MODES:
+        if given:
+            raise ArgumentError(f"Relevance join `{name}`: option(s) {given} apply to kind remote-search or "
+                                f"elasticsearch only")
+        return {}
+    url = options.get("url")
+    if not isinstance(url, str) or not url.lower().startswith(("http://", "https://")):
+        raise ArgumentError(f"Relevance join `{name}` ({kind}) needs OPTIONS {{url: 'http(s)://...'}}")
+    index = options.get("index")
+    if kind == "elasticsearch" and (not isinstance(index, str) or not index):
+        raise ArgumentError(f"Relevance join `{name}` (elasticsearch) needs OPTIONS {{index: '...'}}")
+    fields = options.get("fields", [])
+    if isinstance(fields, str):
+        fields = [fields]
+    if not isinstance(fields, list) or not all(isinstance(f, str) and f for f in fields):
+        raise ArgumentError("Relevance join option `fields` must be a list of field names")
+    out = {"url": url, "index": index if kind == "elasticsearch" else None, "fields": tuple(fields)}
+    defaults = {"recordKey": "_id" if kind == "elasticsearch" else "id", "recordScoreField": "score",
+                "targetKey": "id", "apiKeyEnv": None}
+    for option, attr in (("recordKey", "record_key"), ("recordScoreField", "score_field"),
+                         ("targetKey", "target_key"), ("apiKeyEnv", "api_key_env")):
+        value = options.get(option, defaults[option])
+        if value is not None and (not isinstance(value, str) or not value):
+            raise ArgumentError(f"Relevance join option `{option}` must be a non-empty string")
+        out[attr] = value
+    timeout = options.get("timeout", 10)
+    if type(timeout) not in (int, float) or not 0 < timeout <= 300:
+        raise ArgumentError(f"Relevance join option `timeout` must be seconds in (0, 300], got {timeout!r}")
+    out["timeout"] = float(timeout)
+    return out
 
 
 @dataclass(frozen=True)

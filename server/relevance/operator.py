@@ -16,7 +16,9 @@ from relate.server.query.exec.operators.base import Operator, label_test
 from relate.server.query.exec.values.ops import equals, type_name
 from relate.server.query.refs import NodeRef, RelRef
 
-from . import agentic, catalog as C, costs, lanes
+from relate.server.ai.providers import ProviderError
+
+from . import agentic, catalog as C, costs, lanes, remote
 
 CACHE_ENTRIES = 10_000
 _caches: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -160,6 +162,36 @@ def _notify_degraded(state, join, error: BaseException) -> None:
                            f"({getattr(error, 'detail', None) or 'error'}); rows come from the fused lane"})
 
 
+def _notify_remote_failed(state, join, error: BaseException) -> None:
+    key = ("remote", join.name)
+    if key in state.notes:
+        state.notes[key]["count"] += 1
+        return
+    state.notes[key] = {"count": 1}
+    state.ctx.notifications.append({
+        "code": "Relate.ClientNotification.Relevance.RemoteSearchFailed", "severity": "WARNING",
+        "category": "GENERIC", "title": "A remote relevance search failed; its anchor has no edges",
+        "description": f"Relevance join `{join.name}` ({join.kind}): {error} "
+                       f"({getattr(error, 'detail', None) or 'error'})"})
+
+
+def _remote_hits(ctx, state, join, scope, key, intent, cache, memo) -> list[dict] | None:
+    """The store's record hits for one key: the TTL cache, else one request (one apiCalls, counted when
+    sent); None when the store failed (a notification says so; nothing is cached)."""
+    found = cache.get(memo) if cache is not None else None
+    if found is not None:
+        return found
+    ctx.costs["apiCalls"] += 1
+    try:
+        found = remote.search(join, key, join.k, intent, dict(scope.equalities))
+    except ProviderError as error:            # fail-open: this anchor answers nothing, the statement stands
+        _notify_remote_failed(state, join, error)
+        return None
+    if cache is not None:
+        cache.put(memo, join.cache_ttl, found)
+    return found
+
+
 def search(ctx, rc, join, key, intent: str | None) -> list[dict]:
     """The hits of ``join`` for one anchor key: statement memo, then the TTL cache, then a real search."""
     state = for_ctx(ctx)
@@ -172,6 +204,11 @@ def search(ctx, rc, join, key, intent: str | None) -> list[dict]:
         state.memo[memo] = []
         return []
     cache = ttl_cache(ctx.db) if join.cache_ttl else None
+    if join.remote:
+        # records are cached, not node ids: a query-time target node lives as long as its statement
+        records = _remote_hits(ctx, state, join, scope, key, intent, cache, memo)
+        hits = remote.resolve(ctx, rc, join, scope, records or [], state.pinned)
+        return _floor_and_keep(state, join, memo, hits, None)
     if cache is not None:
         found = cache.get(memo)
         if found is not None:
@@ -191,13 +228,18 @@ def search(ctx, rc, join, key, intent: str | None) -> list[dict]:
             hits = lanes.fused(ctx, join, scope, key, k)
     else:
         hits = lanes.fused(ctx, join, scope, key, k)
+    return _floor_and_keep(state, join, memo, hits, cache)
+
+
+def _floor_and_keep(state, join, memo, hits: list[dict], cache) -> list[dict]:
+    """``hits`` past the join's minScore floor, memoized for the statement (and cached for its TTL)."""
     if join.min_score > 0 and hits:
         # a fused hit without a similarity (the lexical arm found a document that has no embedding) is
         # kept: the floor is a similarity threshold, and either arm's documents stay reachable (spec 6.6)
         kept = [h for h in hits if h["score"] is None or h["score"] >= join.min_score]
         if len(kept) < len(hits):
-            _notify_cull(state, join, len(hits) - len(kept), len(hits),
-                         max(h["score"] for h in hits if h["score"] is not None))
+            scores = [h["score"] for h in hits if h["score"] is not None]
+            _notify_cull(state, join, len(hits) - len(kept), len(hits), max(scores) if scores else None)
         hits = kept
     state.memo[memo] = hits
     if cache is not None:
@@ -208,7 +250,7 @@ def search(ctx, rc, join, key, intent: str | None) -> list[dict]:
 def planned_calls(ctx, rc, work) -> dict:
     """What the distinct, not yet answered anchor keys in ``work`` will spend."""
     state = for_ctx(ctx)
-    seen, semantic, llm = set(), 0, 0
+    seen, semantic, llm, api = set(), 0, 0, 0
     for join, key, intent in work:
         memo = memo_key(ctx, join, key, intent)
         if memo in seen or memo in state.memo:
@@ -216,10 +258,13 @@ def planned_calls(ctx, rc, work) -> dict:
         seen.add(memo)
         if join.cache_ttl and ttl_cache(ctx.db).get(memo) is not None:
             continue
+        if join.remote:
+            api += 1                       # a request to a store outside this world (spec 001 section 9)
+            continue
         semantic += 1
         if runs_agentic(rc, join):
             llm += 2
-    return {"semanticCalls": semantic, "llmCalls": llm}
+    return {"semanticCalls": semantic, "llmCalls": llm, "apiCalls": api}
 
 
 def _prefetch(ctx, rc, rows) -> None:

@@ -23,17 +23,33 @@ def _below(op) -> list:
 
 
 def _price(op, ctx, rc) -> tuple[dict, bool]:
+    floor = _floor(op, rc)
     if any(isinstance(o, RelevanceExpand) for o in _below(op)):
-        return {"semanticCalls": 1, "llmCalls": 0}, False
+        return floor, False
     try:
         work = [w for row in op.source.rows(ctx, {}) for w in op._work(ctx, rc, row)]
     except Exception:           # e.g. a parameter EXPLAIN was not given: the floor is one search
-        return {"semanticCalls": 1, "llmCalls": 0}, False
+        return floor, False
     return planned_calls(ctx, rc, work), True
 
 
-def _text(n: int, exact: bool) -> str:
-    return f"{'' if exact else 'at least '}~{n} semantic search{'' if n == 1 else 'es'}"
+def _floor(op, rc) -> dict:
+    """One search's price when the anchors cannot be counted: an API call when every join that may
+    answer the hop's type searches a remote store, else a semantic search."""
+    joins = rc.joins_for(op.rel_type)
+    remote = bool(joins) and all(join.remote for join in joins)
+    return {"semanticCalls": 0 if remote else 1, "llmCalls": 0, "apiCalls": 1 if remote else 0}
+
+
+def _text(price: dict, exact: bool) -> str:
+    """'~n semantic search(es)', '~n API call(s)' or both, 'at least' when not exact."""
+    parts = []
+    n, api = price["semanticCalls"], price.get("apiCalls", 0)
+    if n or not api:
+        parts.append(f"~{n} semantic search{'' if n == 1 else 'es'}")
+    if api:
+        parts.append(f"~{api} API call{'' if api == 1 else 's'}")
+    return ("" if exact else "at least ") + ", ".join(parts)
 
 
 def price_plan(root, plan: dict, tx, session, params) -> None:
@@ -53,15 +69,15 @@ def price_plan(root, plan: dict, tx, session, params) -> None:
             price, exact = _price(inner, ctx, rc)
             for_ctx(ctx).memo.clear()        # the stage's own count; repeated keys across stages count again
             exact_all = exact_all and exact
-            node["costs"] = {**price, "apiCalls": 0, "exact": exact}
-            node["details"] = f"{node['details']}; {_text(price['semanticCalls'], exact)}"
-            for key in ("semanticCalls", "llmCalls"):
-                total[key] += price[key]
+            node["costs"] = {**price, "exact": exact}
+            node["details"] = f"{node['details']}; {_text(price, exact)}"
+            for key in ("semanticCalls", "llmCalls", "apiCalls"):
+                total[key] += price.get(key, 0)
         for child, sub in zip(list(op.children()) + list(op.nested()), node.get("children", [])):
             walk(child, sub)
 
     walk(root, plan)
     if found:
         plan["costs"] = {**total, "exact": exact_all}
-        plan["pricing"] = _text(total["semanticCalls"], exact_all) + \
+        plan["pricing"] = _text(total, exact_all) + \
             (f", ~{total['llmCalls']} model call(s)" if total["llmCalls"] else "")
