@@ -149,28 +149,27 @@ def _notify_cull(state, join, dropped: int, total: int, best) -> None:
                                    f"{note['dropped']} of {note['total']} hits (best score seen {best_text})")
 
 
-def _notify_degraded(state, join, error: BaseException) -> None:
-    key = ("degraded", join.name)
-    if key in state.notes:
-        state.notes[key]["count"] += 1
-    else:
-        state.notes[key] = {"count": 1}
-        state.ctx.notifications.append({
-            "code": "Relate.ClientNotification.Relevance.AgenticDegraded", "severity": "WARNING",
-            "category": "GENERIC", "title": "The agentic-rag loop failed; the default lane answered",
-            "description": f"Relevance join `{join.name}`: {type(error).__name__} "
-                           f"({getattr(error, 'detail', None) or 'error'}); rows come from the fused lane"})
-
-
-def _notify_remote_failed(state, join, error: BaseException) -> None:
-    key = ("remote", join.name)
+def _notify_once(state, key: tuple, note: dict) -> None:
+    """Add ``note`` (a WARNING) once per statement and ``key``; later occurrences are only counted."""
     if key in state.notes:
         state.notes[key]["count"] += 1
         return
     state.notes[key] = {"count": 1}
-    state.ctx.notifications.append({
-        "code": "Relate.ClientNotification.Relevance.RemoteSearchFailed", "severity": "WARNING",
-        "category": "GENERIC", "title": "A remote relevance search failed; its anchor has no edges",
+    state.ctx.notifications.append({"severity": "WARNING", "category": "GENERIC", **note})
+
+
+def _notify_degraded(state, join, error: BaseException) -> None:
+    _notify_once(state, ("degraded", join.name), {
+        "code": "Relate.ClientNotification.Relevance.AgenticDegraded",
+        "title": "The agentic-rag loop failed; the default lane answered",
+        "description": f"Relevance join `{join.name}`: {type(error).__name__} "
+                       f"({getattr(error, 'detail', None) or 'error'}); rows come from the fused lane"})
+
+
+def _notify_remote_failed(state, join, error: BaseException) -> None:
+    _notify_once(state, ("remote", join.name), {
+        "code": "Relate.ClientNotification.Relevance.RemoteSearchFailed",
+        "title": "A remote relevance search failed; its anchor has no edges",
         "description": f"Relevance join `{join.name}` ({join.kind}): {error} "
                        f"({getattr(error, 'detail', None) or 'error'})"})
 
