@@ -17,6 +17,7 @@ from starlette.staticfiles import StaticFiles
 
 from .embed import embed_endpoint
 from .query_api import QueryApi
+from .retrieve import retrieve_endpoints
 from .sessions import HttpSessions
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
@@ -35,6 +36,7 @@ def build_app(server, sessions: HttpSessions) -> Starlette:
         return FileResponse(os.path.join(STATIC, "index.html"), headers={"Cache-Control": "no-cache"})
 
     base = "/db/{db}/query/v2"
+    retrieve, retrieve_diagnostics = retrieve_endpoints(api)
     routes = [
         Route("/health", health, methods=["GET", "HEAD"]),
         Route("/", console, methods=["GET", "HEAD"]),
@@ -45,6 +47,8 @@ def build_app(server, sessions: HttpSessions) -> Starlette:
         Route(base + "/tx/{tx}", api.rollback, methods=["DELETE"]),
         Route(base + "/tx/{tx}/commit", api.commit, methods=["POST"]),
         Route("/db/{db}/embed", embed_endpoint(api), methods=["POST"]),
+        Route("/db/{db}/retrieve", retrieve, methods=["POST"]),
+        Route("/db/{db}/retrieve/diagnostics", retrieve_diagnostics, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     return Starlette(routes=routes)

@@ -129,3 +129,49 @@ def test_login_query_table_graph_and_search_playground(browser, server, tmp_path
     steps = [row.text for row in browser.find_elements(By.CSS_SELECTOR, "#diagnostics tbody tr")]
     assert len(steps) == 4 and steps[0].startswith("embed") and steps[-1].startswith("fusion")
     shot(browser, "search", tmp_path)
+
+
+def test_search_playground_graph_retrieval_shows_ranked_results_and_engine_steps(browser, server, tmp_path):
+    wait = WebDriverWait(browser, 30)
+    browser.get(f"http://{server.info['http']}/")
+    wait.until(lambda d: d.find_element(By.ID, "app").is_displayed() or d.find_element(By.ID, "login").is_displayed())
+    if browser.find_element(By.ID, "login").is_displayed():          # this test may run on its own
+        browser.find_element(By.ID, "password").clear()
+        browser.find_element(By.ID, "password").send_keys(PASSWORD)
+        browser.find_element(By.ID, "login-button").click()
+    wait.until(ec.visibility_of_element_located((By.ID, "app")))
+    browser.find_element(By.ID, "tab-search").click()
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#vector-index option[value='note_e']"))
+    Select(browser.find_element(By.ID, "vector-index")).select_by_value("note_e")
+    Select(browser.find_element(By.ID, "fulltext-index")).select_by_value("note_t")
+    question = browser.find_element(By.ID, "question")
+    question.clear()
+    question.send_keys("what did we decide about oauth tokens?")
+
+    # POST /db/neo4j/retrieve: db.retrieve over the chosen indexes' notes, its engine steps in a table.
+    browser.find_element(By.ID, "retrieve-run").click()
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#retrieval-diagnostics tbody tr")) >= 3)
+    assert browser.find_element(By.ID, "retrieval").is_displayed()
+    assert not browser.find_element(By.ID, "search-results").is_displayed()
+    rows = browser.find_elements(By.CSS_SELECTOR, "#retrieval-diagnostics tbody tr")
+    cells = [[td.text for td in row.find_elements(By.TAG_NAME, "td")] for row in rows]
+    steps = [c[0] for c in cells]
+    assert steps[0] == "direct" and {"entities", "fusion"} <= set(steps)
+    assert all(float(c[1]) >= 0 for c in cells)                       # the engine's milliseconds
+    assert "hits:" in cells[0][2] and "kind: rrf" in cells[steps.index("fusion")][2]
+    hits = browser.find_elements(By.CSS_SELECTOR, "#retrieval-results .hit")
+    assert len(hits) == 5 and [h.get_attribute("data-rank") for h in hits] == ["1", "2", "3", "4", "5"]
+    assert hits[0].text.split("\n")[1].startswith("n02") and "direct" in hits[0].text   # the note on tokens
+    scores = [float(h.find_element(By.CLASS_NAME, "score").text) for h in hits]
+    assert scores == sorted(scores, reverse=True)
+    assert "No answer" in browser.find_element(By.ID, "retrieval-answer").text   # no AI provider here
+    assert "db.retrieve: 5 results" in browser.find_element(By.ID, "search-status").text
+    shot(browser, "retrieval", tmp_path)
+
+    # The vector / full-text / fused playground still works and takes the view back.
+    browser.find_element(By.ID, "search-run").click()
+    wait.until(lambda d: d.find_element(By.ID, "search-status").text.startswith("question:"))
+    assert browser.find_element(By.ID, "search-results").is_displayed()
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#lane-fused .hit")) == 5
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#diagnostics tbody tr")) == 4
+    assert not browser.find_element(By.ID, "retrieval").is_displayed()

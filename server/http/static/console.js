@@ -320,14 +320,15 @@
     hits.forEach((hit, i) => {
       const div = document.createElement("div");
       div.className = "hit";
-      div.dataset.rank = String(i + 1);
+      const rank = hit.rank || i + 1;
+      div.dataset.rank = String(rank);
       div.dataset.key = hit.key;
       const p = hit.node.properties || {};
       const label = p.id || p.name || hit.node.id;
       const body = String(p.text || p.title || p.name || "").slice(0, 90);
       div.innerHTML = '<span class="rank"></span><span><b class="key"></b> <span class="body"></span>' +
                       '<div class="sub"></div></span><span class="score"></span>';
-      div.querySelector(".rank").textContent = "#" + (i + 1);
+      div.querySelector(".rank").textContent = "#" + rank;
       div.querySelector(".key").textContent = label;
       div.querySelector(".body").textContent = body;
       div.querySelector(".sub").textContent = extra ? extra(hit) : "";
@@ -356,6 +357,7 @@
     const q = luceneText(question);
     const steps = [];
     $("search-status").textContent = "Searching…";
+    showResults("search");
     try {
       let started = performance.now();
       const embedding = await post(`/db/${DB}/embed`, { text: question, model: "hash-384" });
@@ -397,6 +399,70 @@
     }
   }
   $("search-run").addEventListener("click", runSearch);
+
+  function showResults(which) {
+    // The playground shows one result at a time: the three search lists, or the graph retrieval.
+    $("search-results").hidden = which !== "search";
+    $("retrieval").hidden = which !== "retrieval";
+  }
+
+  async function runRetrieve() {
+    // Graph retrieval: POST /db/{db}/retrieve runs db.retrieve (direct, expanded and evidence lanes,
+    // fused) over the chunks of the chosen indexes; the engine's steps come back with the results.
+    const question = $("question").value.trim();
+    if (!question) { $("search-status").textContent = "Type a question."; return; }
+    const k = Math.max(1, Math.min(100, parseInt($("k").value, 10) || 5));
+    const options = { k };
+    const vectorOption = $("vector-index").selectedOptions[0];
+    if (vectorOption) { options.vectorIndex = vectorOption.value; options.chunkLabel = vectorOption.dataset.label || "Chunk"; }
+    if ($("fulltext-index").value) options.fulltextIndex = $("fulltext-index").value;
+    showResults("retrieval");
+    $("search-status").textContent = "Retrieving…";
+    for (const id of ["retrieval-results", "retrieval-answer", "retrieval-citations", "retrieval-degraded"]) $(id).innerHTML = "";
+    $("retrieval-diagnostics").tBodies[0].innerHTML = "";
+    const started = performance.now();
+    let data;
+    try {
+      data = await post(`/db/${DB}/retrieve`, { question, options });
+    } catch (error) {
+      $("search-status").textContent = error.message;
+      return;
+    }
+    const browserMs = performance.now() - started;
+    const results = data.results.map((r) => Object.assign({}, r, { node: plain(r.node) }));
+    renderLane("retrieval-results", results.map((r) => ({ node: r.node, score: r.score, rank: r.rank, key: r.node.id,
+                                                           lanes: r.lanes, evidence: r.evidence })),
+               (h) => h.lanes.join(" + ") + (h.evidence.length ? ` · ${h.evidence.length} fact${h.evidence.length === 1 ? "" : "s"}` : ""));
+    const answer = $("retrieval-answer");
+    answer.className = data.answer == null ? "none" : "";
+    answer.textContent = data.answer == null
+      ? "No answer synthesized (no AI provider configured, or nothing found)." : data.answer;
+    for (const c of data.citations || []) {
+      const li = document.createElement("li");
+      const node = plain(c.node), p = (node && node.properties) || {};
+      li.value = c.marker;
+      li.textContent = `[${c.marker}] ${c.document || ""} ${p.id || (node && node.id) || ""}`.replace(/\s+/g, " ").trim();
+      $("retrieval-citations").appendChild(li);
+    }
+    const body = $("retrieval-diagnostics").tBodies[0];
+    for (const step of data.diagnostics.steps) {
+      const tr = body.insertRow();
+      tr.dataset.step = step.name;
+      tr.insertCell().textContent = step.name;
+      tr.insertCell().textContent = Number(step.ms).toFixed(2);
+      const counts = Object.entries(step).filter(([key]) => key !== "name" && key !== "ms");
+      tr.insertCell().textContent = counts.map(([key, value]) => `${key}: ${text(value)}`).join(" · ");
+    }
+    for (const d of data.diagnostics.degraded) {
+      const li = document.createElement("li");
+      li.textContent = `degraded ${d.step}: ${d.error} → ${d.fallback}`;
+      $("retrieval-degraded").appendChild(li);
+    }
+    const engineMs = data.diagnostics.steps.reduce((sum, step) => sum + (Number(step.ms) || 0), 0);
+    $("search-status").textContent = `db.retrieve: ${results.length} result${results.length === 1 ? "" : "s"} · ` +
+      `${browserMs.toFixed(1)} ms in the browser, ${engineMs.toFixed(1)} ms in the engine's steps · k = ${k}`;
+  }
+  $("retrieve-run").addEventListener("click", runRetrieve);
   $("question").addEventListener("keydown", (e) => { if (e.key === "Enter") runSearch(); });
 
   // -- start ----------------------------------------------------------------------------------------
