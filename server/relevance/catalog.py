@@ -15,7 +15,8 @@ JOIN_KIND, LABEL_KIND = "relevance_join", "label_decl"
 JOIN_PREFIX, LABEL_PREFIX = "relevance:", "label:"
 MODES = ("fused", "keyword", "agentic-rag", "participant", "remote-search", "elasticsearch")
 REMOTE_MODES = ("remote-search", "elasticsearch")     # a store outside this world (relevance/remote.py)
-_REMOTE_OPTIONS = {"url", "index", "fields", "recordKey", "recordScoreField", "targetKey", "timeout", "apiKeyEnv"}
+_REMOTE_OPTIONS = {"url", "index", "fields", "recordKey", "recordScoreField", "targetKey", "timeout", "apiKeyEnv",
+                   "agentic"}
 _JOIN_OPTIONS = {"indexes", "via", "kind", "k", "minScore", "cacheTtl", "maxAnchors", "description",
                  "intent", "identityField", "maxRounds"} | _REMOTE_OPTIONS
 SCOPE_KEYS = ("user", "context")
@@ -55,6 +56,7 @@ class JoinDef:
     target_key: str = "id"
     timeout: float = 10.0
     api_key_env: str | None = None       # the name of the variable holding the store's key, never the key
+    concept: bool = False                # remote-search `agentic: true`: a model picks probe terms per anchor
     # per query, never stored: the lifecycle statuses the source reads (None: every one but `never`)
     statuses: tuple[str, ...] | None = None
 
@@ -66,7 +68,7 @@ class JoinDef:
     def _remote_entry(self) -> dict:
         return {"url": self.url, "index": self.index, "fields": list(self.fields), "recordKey": self.record_key,
                 "recordScoreField": self.score_field, "targetKey": self.target_key, "timeout": self.timeout,
-                "apiKeyEnv": self.api_key_env} if self.remote else {}
+                "apiKeyEnv": self.api_key_env, "agentic": self.concept} if self.remote else {}
 
     def to_entry(self) -> dict:
         return {"kind": JOIN_KIND, "name": self.name, "anchorLabels": list(self.anchor_labels),
@@ -84,7 +86,7 @@ class JoinDef:
                    e.get("intent"), e.get("identityField", "entityIds"), e.get("maxRounds", 3),
                    e.get("url"), e.get("index"), tuple(e.get("fields", ())), e.get("recordKey", "id"),
                    e.get("recordScoreField", "score"), e.get("targetKey", "id"), e.get("timeout", 10.0),
-                   e.get("apiKeyEnv"))
+                   e.get("apiKeyEnv"), bool(e.get("agentic", False)))
 
     def show_row(self) -> dict:
         return {"name": self.name, "anchorLabels": list(self.anchor_labels), "anchorProperty": self.anchor_property,
@@ -185,6 +187,10 @@ def _remote_options(name: str, kind: str, options: dict) -> dict:
     if type(timeout) not in (int, float) or not 0 < timeout <= 300:
         raise ArgumentError(f"Relevance join option `timeout` must be seconds in (0, 300], got {timeout!r}")
     out["timeout"] = float(timeout)
+    concept = options.get("agentic", False)
+    if type(concept) is not bool or (concept and kind != "remote-search"):
+        raise ArgumentError("Relevance join option `agentic` is a boolean, for kind remote-search (concept mode)")
+    out["concept"] = concept
     return out
 
 

@@ -166,27 +166,41 @@ def _notify_degraded(state, join, error: BaseException) -> None:
                        f"({getattr(error, 'detail', None) or 'error'}); rows come from the fused lane"})
 
 
-def _notify_remote_failed(state, join, error: BaseException) -> None:
-    _notify_once(state, ("remote", join.name), {
+def _notify_remote_failed(state, join, error: BaseException, step: str) -> None:
+    _notify_once(state, ("remote", join.name, step), {
         "code": "Relate.ClientNotification.Relevance.RemoteSearchFailed",
-        "title": "A remote relevance search failed; its anchor has no edges",
-        "description": f"Relevance join `{join.name}` ({join.kind}): {error} "
-                       f"({getattr(error, 'detail', None) or 'error'})"})
+        "title": f"A remote relevance join's {step} failed",
+        "description": f"Relevance join `{join.name}` ({join.kind}) {step}: {error} "
+                       f"({getattr(error, 'detail', None) or 'error'})"
+                       + ("; the anchor's own text was searched" if step == "concept expansion" else
+                          "; that search contributes no edges")})
 
 
 def _remote_hits(ctx, state, join, scope, key, intent, cache, memo) -> list[dict] | None:
-    """The store's record hits for one key: the TTL cache, else one request (one apiCalls, counted when
-    sent); None when the store failed (a notification says so; nothing is cached)."""
+    """The store's record hits for one key: the TTL cache, else one request per probe (each one apiCalls,
+    counted when sent; concept mode first asks the model for the probes, else the key is the one probe);
+    None when every request failed (a notification says so). Only a complete answer is cached."""
     found = cache.get(memo) if cache is not None else None
     if found is not None:
         return found
-    ctx.costs["apiCalls"] += 1
-    try:
-        found = remote.search(join, key, join.k, intent, dict(scope.equalities))
-    except ProviderError as error:            # fail-open: this anchor answers nothing, the statement stands
-        _notify_remote_failed(state, join, error)
+    probes = [key]
+    if join.concept:
+        try:
+            probes = remote.probe_terms(ctx, key, intent)
+        except (ProviderError, ValueError) as error:   # the anchor's own text still searches
+            _notify_remote_failed(state, join, error, "concept expansion")
+    lists, failed = [], False
+    for probe in probes:
+        ctx.costs["apiCalls"] += 1
+        try:
+            lists.append(remote.search(join, probe, join.k, intent, dict(scope.equalities)))
+        except ProviderError as error:      # fail-open: what the other probes found stands
+            failed = True
+            _notify_remote_failed(state, join, error, "search")
+    if not lists:
         return None
-    if cache is not None:
+    found = remote.fuse(lists, join.k)
+    if cache is not None and not failed:
         cache.put(memo, join.cache_ttl, found)
     return found
 
@@ -249,7 +263,7 @@ def _floor_and_keep(state, join, memo, hits: list[dict], cache) -> list[dict]:
 def planned_calls(ctx, rc, work) -> dict:
     """What the distinct, not yet answered anchor keys in ``work`` will spend."""
     state = for_ctx(ctx)
-    seen, semantic, llm, api = set(), 0, 0, 0
+    seen, semantic, llm, api, expansions = set(), 0, 0, 0, 0
     for join, key, intent in work:
         memo = memo_key(ctx, join, key, intent)
         if memo in seen or memo in state.memo:
@@ -259,11 +273,17 @@ def planned_calls(ctx, rc, work) -> dict:
             continue
         if join.remote:
             api += 1                       # a request to a store outside this world (spec 001 section 9)
+            if join.concept:               # one model call picks the probes; each probe is a search: a floor
+                llm += 1
+                expansions += 1
             continue
         semantic += 1
         if runs_agentic(rc, join):
             llm += 2
-    return {"semanticCalls": semantic, "llmCalls": llm, "apiCalls": api}
+    planned = {"semanticCalls": semantic, "llmCalls": llm, "apiCalls": api}
+    if expansions:
+        planned["expansions"] = expansions  # concept mode: its API figure is the first search per anchor
+    return planned
 
 
 def _prefetch(ctx, rc, rows) -> None:

@@ -42,14 +42,21 @@ def _floor(op, rc) -> dict:
 
 
 def _text(price: dict, exact: bool) -> str:
-    """'~n semantic search(es)', '~n API call(s)' or both, 'at least' when not exact."""
+    """'~n semantic search(es)', '~n API call(s)' or both, each 'at least' when it is a floor (a later
+    stage; concept mode's API calls), then the model calls and how many of them are expansions."""
     parts = []
-    n, api = price["semanticCalls"], price.get("apiCalls", 0)
+    n, api, llm = price["semanticCalls"], price.get("apiCalls", 0), price.get("llmCalls", 0)
+    floor = "" if exact else "at least "
     if n or not api:
-        parts.append(f"~{n} semantic search{'' if n == 1 else 'es'}")
+        parts.append(f"{floor}~{n} semantic search{'' if n == 1 else 'es'}")
     if api:
-        parts.append(f"~{api} API call{'' if api == 1 else 's'}")
-    return ("" if exact else "at least ") + ", ".join(parts)
+        api_floor = "at least " if floor or price.get("expansions") else ""
+        parts.append(f"{api_floor}~{api} API call{'' if api == 1 else 's'}")
+    if llm:
+        expansions = price.get("expansions", 0)
+        parts.append(f"~{llm} model call(s)" + (f" ({expansions} expansion{'' if expansions == 1 else 's'})"
+                                               if expansions else ""))
+    return ", ".join(parts)
 
 
 def price_plan(root, plan: dict, tx, session, params) -> None:
@@ -57,7 +64,7 @@ def price_plan(root, plan: dict, tx, session, params) -> None:
     ctx = ExecContext(tx, dict(params or {}), session.db)
     ctx.scope, ctx.budget = session.scope, session.ai_budget
     rc = C.of(tx)
-    total = {"semanticCalls": 0, "llmCalls": 0, "apiCalls": 0}
+    total = {"semanticCalls": 0, "llmCalls": 0, "apiCalls": 0, "expansions": 0}
     exact_all = True
     found = False
 
@@ -69,15 +76,16 @@ def price_plan(root, plan: dict, tx, session, params) -> None:
             price, exact = _price(inner, ctx, rc)
             for_ctx(ctx).memo.clear()        # the stage's own count; repeated keys across stages count again
             exact_all = exact_all and exact
-            node["costs"] = {**price, "exact": exact}
+            node["costs"] = {key: price.get(key, 0) for key in ("semanticCalls", "llmCalls", "apiCalls")}
+            node["costs"]["exact"] = exact
             node["details"] = f"{node['details']}; {_text(price, exact)}"
-            for key in ("semanticCalls", "llmCalls", "apiCalls"):
+            for key in total:
                 total[key] += price.get(key, 0)
         for child, sub in zip(list(op.children()) + list(op.nested()), node.get("children", [])):
             walk(child, sub)
 
     walk(root, plan)
     if found:
+        plan["pricing"] = _text(total, exact_all)
+        total.pop("expansions")
         plan["costs"] = {**total, "exact": exact_all}
-        plan["pricing"] = _text(total, exact_all) + \
-            (f", ~{total['llmCalls']} model call(s)" if total["llmCalls"] else "")

@@ -14,10 +14,17 @@ import math
 import os
 from urllib.parse import quote
 
-from ..ai.providers import ProviderError, post_json
+from ..ai import replies
+from ..ai.providers import ProviderError, get_provider, post_json
 
 KINDS = ("remote-search", "elasticsearch")
 MAX_RECORDS = 1000
+MAX_PROBES = 4                 # concept mode: probe terms a model may choose per anchor
+MAX_PROBE_CHARS = 200
+RRF_CONSTANT = 60
+PROBE_PROMPT = ("You expand a concept into search terms for a search engine. Reply with a JSON array of at most "
+                f"{MAX_PROBES} short search terms (words or phrases) that documents about the concept would use, "
+                "and nothing else.")
 _LIST_KEYS = ("results", "hits", "records", "data", "items")
 _SCALARS = (str, int, float, bool)
 
@@ -109,6 +116,35 @@ def search(join, key: str, k: int, intent: str | None, filters: dict) -> list[di
         if len(hits) == k:
             break
     return hits
+
+
+def probe_terms(ctx, key: str, intent: str | None) -> list[str]:
+    """Concept mode: the model's probe terms for one anchor (one llmCalls, counted when asked). Raises
+    ProviderError or ValueError (no list in the reply); an empty list means the anchor's own text."""
+    ctx.costs["llmCalls"] += 1
+    brief = f"\nBrief: {intent}" if intent else ""
+    text = get_provider(ctx.db).chat([{"role": "system", "content": PROBE_PROMPT},
+                                      {"role": "user", "content": f"Concept: {key}{brief}"}])
+    terms: dict[str, str] = {}
+    for term in replies.string_list(text, MAX_PROBES * 4):
+        terms.setdefault(term.lower(), term[:MAX_PROBE_CHARS])
+    return list(terms.values())[:MAX_PROBES] or [key]
+
+
+def fuse(lists: list[list[dict]], k: int) -> list[dict]:
+    """Several probes' hits as one list: reciprocal rank fusion over the record keys, each record's best
+    score kept (a record several probes find outranks a lone hit)."""
+    if len(lists) == 1:
+        return lists[0]
+    fused: dict = {}
+    for hits in lists:
+        for hit in hits:
+            entry = fused.setdefault(hit["key"], {"hit": hit, "rrf": 0.0, "score": hit["score"]})
+            entry["rrf"] += 1.0 / (RRF_CONSTANT + hit["rank"])
+            if hit["score"] is not None and (entry["score"] is None or hit["score"] > entry["score"]):
+                entry["score"] = hit["score"]
+    ranked = sorted(fused.values(), key=lambda e: -e["rrf"])[:k]
+    return [dict(e["hit"], score=e["score"], rank=rank) for rank, e in enumerate(ranked, 1)]
 
 
 def node_props(join, record: dict, rkey) -> dict:

@@ -7,10 +7,9 @@ looked up there; the best non-overlapping matches above a threshold win.
 """
 from __future__ import annotations
 
-import json
 import re
 
-from ..ai import providers
+from ..ai import providers, replies
 from ..index.trigram import trigram_similarity
 from .normalize import normalize_name
 from .names import search_in_scope, trigram_lookup
@@ -20,7 +19,6 @@ _POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")
 MAX_QUESTION_WORDS = 64
 MAX_PHRASE_WORDS = 4
 MAX_NAMES = 32                 # names taken from a model's list
-MAX_REPLY_CHARS = 64 * 1024    # of a model's reply, searched for that list
 
 
 def _in_scope(tx, nid: int, label: str, workspace) -> bool:
@@ -83,21 +81,7 @@ def _llm_names(ctx, question: str) -> list[str]:
               "mentions. Answer with a JSON array of strings and nothing else.\n\nQuestion: " + question)
     ctx.costs["llmCalls"] += 1
     text = providers.get_provider(ctx.db).chat([{"role": "user", "content": prompt}])
-    return parse_names(text)
-
-
-def parse_names(text: str) -> list[str]:
-    """The first JSON array of strings in a model's reply (prose or a code fence may surround it)."""
-    text = text[:MAX_REPLY_CHARS] if isinstance(text, str) else ""
-    decoder = json.JSONDecoder()
-    for match in re.finditer(r"\[", text):
-        try:
-            value, _ = decoder.raw_decode(text, match.start())
-        except ValueError:
-            continue
-        if isinstance(value, list) and all(isinstance(name, str) for name in value):
-            return [name.strip() for name in value if name.strip()][:MAX_NAMES]
-    raise ValueError("the model's reply holds no JSON array of names")
+    return replies.string_list(text, MAX_NAMES)
 
 
 def traverse(ctx, seeds: list[int], opts: dict) -> tuple[dict, dict]:

@@ -219,3 +219,60 @@ def test_bad_remote_options_are_typed_errors(options, message):
         conn.execute("CREATE RELEVANCE JOIN bad FOR (p:Person)-[:R]->(m:M) ON p.name OPTIONS "
                      + literal(options)).consume()
     assert message in str(err.value)
+
+
+def _concept_db(store, model_reply=None, fail_status=None):
+    from relate.server.ai.providers import OpenAICompatibleProvider, ProviderConfig
+    from tests.ai.fake_openai import FakeOpenAI
+    fake = FakeOpenAI(chat=lambda body: model_reply, fail_status=fail_status).__enter__()
+    db = Database.open(None)
+    db.ai_provider = OpenAICompatibleProvider(ProviderConfig(base_url=fake.base_url, api_key="sk-test"))
+    conn = connect(db)
+    conn.execute("CREATE (:Concept {value: 'beverages'}), (:Concept {value: 'software'})").consume()
+    options = {"kind": "remote-search", "url": store.url + "/search", "agentic": True, "k": 3}
+    conn.execute("CREATE RELEVANCE JOIN cz FOR (c:Concept)-[:RELEVANT_TO]->(m:ZepMemory) ON c.value OPTIONS "
+                 + literal(options)).consume()
+    return conn, fake
+
+
+def test_concept_mode_asks_the_model_for_probe_terms_and_searches_each(store):
+    conn, fake = _concept_db(store, 'Terms: ["tea", "coffee", "Tea"]')
+    try:
+        plan = conn.execute("EXPLAIN MATCH (c:Concept)-[r:RELEVANT_TO]->(m:ZepMemory) RETURN m.id").consume().plan
+        assert plan["costs"]["llmCalls"] == 2 and plan["costs"]["apiCalls"] == 2
+        assert "at least ~2 API calls" in plan["pricing"] and "(2 expansions)" in plan["pricing"]
+        assert store.requests == [] and fake.requests == []
+        result = conn.execute("MATCH (c:Concept {value: 'beverages'})-[r:RELEVANT_TO]->(m:ZepMemory) "
+                              "RETURN m.id AS id ORDER BY r.rank")
+        assert {r["id"] for r in result} == {"z1", "z3"}
+        costs = result.consume().costs
+        assert costs == {"semanticCalls": 0, "llmCalls": 1, "apiCalls": 2}     # 'Tea' repeats 'tea'
+        assert [b["query"] for _, _, b in store.requests] == ["tea", "coffee"]
+        assert "beverages" in json.dumps(fake.requests[0][2])
+    finally:
+        fake.__exit__(None, None, None)
+
+
+def test_concept_mode_without_a_model_searches_the_anchor_itself_and_still_counts_the_call(store):
+    conn, fake = _concept_db(store, fail_status=500)
+    try:
+        result = conn.execute("MATCH (c:Concept {value: 'Grace'})-[r:RELEVANT_TO]->(m:ZepMemory) RETURN m.id")
+        assert result.fetchall() == []          # no stored concept 'Grace': the pinned shape is not stored
+        result = conn.execute("MATCH (c:Concept {value: 'software'})-[r:RELEVANT_TO]->(m:ZepMemory) RETURN m.id")
+        result.fetchall()
+        summary = result.consume()
+        assert summary.costs == {"semanticCalls": 0, "llmCalls": 1, "apiCalls": 1}
+        assert [b["query"] for _, _, b in store.requests] == ["software"]
+        assert any(n["code"] == "Relate.ClientNotification.Relevance.RemoteSearchFailed"
+                   and "concept expansion" in n["description"] for n in summary.notifications)
+    finally:
+        fake.__exit__(None, None, None)
+
+
+def test_concept_mode_is_for_remote_search_only():
+    conn = connect()
+    with pytest.raises(ClientError) as err:
+        conn.execute("CREATE RELEVANCE JOIN bad FOR (p:Person)-[:R]->(m:M) ON p.name OPTIONS "
+                     + literal({"kind": "elasticsearch", "url": "http://127.0.0.1:9", "index": "i",
+                                "agentic": True})).consume()
+    assert "agentic" in str(err.value)
