@@ -176,10 +176,10 @@ def _notify_remote_failed(state, join, error: BaseException, step: str) -> None:
                           "; that search contributes no edges")})
 
 
-def _remote_hits(ctx, state, join, scope, key, intent, cache, memo) -> list[dict] | None:
+def _remote_hits(ctx, state, join, scope, key, intent, cache, memo) -> list[dict]:
     """The store's record hits for one key: the TTL cache, else one request per probe (each one apiCalls,
     counted when sent; concept mode first asks the model for the probes, else the key is the one probe);
-    None when every request failed (a notification says so). Only a complete answer is cached."""
+    none when every request failed (a notification says so). Only a complete answer is cached."""
     found = cache.get(memo) if cache is not None else None
     if found is not None:
         return found
@@ -198,7 +198,7 @@ def _remote_hits(ctx, state, join, scope, key, intent, cache, memo) -> list[dict
             failed = True
             _notify_remote_failed(state, join, error, "search")
     if not lists:
-        return None
+        return []
     found = remote.fuse(lists, join.k)
     if cache is not None and not failed:
         cache.put(memo, join.cache_ttl, found)
@@ -220,7 +220,7 @@ def search(ctx, rc, join, key, intent: str | None) -> list[dict]:
     if join.remote:
         # records are cached, not node ids: a query-time target node lives as long as its statement
         records = _remote_hits(ctx, state, join, scope, key, intent, cache, memo)
-        hits = remote.resolve(ctx, rc, join, scope, records or [], state.pinned)
+        hits = remote.resolve(ctx, rc, join, scope, records, state.pinned)
         return _floor_and_keep(state, join, memo, hits, None)
     if cache is not None:
         found = cache.get(memo)

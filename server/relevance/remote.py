@@ -16,12 +16,11 @@ from urllib.parse import quote
 
 from ..ai import replies
 from ..ai.providers import ProviderError, get_provider, post_json
+from .lanes import RRF_K
 
-KINDS = ("remote-search", "elasticsearch")
 MAX_RECORDS = 1000
 MAX_PROBES = 4                 # concept mode: probe terms a model may choose per anchor
 MAX_PROBE_CHARS = 200
-RRF_CONSTANT = 60
 PROBE_PROMPT = ("You expand a concept into search terms for a search engine. Reply with a JSON array of at most "
                 f"{MAX_PROBES} short search terms (words or phrases) that documents about the concept would use, "
                 "and nothing else.")
@@ -140,7 +139,7 @@ def fuse(lists: list[list[dict]], k: int) -> list[dict]:
     for hits in lists:
         for hit in hits:
             entry = fused.setdefault(hit["key"], {"hit": hit, "rrf": 0.0, "score": hit["score"]})
-            entry["rrf"] += 1.0 / (RRF_CONSTANT + hit["rank"])
+            entry["rrf"] += 1.0 / (RRF_K + hit["rank"])
             if hit["score"] is not None and (entry["score"] is None or hit["score"] > entry["score"]):
                 entry["score"] = hit["score"]
     ranked = sorted(fused.values(), key=lambda e: -e["rrf"])[:k]
@@ -183,7 +182,7 @@ def resolve(ctx, rc, join, scope, hits: list[dict], made: dict) -> list[dict]:
             memo = (join.target_label, join.target_key, hit["key"])
             nid = made.get(memo)
             if nid is None:
-                labels = [join.target_label] + [a for a in rc.ancestors(join.target_label) if a != join.target_label]
+                labels = [join.target_label, *rc.ancestors(join.target_label)]
                 nid = made[memo] = tx.add_virtual_node(labels, {**filters, **node_props(join, record, hit["key"])})
         snippet = record.get("snippet")
         out.append({"id": nid, "score": hit["score"], "rank": hit["rank"], "mode": join.kind, "probes": ["remote"],
