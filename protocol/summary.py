@@ -89,6 +89,8 @@ class Summary:
     bookmark: str | None = None
     # AI spend: relevance searches, model calls and outside API calls (docs/relevance.md)
     costs: dict[str, int] = field(default_factory=lambda: dict(ZERO_COSTS))
+    # The call log: one {counter, purpose, source, ok} per model or API call (never the text sent)
+    calls: list[dict[str, Any]] = field(default_factory=list)
 
     def to_metadata(self) -> dict[str, Any]:
         meta: dict[str, Any] = {"type": self.query_type, "t_last": self.t_last_ms}
@@ -103,14 +105,17 @@ class Summary:
             meta["bookmark"] = self.bookmark
         if any(self.costs.values()):
             meta["costs"] = dict(self.costs)
+        if self.calls:
+            meta["calls"] = [dict(c) for c in self.calls]
         return meta
 
     @classmethod
     def from_metadata(cls, meta: dict[str, Any], t_first_ms: float = 0.0) -> "Summary":
         if len(meta) == 2 and "t_last" in meta and "type" in meta:
             # A read's summary (its type and timing only): once per statement on the driver's hot path.
-            return cls(Counters(), [], meta["type"], None, t_first_ms, meta["t_last"], None, dict(ZERO_COSTS))
+            return cls(Counters(), [], meta["type"], None, t_first_ms, meta["t_last"], None, dict(ZERO_COSTS), [])
         return cls(counters=Counters(meta.get("stats", {})), notifications=list(meta.get("notifications", [])),
                    query_type=meta.get("type", "r"), plan=_as_plan(meta.get("plan")), t_first_ms=t_first_ms,
                    t_last_ms=meta.get("t_last", 0.0), bookmark=meta.get("bookmark"),
-                   costs={**ZERO_COSTS, **meta.get("costs", {})})
+                   costs={**ZERO_COSTS, **meta.get("costs", {})},
+                   calls=[dict(c) for c in meta.get("calls", []) if isinstance(c, dict)])

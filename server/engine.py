@@ -506,7 +506,7 @@ class Session:
         ctx.principal = self.principal
         self._watch(ctx)
         self._running(query)
-        summary = Summary(counters=ctx.counters, query_type="r", costs=ctx.costs,
+        summary = Summary(counters=ctx.counters, query_type="r", costs=ctx.costs, calls=ctx.costs.log,
                           notifications=ctx.notifications)
 
         def done():
@@ -559,7 +559,7 @@ class Session:
             raise
         finally:
             self._ctx, self.running_query = None, None
-        summary = Summary(counters=ctx.counters, query_type=_query_type(plan), costs=ctx.costs,
+        summary = Summary(counters=ctx.counters, query_type=_query_type(plan), costs=ctx.costs, calls=ctx.costs.log,
                           notifications=ctx.notifications)
         if profile:
             estimates = self.db.store.begin_read()     # estimates from the counts the statement left

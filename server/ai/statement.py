@@ -31,8 +31,11 @@ class StatementAI:
         found = self.cache.get(key)
         if found is None:
             if embedder.remote and not search:
-                self.ctx.costs["apiCalls"] += 1     # counted when sent, even if it fails
-            found = embedder.embed([text], self.ctx.db)[0]
+                # counted when sent, even if it fails
+                with self.ctx.costs.call("apiCalls", "embedding", embedder.name):
+                    found = embedder.embed([text], self.ctx.db)[0]
+            else:
+                found = embedder.embed([text], self.ctx.db)[0]
             self.cache[key] = found
         return found
 
@@ -44,8 +47,11 @@ class StatementAI:
         todo = [t for t in dict.fromkeys(texts) if (embedder.name, t) not in self.cache]
         if todo:
             if embedder.remote and not search:
-                self.ctx.costs["apiCalls"] += 1
-            for text, vector in zip(todo, embedder.embed(todo, self.ctx.db)):
+                with self.ctx.costs.call("apiCalls", "embedding", embedder.name):
+                    vectors = embedder.embed(todo, self.ctx.db)
+            else:
+                vectors = embedder.embed(todo, self.ctx.db)
+            for text, vector in zip(todo, vectors):
                 self.cache[(embedder.name, text)] = vector
         return [self.cache[(embedder.name, t)] for t in texts]
 

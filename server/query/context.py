@@ -8,8 +8,9 @@ one budget per statement, so nested loops cannot multiply the work done between 
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from datetime import datetime, timezone
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterator, Optional
 
 from relate.protocol.errors import QueryTimeout, Terminated
 from relate.protocol.summary import Counters
@@ -26,8 +27,28 @@ CHUNK = 1024
 
 class Costs(dict):
     """The statement's {semanticCalls, llmCalls, apiCalls}; ``ai_used`` is set by any AI work (an
-    embedding, a relevance search, even a cached one), so the server never runs it inline."""
+    embedding, a relevance search, even a cached one), so the server never runs it inline. ``log`` is
+    the call log: one entry per model or API call, by purpose and source, never by the text sent."""
     ai_used = False
+    log: list = []          # the statement's own list is set by ExecContext (a summary holds it from the start)
+
+    def spend(self, counter: str, purpose: str, source: str | None = None) -> dict:
+        """Count one call on ``counter`` (when it is asked, so a failed call still counts) and log it;
+        the entry is returned so the caller can mark it ``ok: False`` when the call fails."""
+        self[counter] += 1
+        entry = {"counter": counter, "purpose": purpose, "source": source, "ok": True}
+        self.log.append(entry)
+        return entry
+
+    @contextmanager
+    def call(self, counter: str, purpose: str, source: str | None = None) -> Iterator[dict]:
+        """``spend`` around one call: its log entry says ``ok: False`` when the call raises."""
+        entry = self.spend(counter, purpose, source)
+        try:
+            yield entry
+        except BaseException:
+            entry["ok"] = False
+            raise
 
 
 _NO_COSTS = {"semanticCalls": 0, "llmCalls": 0, "apiCalls": 0}    # copied per statement (cheaper than keywords)
@@ -69,6 +90,7 @@ class ExecContext:
         # costs and notifications are the summary's own dict/list, filled while the rows stream.
         self.ai = None
         self.costs = Costs(_NO_COSTS)
+        self.costs.log = []
         self.notifications: list[dict] = []
         self.scope = {} if scope is None else scope   # the session's bound scope (user, context): never a parameter
         self.budget = budget                # the session's AI budget (relevance/costs.py)

@@ -38,10 +38,11 @@ def _json(text: str) -> dict:
 def run(ctx, join, scope, text: str, intent: str | None, k: int) -> list[dict]:
     provider = get_provider(ctx.db)
     brief = intent or join.intent or "relevant to the anchor"
-    ctx.costs["llmCalls"] += 1          # counted when asked, so a failed call still counts
-    plan = _json(provider.chat([{"role": "system", "content": PLAN_PROMPT},
-                                {"role": "user", "content": json.dumps({"anchor": text, "brief": brief})}],
-                               response_format={"type": "json_object"}))
+    with ctx.costs.call("llmCalls", "agentic plan", join.name):     # counted when asked, failed or not
+        reply = provider.chat([{"role": "system", "content": PLAN_PROMPT},
+                               {"role": "user", "content": json.dumps({"anchor": text, "brief": brief})}],
+                              response_format={"type": "json_object"})
+    plan = _json(reply)
     queries = [text]
     for q in plan.get("queries") or []:
         if isinstance(q, str) and q.strip() and q not in queries:
@@ -60,11 +61,12 @@ def run(ctx, join, scope, text: str, intent: str | None, k: int) -> list[dict]:
     ranked = sorted(candidates, key=lambda nid: candidates[nid].get("rank", 0))[:MAX_CANDIDATES]
     handles = {f"d{i}": nid for i, nid in enumerate(ranked, start=1)}
     listing = [{"id": h, "snippet": candidates[nid]["snippet"]} for h, nid in handles.items()]
-    ctx.costs["llmCalls"] += 1
-    verdict = _json(provider.chat([{"role": "system", "content": JUDGE_PROMPT},
-                                   {"role": "user", "content": json.dumps({"brief": brief, "anchor": text,
-                                                                           "candidates": listing})}],
-                                  response_format={"type": "json_object"}))
+    with ctx.costs.call("llmCalls", "agentic judge", join.name):
+        reply = provider.chat([{"role": "system", "content": JUDGE_PROMPT},
+                               {"role": "user", "content": json.dumps({"brief": brief, "anchor": text,
+                                                                       "candidates": listing})}],
+                              response_format={"type": "json_object"})
+    verdict = _json(reply)
     results = verdict.get("results")
     if not isinstance(results, list):
         raise ProviderError("the judge's answer has no results list", detail="Malformed")

@@ -44,4 +44,5 @@ def check(ctx, planned: dict) -> None:
         want = ctx.costs.get(key, 0) + planned.get(key, 0)
         if want > limit:
             raise too_expensive(f"The statement would spend {want} {key} (budget {limit}); narrow the anchor "
-                                f"set, use a cached relevance join, or raise the budget")
+                                f"set, use a cached relevance join, raise the budget, or opt the edge in with "
+                                f"{{ai: {{materialize: true}}}}")

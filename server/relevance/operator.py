@@ -21,6 +21,7 @@ from relate.server.ai.providers import ProviderError
 from . import agentic, catalog as C, costs, lanes, remote
 
 CACHE_ENTRIES = 10_000
+AI_DIRECTIVES = frozenset({"materialize"})      # keys a relevance edge's ``ai`` map may hold
 _caches: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _caches_lock = threading.Lock()
 
@@ -186,14 +187,14 @@ def _remote_hits(ctx, state, join, scope, key, intent, cache, memo) -> list[dict
     probes = [key]
     if join.concept:
         try:
-            probes = remote.probe_terms(ctx, key, intent)
+            probes = remote.probe_terms(ctx, join, key, intent)
         except (ProviderError, ValueError) as error:   # the anchor's own text still searches
             _notify_remote_failed(state, join, error, "concept expansion")
     lists, failed = [], False
     for probe in probes:
-        ctx.costs["apiCalls"] += 1
         try:
-            lists.append(remote.search(join, probe, join.k, intent, dict(scope.equalities)))
+            with ctx.costs.call("apiCalls", "remote search", join.name):
+                lists.append(remote.search(join, probe, join.k, intent, dict(scope.equalities)))
         except ProviderError as error:      # fail-open: what the other probes found stands
             failed = True
             _notify_remote_failed(state, join, error, "search")
@@ -305,15 +306,16 @@ def _prefetch(ctx, rc, rows) -> None:
 
 
 class RelevanceExpand(Operator):
-    """``(start)-[rel:TYPE {via, intent}]->(end)`` answered by relevance joins."""
+    """``(start)-[rel:TYPE {via, intent, ai}]->(end)`` answered by relevance joins."""
     __slots__ = ("start", "rel", "end", "rel_type", "end_label", "end_test", "into", "via", "intent", "relaxed",
-                 "statuses")
+                 "statuses", "ai")
     name = "RelevanceExpand"
 
     def __init__(self, source, start, rel, end, rel_type, end_labels, into, via, intent, relaxed=None,
-                 statuses=None):
+                 statuses=None, ai=None):
         self.source, self.start, self.rel, self.end = source, start, rel, end
         self.rel_type, self.into, self.via, self.intent = rel_type, into, via, intent
+        self.ai = ai            # the edge's ``ai`` directives (compiled map expression) or None
         # what the source reads of the target's lifecycle (planning.edge_selectors)
         self.relaxed, self.statuses = relaxed, statuses
         self.end_label = getattr(end_labels, "name", None) if type(end_labels).__name__ == "LabelName" else None
@@ -327,6 +329,28 @@ class RelevanceExpand(Operator):
         target's status (None: the target has no lifecycle) and the statuses it names (or None)."""
         via = self.via(row, ctx) if self.via is not None else None
         return via, self.relaxed, self.statuses(row, ctx) if self.statuses is not None else None
+
+    def opted_in(self, row, ctx) -> bool:
+        """Whether the edge's ``ai: {materialize: true}`` opts this row's searches into their spend: the
+        statement's AI budget does not refuse them (they are still counted, and maxAnchors still holds)."""
+        if self.ai is None:
+            return False
+        directives = self.ai(row, ctx)
+        if directives is None:
+            return False
+        if not isinstance(directives, dict):
+            raise CypherTypeError(f"A relevance edge's `ai` must be a map, got {type_name(directives)}",
+                                  detail="InvalidArgumentType", phase="runtime")
+        unknown = sorted(set(directives) - AI_DIRECTIVES)
+        if unknown:
+            raise CypherTypeError(f"Unknown directive(s) in a relevance edge's `ai` map: {', '.join(unknown)} "
+                                  f"(known: {', '.join(sorted(AI_DIRECTIVES))})",
+                                  detail="InvalidArgumentValue", phase="runtime")
+        materialize = directives.get("materialize")
+        if materialize is not None and not isinstance(materialize, bool):
+            raise CypherTypeError(f"`ai.materialize` must be a boolean, got {type_name(materialize)}",
+                                  detail="InvalidArgumentType", phase="runtime")
+        return bool(materialize)
 
     def _work(self, ctx, rc, row, chosen=None):
         """[(join, key, intent)] for one input row (empty when nothing anchors it); ``chosen`` memoizes
@@ -377,7 +401,9 @@ class RelevanceExpand(Operator):
             if limit is not None and len(keys) > limit:
                 raise costs.too_expensive(f"Relevance join `{name}` would search {len(keys)} distinct anchors; "
                                           f"its maxAnchors is {limit}")
-        costs.check(ctx, planned_calls(ctx, rc, [w for _, work in rows for w in work]))
+        # rows whose edge opts in with ai: {materialize: true} are not gated by the budget (spec 001 6.7)
+        gated = [w for row, work in rows if work and not self.opted_in(row, ctx) for w in work]
+        costs.check(ctx, planned_calls(ctx, rc, gated))
         _prefetch(ctx, rc, rows)
         state = for_ctx(ctx)
         tx = ctx.tx

@@ -94,20 +94,27 @@ def refuse_unsupported(rc, parts) -> None:
                 f"hop of that one type, not {how}", detail="UnsupportedRelevancePattern", phase="compile time")
 
 
+# The edge's ``ai`` map holds directives to the engine, not a property to match (spec 001 6.7).
+AI_KEY = "ai"
+
+
 def edge_selectors(rel: ast.RelPattern, status_read=None):
-    """(via, intent, relaxed, statuses) for a relevance hop: the via and intent expressions written in
-    the relationship's property map, and what its source reads of the target's lifecycle (``status_reads``:
-    relaxed None when the target has none, False for the active statuses, True for the statuses the query
-    names in the ``statuses`` list expression, or every one but the never-answered when that is None)."""
-    via = intent = None
+    """(via, intent, relaxed, statuses, ai) for a relevance hop: the via, intent and ai expressions written
+    in the relationship's property map, and what its source reads of the target's lifecycle
+    (``status_reads``: relaxed None when the target has none, False for the active statuses, True for the
+    statuses the query names in the ``statuses`` list expression, or every one but the never-answered
+    when that is None)."""
+    via = intent = ai = None
     if isinstance(rel.properties, ast.MapLiteral):
         for key, value in rel.properties.entries:
             if key == "via":
                 via = value
             elif key == "intent":
                 intent = value
+            elif key == AI_KEY:
+                ai = value
     relaxed, statuses = status_read if status_read is not None else (None, None)
-    return via, intent, relaxed, statuses
+    return via, intent, relaxed, statuses, ai
 
 
 def _constant(expr) -> bool:

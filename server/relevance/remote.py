@@ -117,13 +117,14 @@ def search(join, key: str, k: int, intent: str | None, filters: dict) -> list[di
     return hits
 
 
-def probe_terms(ctx, key: str, intent: str | None) -> list[str]:
-    """Concept mode: the model's probe terms for one anchor (one llmCalls, counted when asked). Raises
-    ProviderError or ValueError (no list in the reply); an empty list means the anchor's own text."""
-    ctx.costs["llmCalls"] += 1
+def probe_terms(ctx, join, key: str, intent: str | None) -> list[str]:
+    """Concept mode: the model's probe terms for one anchor of ``join`` (one llmCalls, counted when asked,
+    logged by purpose, never by the anchor's text). Raises ProviderError or ValueError (no list in the
+    reply); an empty list means the anchor's own text."""
     brief = f"\nBrief: {intent}" if intent else ""
-    text = get_provider(ctx.db).chat([{"role": "system", "content": PROBE_PROMPT},
-                                      {"role": "user", "content": f"Concept: {key}{brief}"}])
+    with ctx.costs.call("llmCalls", "concept expansion", join.name):
+        text = get_provider(ctx.db).chat([{"role": "system", "content": PROBE_PROMPT},
+                                          {"role": "user", "content": f"Concept: {key}{brief}"}])
     terms: dict[str, str] = {}
     for term in replies.string_list(text, MAX_PROBES * 4):
         terms.setdefault(term.lower(), term[:MAX_PROBE_CHARS])

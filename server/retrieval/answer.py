@@ -105,9 +105,9 @@ def synthesize(ctx, question: str, retrieval, runner_text, diagnostics) -> dict:
         prompt_text = "".join(m["content"] for m in messages)
         step["tokensIn"] = estimate_tokens(prompt_text)
         try:
-            ctx.costs["llmCalls"] += 1
             started = time.perf_counter()
-            raw = get_provider(ctx.db).chat(messages)
+            with ctx.costs.call("llmCalls", "answer synthesis", "db.retrieve"):
+                raw = get_provider(ctx.db).chat(messages)
             step["providerMs"] = round((time.perf_counter() - started) * 1000, 3)
             step["tokensOut"] = estimate_tokens(raw)
             answer, citations = validate_citations(raw, sources)

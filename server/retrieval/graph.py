@@ -79,8 +79,8 @@ def _llm_names(ctx, question: str) -> list[str]:
     array of strings (an empty array is an answer: it found nothing)."""
     prompt = ("List the named entities (people, organisations, products, places, concepts) that the question "
               "mentions. Answer with a JSON array of strings and nothing else.\n\nQuestion: " + question)
-    ctx.costs["llmCalls"] += 1
-    text = providers.get_provider(ctx.db).chat([{"role": "user", "content": prompt}])
+    with ctx.costs.call("llmCalls", "entity extraction", "db.retrieve"):
+        text = providers.get_provider(ctx.db).chat([{"role": "user", "content": prompt}])
     return replies.string_list(text, MAX_NAMES)
 
 

@@ -134,6 +134,32 @@ def test_a_budget_refuses_before_any_request(store):
     assert err.value.code == "Neo.ClientError.Statement.TooExpensive" and store.requests == []
 
 
+def test_an_edge_opting_in_with_ai_materialize_is_not_refused_and_still_counts(store):
+    db = Database.open(None)
+    db.ai_budget = {"apiCalls": 1}
+    conn = connect(db)
+    setup(conn, store)
+    result = conn.execute("MATCH (p:Person)-[r:REMEMBERED_IN {ai: {materialize: true}}]->(m:ZepMemory) "
+                          "RETURN DISTINCT m.id AS id ORDER BY id")
+    assert [r["id"] for r in result] == ["z1", "z2", "z3"]      # the ai map directs, it matches nothing
+    assert result.consume().costs["apiCalls"] == 2 and len(store.requests) == 2
+    with pytest.raises(ClientError) as err:                     # without the opt-in the gate holds
+        conn.execute("MATCH (p:Person)-[:REMEMBERED_IN {ai: {materialize: false}}]->(m:ZepMemory) "
+                     "RETURN m.id").fetchall()
+    assert err.value.code == "Neo.ClientError.Statement.TooExpensive"
+    assert "materialize: true" in err.value.message
+
+
+@pytest.mark.parametrize("ai, message", [("1", "must be a map"), ("{materialize: 'yes'}", "must be a boolean"),
+                                         ("{refresh: true}", "Unknown directive")])
+def test_a_bad_ai_directive_is_a_typed_error(store, ai, message):
+    conn = connect()
+    setup(conn, store)
+    with pytest.raises(ClientError, match=message):
+        conn.execute(f"MATCH (p:Person)-[:REMEMBERED_IN {{ai: {ai}}}]->(m:ZepMemory) RETURN m.id").fetchall()
+    assert store.requests == []
+
+
 def test_records_map_onto_stored_targets_by_key(store):
     conn = connect()
     setup(conn, store)
@@ -249,6 +275,12 @@ def test_concept_mode_asks_the_model_for_probe_terms_and_searches_each(store):
         assert costs == {"semanticCalls": 0, "llmCalls": 1, "apiCalls": 2}     # 'Tea' repeats 'tea'
         assert [b["query"] for _, _, b in store.requests] == ["tea", "coffee"]
         assert "beverages" in json.dumps(fake.requests[0][2])
+        # the call log: each call by purpose and source, never by the anchor's text
+        calls = result.consume().calls
+        assert [(c["counter"], c["purpose"], c["source"], c["ok"]) for c in calls] == [
+            ("llmCalls", "concept expansion", "cz", True), ("apiCalls", "remote search", "cz", True),
+            ("apiCalls", "remote search", "cz", True)]
+        assert "beverages" not in json.dumps(calls) and "tea" not in json.dumps(calls)
     finally:
         fake.__exit__(None, None, None)
 
@@ -262,6 +294,8 @@ def test_concept_mode_without_a_model_searches_the_anchor_itself_and_still_count
         result.fetchall()
         summary = result.consume()
         assert summary.costs == {"semanticCalls": 0, "llmCalls": 1, "apiCalls": 1}
+        assert [(c["purpose"], c["ok"]) for c in summary.calls] == [("concept expansion", False),
+                                                                      ("remote search", True)]
         assert [b["query"] for _, _, b in store.requests] == ["software"]
         assert any(n["code"] == "Relate.ClientNotification.Relevance.RemoteSearchFailed"
                    and "concept expansion" in n["description"] for n in summary.notifications)

@@ -19,9 +19,16 @@ def test_retrieve_and_answer_over_the_wire(tmp_path):
                 assert {s["name"] for s in rows[0][3]["steps"]} >= {"direct", "entities", "traversal", "fusion",
                                                                     "synthesis"}
                 assert {r[4] for r in rows} == {"React uses JSX [1] and came from Meta [3]."}   # every search: prose
-                answer, citations, sources = conn.execute(
+                result = conn.execute(
                     "CALL db.answer($q, {k: 3, laneK: 3}) YIELD answer, citations, sources "
-                    "RETURN answer, citations, sources", {"q": "How do I write components with React?"}).fetchone()
+                    "RETURN answer, citations, sources", {"q": "How do I write components with React?"})
+                answer, citations, sources = result.fetchone()
+                summary = result.consume()
+                # the call log travels with the summary: each model call by purpose, never the question
+                assert summary.costs["llmCalls"] == 2
+                assert [(c["counter"], c["purpose"], c["ok"]) for c in summary.calls] == [
+                    ("llmCalls", "entity extraction", True), ("llmCalls", "answer synthesis", True)]
+                assert "React" not in repr(summary.calls)
             assert answer == "React uses JSX [1] and came from Meta [3]."
             assert [c["marker"] for c in citations] == [1, 3]
             assert citations[0]["node"].element_id == sources[0]["node"].element_id

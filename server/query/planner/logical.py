@@ -102,7 +102,7 @@ class Expand(LogicalOp):
     rel_props: Optional[ast.Expr] = None
     unique_with: tuple[str, ...] = ()
     backwards: bool = False          # planned against the pattern's direction: reverse the list
-    relevance: Any = None            # (via, intent, relaxed, statuses): the type names a relevance join
+    relevance: Any = None            # (via, intent, relaxed, statuses, ai): the type names a relevance join
                                      # (relevance.planning.edge_selectors)
     best: Any = None                 # best_per_row.Best: per input row, only the rows an ordered head() needs
     repeatable: bool = False         # MATCH REPEATABLE ELEMENTS: a variable-length walk may repeat relationships

@@ -105,6 +105,11 @@ class PatternPlanner:
             if element.properties is not None:
                 if isinstance(element, ast.RelPattern) and element.length is not None:
                     pass     # var-length: every relationship must match; Expand checks rel_props
+                elif isinstance(element, ast.RelPattern) and isinstance(element.properties, ast.MapLiteral) \
+                        and relevance.is_relevance(self._relevance(), element):
+                    # a relevance edge's ``ai`` map directs the engine (RelevanceExpand), matches nothing
+                    entries = [(k, v) for k, v in element.properties.entries if k != relevance.AI_KEY]
+                    out.extend(property_predicates(var, ast.MapLiteral(entries)))
                 else:
                     out.extend(property_predicates(var, element.properties))
             if element.where is not None:

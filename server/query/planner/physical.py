@@ -140,11 +140,12 @@ class PhysicalBuilder:
         source = self.build(op.source)
         if op.relevance is not None:
             from relate.server.relevance.operator import RelevanceExpand
-            via, intent, relaxed, statuses = op.relevance
+            via, intent, relaxed, statuses, ai = op.relevance
             return RelevanceExpand(source, op.start, op.rel, op.end, op.types[0], op.end_labels, op.into,
                                    None if via is None else self.compile(via),
                                    None if intent is None else self.compile(intent),
-                                   relaxed, None if statuses is None else self.compile(statuses))
+                                   relaxed, None if statuses is None else self.compile(statuses),
+                                   None if ai is None else self.compile(ai))
         if op.best is not None:
             return PB.ExpandBest(source, op.start, op.rel, op.end, op.types, op.direction, op.end_labels,
                               op.unique_with, op.best)
