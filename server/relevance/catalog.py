@@ -13,12 +13,14 @@ from relate.protocol.errors import ArgumentError
 
 JOIN_KIND, LABEL_KIND = "relevance_join", "label_decl"
 JOIN_PREFIX, LABEL_PREFIX = "relevance:", "label:"
-MODES = ("fused", "keyword", "agentic-rag", "participant", "remote-search", "elasticsearch")
+MODES = ("fused", "keyword", "agentic-rag", "participant", "remote-search", "elasticsearch", "files")
 REMOTE_MODES = ("remote-search", "elasticsearch")     # a store outside this world (relevance/remote.py)
+RECORD_MODES = (*REMOTE_MODES, "files")               # hits are records, not stored nodes (relevance/files.py)
 _REMOTE_OPTIONS = {"url", "index", "fields", "recordKey", "recordScoreField", "targetKey", "timeout", "apiKeyEnv",
                    "agentic"}
+_FILES_OPTIONS = {"path", "glob", "unit", "require", "fields", "recordKey", "targetKey"}
 _JOIN_OPTIONS = {"indexes", "via", "kind", "k", "minScore", "cacheTtl", "maxAnchors", "description",
-                 "intent", "identityField", "maxRounds"} | _REMOTE_OPTIONS
+                 "intent", "identityField", "maxRounds"} | _REMOTE_OPTIONS | _FILES_OPTIONS
 SCOPE_KEYS = ("user", "context")
 DEFAULT_VIA = "vector"      # the semantic lane's name: an edge or join saying it means "no via"
 MEMORY_LABEL = "Memory"     # the memory relevance source's shared parent label
@@ -57,6 +59,11 @@ class JoinDef:
     timeout: float = 10.0
     api_key_env: str | None = None       # the name of the variable holding the store's key, never the key
     concept: bool = False                # remote-search `agentic: true`: a model picks probe terms per anchor
+    # kind files: the path below the import directory, which files, how they are cut, which records count
+    path: str | None = None
+    glob: str = "**/*"
+    unit: str = "paragraph"
+    require: tuple[tuple[str, object], ...] = ()
     # per query, never stored: the lifecycle statuses the source reads (None: every one but `never`)
     statuses: tuple[str, ...] | None = None
 
@@ -65,7 +72,15 @@ class JoinDef:
         """Whether a search is a request to a store outside this world (an apiCalls, not a semanticCalls)."""
         return self.kind in REMOTE_MODES
 
+    @property
+    def records(self) -> bool:
+        """Whether hits are records (resolved to stored targets or query-time nodes), not stored nodes."""
+        return self.kind in RECORD_MODES
+
     def _remote_entry(self) -> dict:
+        if self.kind == "files":
+            return {"path": self.path, "glob": self.glob, "unit": self.unit, "require": dict(self.require),
+                    "fields": list(self.fields), "recordKey": self.record_key, "targetKey": self.target_key}
         return {"url": self.url, "index": self.index, "fields": list(self.fields), "recordKey": self.record_key,
                 "recordScoreField": self.score_field, "targetKey": self.target_key, "timeout": self.timeout,
                 "apiKeyEnv": self.api_key_env, "agentic": self.concept} if self.remote else {}
@@ -86,7 +101,8 @@ class JoinDef:
                    e.get("intent"), e.get("identityField", "entityIds"), e.get("maxRounds", 3),
                    e.get("url"), e.get("index"), tuple(e.get("fields", ())), e.get("recordKey", "id"),
                    e.get("recordScoreField", "score"), e.get("targetKey", "id"), e.get("timeout", 10.0),
-                   e.get("apiKeyEnv"), bool(e.get("agentic", False)))
+                   e.get("apiKeyEnv"), bool(e.get("agentic", False)), e.get("path"), e.get("glob", "**/*"),
+                   e.get("unit", "paragraph"), tuple((e.get("require") or {}).items()))
 
     def show_row(self) -> dict:
         return {"name": self.name, "anchorLabels": list(self.anchor_labels), "anchorProperty": self.anchor_property,
@@ -109,7 +125,7 @@ def make_join(name, anchor_labels, rel_type, target_label, anchor_property, opti
     if kind is None:
         kind = {None: "fused", "vector": "fused", "keyword": "keyword", "agentic-rag": "agentic-rag",
                 "participant": "participant", "remote-search": "remote-search",
-                "elasticsearch": "elasticsearch"}.get(via)
+                "elasticsearch": "elasticsearch", "files": "files"}.get(via)
         if kind is None:
             raise ArgumentError(f"Relevance join `{name}`: say which search answers via {via!r} "
                                 f"with OPTIONS {{kind: one of {', '.join(MODES)}}}")
@@ -127,7 +143,7 @@ def make_join(name, anchor_labels, rel_type, target_label, anchor_property, opti
         indexes = [indexes]
     if not isinstance(indexes, list) or not all(isinstance(i, str) for i in indexes):
         raise ArgumentError("Relevance join option `indexes` must be a list of index names")
-    if kind not in ("participant", *REMOTE_MODES) and not indexes:
+    if kind not in ("participant", *RECORD_MODES) and not indexes:
         raise ArgumentError(f"Relevance join `{name}` needs OPTIONS {{indexes: [...]}} (a vector and/or "
                             f"full-text index over :{target_label})")
     k = options.get("k", 8)
@@ -148,20 +164,55 @@ def make_join(name, anchor_labels, rel_type, target_label, anchor_property, opti
     for key in ("description", "intent", "identityField"):
         if options.get(key) is not None and not isinstance(options[key], str):
             raise ArgumentError(f"Relevance join option `{key}` must be a string")
-    remote = _remote_options(name, kind, options)
+    remote = _files_options(name, options) if kind == "files" else _remote_options(name, kind, options)
     return JoinDef(name, tuple(anchor_labels), rel_type, target_label, anchor_property, kind, via, tuple(indexes),
                    k, float(min_score), None if ttl is None else float(ttl), max_anchors,
                    options.get("description") or "", options.get("intent"),
                    options.get("identityField") or "entityIds", max_rounds, **remote)
 
 
+def _files_options(name: str, options: dict) -> dict:
+    """JoinDef's fields from the options of a files join (relevance/files.py)."""
+    from .files import UNITS, check_path
+    given = sorted(set(options) & (_REMOTE_OPTIONS - _FILES_OPTIONS))
+    if given:
+        raise ArgumentError(f"Relevance join `{name}`: option(s) {given} apply to kind remote-search or "
+                            f"elasticsearch, not files")
+    out: dict = {"path": check_path(name, options.get("path"))}
+    glob = options.get("glob", "**/*")
+    if not isinstance(glob, str) or not glob or ".." in glob.replace("\\", "/").split("/") or glob.startswith("/"):
+        raise ArgumentError(f"Relevance join `{name}` (files): `glob` is a relative pattern such as '**/*.md'")
+    out["glob"] = glob
+    unit = options.get("unit", "paragraph")
+    if unit not in UNITS:
+        raise ArgumentError(f"Relevance join `{name}` (files): `unit` is one of {', '.join(UNITS)}, got {unit!r}")
+    out["unit"] = unit
+    require = options.get("require", {})
+    if not isinstance(require, dict) or not all(isinstance(v, (str, int, float, bool)) for v in require.values()):
+        raise ArgumentError(f"Relevance join `{name}` (files): `require` is a map of JSON fields to values, "
+                            f"e.g. {{type: 'entity'}}")
+    out["require"] = tuple(require.items())
+    fields = options.get("fields", [])
+    if isinstance(fields, str):
+        fields = [fields]
+    if not isinstance(fields, list) or not all(isinstance(f, str) and f for f in fields):
+        raise ArgumentError("Relevance join option `fields` must be a list of field names")
+    out["fields"] = tuple(fields)
+    for option, attr in (("recordKey", "record_key"), ("targetKey", "target_key")):
+        value = options.get(option, "id")
+        if not isinstance(value, str) or not value:
+            raise ArgumentError(f"Relevance join option `{option}` must be a non-empty string")
+        out[attr] = value
+    return out
+
+
 def _remote_options(name: str, kind: str, options: dict) -> dict:
     """JoinDef's remote-store fields from the options of a remote-search / elasticsearch join."""
-    given = sorted(set(options) & _REMOTE_OPTIONS)
+    given = sorted(set(options) & (_REMOTE_OPTIONS | _FILES_OPTIONS))
     if kind not in REMOTE_MODES:
         if given:
-            raise ArgumentError(f"Relevance join `{name}`: option(s) {given} apply to kind remote-search or "
-                                f"elasticsearch only")
+            raise ArgumentError(f"Relevance join `{name}`: option(s) {given} apply to kind remote-search, "
+                                f"elasticsearch or files only")
         return {}
     url = options.get("url")
     if not isinstance(url, str) or not url.lower().startswith(("http://", "https://")):

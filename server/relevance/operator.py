@@ -18,7 +18,7 @@ from relate.server.query.refs import NodeRef, RelRef
 
 from relate.server.ai.providers import ProviderError
 
-from . import agentic, catalog as C, costs, lanes, remote
+from . import agentic, catalog as C, costs, files, lanes, remote
 
 CACHE_ENTRIES = 10_000
 AI_DIRECTIVES = frozenset({"materialize"})      # keys a relevance edge's ``ai`` map may hold
@@ -222,6 +222,18 @@ def search(ctx, rc, join, key, intent: str | None) -> list[dict]:
         # records are cached, not node ids: a query-time target node lives as long as its statement
         records = _remote_hits(ctx, state, join, scope, key, intent, cache, memo)
         hits = remote.resolve(ctx, rc, join, scope, records, state.pinned)
+        return _floor_and_keep(state, join, memo, hits, None)
+    if join.kind == "files":
+        # a search of this world's own files: one semanticCalls; records cached, as a remote join's
+        records = cache.get(memo) if cache is not None else None
+        if records is None:
+            ctx.costs["semanticCalls"] += 1
+            records = files.search(ctx, join, key, join.k)
+            if cache is not None:
+                cache.put(memo, join.cache_ttl, records)
+        life = rc.lifecycle(join.target_label)
+        hits = remote.resolve(ctx, rc, join, scope, records, state.pinned, mode="keyword", probe="files",
+                              props=files.record_props, status=life.active[0] if life and life.active else None)
         return _floor_and_keep(state, join, memo, hits, None)
     if cache is not None:
         found = cache.get(memo)

@@ -162,11 +162,13 @@ def node_props(join, record: dict, rkey) -> dict:
     return props
 
 
-def resolve(ctx, rc, join, scope, hits: list[dict], made: dict) -> list[dict]:
+def resolve(ctx, rc, join, scope, hits: list[dict], made: dict, *, mode: str | None = None,
+            probe: str = "remote", props=node_props, status: str | None = None) -> list[dict]:
     """Hits with ``id``: the stored target whose ``targetKey`` is the record's key (within the scope),
-    else one query-time node per (label, key) in this statement (``made``). The store answered under
-    the scope's filters, so its query-time nodes carry them; a record that says otherwise is dropped
-    (a remote join can never surface another context's documents)."""
+    else one query-time node per (label, key) in this statement (``made``) with ``props(join, record,
+    key)``. The store answered under the scope's filters, so its query-time nodes carry them; a record
+    that says otherwise is dropped (a remote join can never surface another context's documents). A
+    record without a status gets ``status`` when one is given (a source with no lifecycle of its own)."""
     tx = ctx.tx
     filters = dict(scope.equalities)
     out = []
@@ -174,8 +176,10 @@ def resolve(ctx, rc, join, scope, hits: list[dict], made: dict) -> list[dict]:
         record = hit["record"]
         if any(prop in record and record[prop] != value for prop, value in filters.items()):
             continue
-        status = record.get(scope.status_prop) if scope.status_prop else None
-        if status is not None and (status in scope.never or (scope.allowed is not None and status not in scope.allowed)):
+        if scope.status_prop and status is not None and record.get(scope.status_prop) is None:
+            record = {**record, scope.status_prop: status}
+        found = record.get(scope.status_prop) if scope.status_prop else None
+        if found is not None and (found in scope.never or (scope.allowed is not None and found not in scope.allowed)):
             continue                            # the lifecycle the target label declares applies to records too
         nid = next((n for n in tx.index_seek("node", join.target_label, join.target_key, hit["key"])
                     if scope.accepts(n)), None)
@@ -184,8 +188,9 @@ def resolve(ctx, rc, join, scope, hits: list[dict], made: dict) -> list[dict]:
             nid = made.get(memo)
             if nid is None:
                 labels = [join.target_label, *rc.ancestors(join.target_label)]
-                nid = made[memo] = tx.add_virtual_node(labels, {**filters, **node_props(join, record, hit["key"])})
+                nid = made[memo] = tx.add_virtual_node(labels, {**filters, **props(join, record, hit["key"])})
         snippet = record.get("snippet")
-        out.append({"id": nid, "score": hit["score"], "rank": hit["rank"], "mode": join.kind, "probes": ["remote"],
-                    "snippet": snippet if isinstance(snippet, str) else None})
+        out.append({"id": nid, "score": hit["score"], "rank": hit["rank"], "mode": mode or join.kind,
+                    "probes": [probe], "snippet": snippet if isinstance(snippet, str) else None,
+                    "matchedTerms": list(hit.get("matchedTerms", []))})
     return out

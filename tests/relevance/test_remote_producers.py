@@ -237,7 +237,7 @@ def test_scope_filters_travel_and_a_caller_without_scope_sends_nothing(store):
     ({"kind": "remote-search", "url": "file:///etc/passwd"}, "url"),
     ({"kind": "elasticsearch", "url": "http://127.0.0.1:9"}, "index"),
     ({"kind": "remote-search", "url": "http://127.0.0.1:9", "timeout": 0}, "timeout"),
-    ({"kind": "fused", "indexes": ["x"], "url": "http://127.0.0.1:9"}, "remote-search or elasticsearch only"),
+    ({"kind": "fused", "indexes": ["x"], "url": "http://127.0.0.1:9"}, "remote-search, elasticsearch or files only"),
 ])
 def test_bad_remote_options_are_typed_errors(options, message):
     conn = connect()

@@ -1,0 +1,231 @@
+"""The ``files`` relevance producer (spec 001 6.8): a lexical search over text files below the import
+directory, e.g. a markdown memory directory, a MEMORY.md, or an MCP memory server's memory.jsonl.
+
+Files are cut into units (``file``, ``paragraph`` or ``line``); a line holding a JSON object is a record
+whose fields become the target's properties (``require`` keeps only records with the given field
+values, ``fields`` names the fields searched). Units are ranked by BM25 over the anchor's terms
+(any term; ``s / (1 + s)`` as the keyword lane's score) and become records for ``remote.resolve``: the
+stored target whose ``targetKey`` matches, else a query-time node. The corpus is read once and kept
+while no file under the path changes (size and mtime). Nothing leaves the deployment: a search is one
+``semanticCalls``. Paths are confined as LOAD CSV's are: no ``..``, and a file whose real path leads
+outside the import directory (a symbolic link) is never read.
+"""
+from __future__ import annotations
+
+import json
+import math
+import threading
+from collections import Counter, OrderedDict
+from pathlib import Path
+
+from relate.protocol.errors import ArgumentError, ClientError
+
+from . import lanes
+from .remote import node_props
+
+UNITS = ("file", "paragraph", "line")
+MAX_FILES = 10_000
+MAX_FILE_BYTES = 16 * 1024 * 1024
+MAX_UNITS = 500_000
+MAX_UNIT_CHARS = 20_000
+K1, B = 1.2, 0.75
+CORPUS_CACHE = 32            # joins whose corpus is kept in memory
+FILES_FAILED = "Neo.ClientError.Statement.ExternalResourceFailed"
+
+
+def check_path(name: str, path) -> str:
+    """The ``path`` option, validated without the import directory (it may be configured later)."""
+    if not isinstance(path, str) or not path or "\x00" in path:
+        raise ArgumentError(f"Relevance join `{name}` (files) needs OPTIONS {{path: 'dir/below/the/import/dir'}}")
+    segments = [s for s in path.replace("\\", "/").split("/") if s not in ("", ".")]
+    if ".." in segments:
+        raise ArgumentError(f"Relevance join `{name}` (files): '..' is not allowed in `path` "
+                            f"(paths stay inside the import directory)")
+    return "/".join(segments)
+
+
+def _root(db, join) -> tuple[Path, Path]:
+    """(import directory, the join's path inside it), both resolved; ClientError when neither can be used."""
+    import_dir = getattr(db, "import_dir", None)
+    if import_dir is None:
+        raise ClientError(f"Relevance join `{join.name}` (files) reads below the import directory, and none is "
+                          f"configured (start the server with --import-dir DIR, or connect(..., import_dir=DIR))",
+                          code=FILES_FAILED, phase="runtime")
+    root = Path(import_dir).resolve()
+    target = root.joinpath(*[s for s in join.path.split("/") if s]).resolve()
+    if target != root and root not in target.parents:
+        raise ClientError(f"Relevance join `{join.name}` (files): `{join.path}` leads outside the import directory",
+                          code=FILES_FAILED, phase="runtime")
+    return root, target
+
+
+def _listing(root: Path, target: Path, pattern: str) -> list[tuple[Path, int, int]]:
+    """(real path, size, mtime_ns) of each readable file the join covers, in path order."""
+    if target.is_file():
+        candidates = [target]
+    elif target.is_dir():
+        candidates = sorted(p for p in target.glob(pattern) if p.is_file())
+    else:
+        return []
+    out = []
+    for path in candidates[:MAX_FILES]:
+        try:
+            real = path.resolve()
+            if real != root and root not in real.parents:     # a symbolic link out of the import directory
+                continue
+            stat = real.stat()
+        except (OSError, RuntimeError):
+            continue
+        if stat.st_size <= MAX_FILE_BYTES:
+            out.append((real, stat.st_size, stat.st_mtime_ns))
+    return out
+
+
+def _json_record(line: str):
+    if not line.startswith("{"):
+        return None
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _strings(value, out: list[str]) -> None:
+    if isinstance(value, str):
+        out.append(value)
+    elif isinstance(value, list):
+        for item in value:
+            _strings(item, out)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _strings(item, out)
+
+
+def _units(join, text: str):
+    """(first line, text, record or None) for each unit of one file's text."""
+    if join.unit == "file":
+        yield 1, text, None
+        return
+    if join.unit == "line":
+        for number, line in enumerate(text.splitlines(), start=1):
+            line = line.strip()
+            if line:
+                yield number, line, _json_record(line)
+        return
+    start, block = 0, []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            if not block:
+                start = number
+            block.append(line)
+        elif block:
+            yield start, "\n".join(block), None
+            block = []
+    if block:
+        yield start, "\n".join(block), None
+
+
+class Corpus:
+    """The units of one join's files, with their term counts (BM25 statistics)."""
+
+    def __init__(self, join, root: Path, files: list[tuple[Path, int, int]]):
+        self.stamp = tuple(files)
+        self.records: list[dict] = []
+        self.counts: list[Counter] = []
+        self.lengths: list[int] = []
+        self.postings: dict[str, list[int]] = {}
+        for path, _, _ in files:
+            try:
+                raw = path.read_bytes()
+            except OSError:
+                continue
+            if b"\x00" in raw[:8192]:           # a binary file is not text to search
+                continue
+            text = raw.decode("utf-8", errors="replace")
+            relative = path.relative_to(root).as_posix()
+            for line, unit, record in _units(join, text):
+                if len(self.records) >= MAX_UNITS:
+                    return
+                self._add(join, relative, line, unit[:MAX_UNIT_CHARS], record)
+        self.average = (sum(self.lengths) / len(self.lengths)) if self.lengths else 0.0
+
+    def _add(self, join, relative: str, line: int, unit: str, record: dict | None) -> None:
+        if record is not None:
+            if any(record.get(f) != v for f, v in join.require):
+                return
+            parts: list[str] = []
+            required = {f for f, _ in join.require}     # the same on every record: nothing to rank by
+            for name in (join.fields or [f for f in record if f not in required]):
+                _strings(record.get(name), parts)
+            searched = " ".join(parts)
+            fields = {"text": searched, **record}       # the memory contract's text: what was searched
+        elif join.require:          # require names JSON fields: a unit that is no record has none
+            return
+        else:
+            searched, fields = unit, {"text": unit}
+        key = record.get(join.record_key) if record is not None else None
+        if not isinstance(key, (str, int)) or isinstance(key, bool):     # a unit: its place is its key
+            key = f"{relative}#{line}"
+        words = lanes._WORD.findall(searched[:100_000].lower())
+        number = len(self.records)
+        self.records.append({"source": "files", **fields, "_key": key, "path": relative, "line": line,
+                             "snippet": searched[:400]})
+        counts = Counter(words)
+        self.counts.append(counts)
+        self.lengths.append(len(words))
+        for word in counts:
+            self.postings.setdefault(word, []).append(number)
+
+    def search(self, text: str, k: int) -> list[dict]:
+        """The best ``k`` units for ``text`` (any of its assertable terms), best first."""
+        words = lanes.assertable(text)
+        total = len(self.records)
+        scores: dict[int, float] = {}
+        matched: dict[int, list[str]] = {}
+        for word in words:
+            posting = self.postings.get(word)
+            if not posting:
+                continue
+            idf = math.log(1 + (total - len(posting) + 0.5) / (len(posting) + 0.5))
+            for number in posting:
+                tf = self.counts[number][word]
+                norm = K1 * (1 - B + B * self.lengths[number] / (self.average or 1.0))
+                scores[number] = scores.get(number, 0.0) + idf * tf * (K1 + 1) / (tf + norm)
+                matched.setdefault(number, []).append(word)
+        ranked = sorted(scores, key=lambda n: (-scores[n], n))[:k]
+        return [{"record": self.records[n], "key": self.records[n]["_key"],
+                 "score": round(scores[n] / (1.0 + scores[n]), 6), "rank": rank, "matchedTerms": matched[n]}
+                for rank, n in enumerate(ranked, start=1)]
+
+
+_corpora: OrderedDict = OrderedDict()
+_lock = threading.Lock()
+
+
+def corpus(db, join) -> Corpus:
+    """The join's corpus, read again only when a file under its path changed, appeared or went."""
+    root, target = _root(db, join)
+    files = _listing(root, target, join.glob)
+    memo = (id(db), join.name, join.path, join.glob, join.unit, join.require, join.fields, join.record_key)
+    with _lock:
+        found = _corpora.get(memo)
+        if found is not None and found.stamp == tuple(files):
+            _corpora.move_to_end(memo)
+            return found
+    made = Corpus(join, root, files)
+    with _lock:
+        _corpora[memo] = made
+        while len(_corpora) > CORPUS_CACHE:
+            _corpora.popitem(last=False)
+    return made
+
+
+def search(ctx, join, key: str, k: int) -> list[dict]:
+    """The join's best units for one anchor key: [{record, key, score, rank, matchedTerms}]."""
+    return corpus(ctx.db, join).search(key, k)
+
+
+def record_props(join, record: dict, rkey) -> dict:
+    """A unit's properties on its target node: its fields (or text), path, line and key."""
+    return node_props(join, {k: v for k, v in record.items() if k not in ("_key", "snippet")}, rkey)
