@@ -93,6 +93,10 @@ def _summary(meta: dict) -> dict:
     if meta.get("plan") is not None:
         out["queryPlan"] = meta["plan"]
     out["queryType"] = meta.get("type", "r")
+    if meta.get("costs"):           # AI spend and the call log (docs/relevance.md), when there was any
+        out["costs"] = meta["costs"]
+    if meta.get("calls"):
+        out["calls"] = meta["calls"]
     last = meta.get("t_last")
     out["timings"] = {"firstMs": meta.get("t_first"), "lastMs": round(last, 3) if isinstance(last, float) else last}
     return out

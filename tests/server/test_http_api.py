@@ -272,3 +272,20 @@ def test_a_commit_streams_its_statement_and_commits_only_once_every_row_is_out(s
                      json={"statement": "UNWIND range(1, 2500) AS i RETURN 1 / (i - 2000) AS x"})
     assert "ArithmeticError" in late.text
     assert query(http, "MATCH (n:CommitFailer) RETURN count(n) AS c").json()["data"]["values"] == [[0]]
+
+
+def test_a_relevance_statement_reports_its_costs(http):
+    for statement in ("CREATE (:HttpDoc {text: 'lotteries and their odds'}), (:HttpDoc {text: 'coffee beans'})",
+                      "CREATE FULLTEXT INDEX http_doc_t IF NOT EXISTS FOR (d:HttpDoc) ON EACH [d.text]",
+                      "CREATE RELEVANCE JOIN http_docs IF NOT EXISTS FOR (c:HttpConcept)-[:RELEVANT_TO]->(d:HttpDoc) "
+                      "ON c.value OPTIONS {indexes: ['http_doc_t'], via: 'keyword'}",
+                      "CALL db.awaitIndexes(30)"):
+        assert query(http, statement).status_code == 202
+    reply = query(http, "MATCH (:HttpConcept {value: 'lotteries'})-[r:RELEVANT_TO {via: 'keyword'}]->(d:HttpDoc) "
+                        "RETURN d.text AS text")
+    body = reply.json()
+    assert body["data"]["values"] == [["lotteries and their odds"]]
+    assert body["costs"] == {"semanticCalls": 1, "llmCalls": 0, "apiCalls": 0}
+    assert "calls" not in body          # a search of this world's own index is no model or API call
+    plain = query(http, "RETURN 1 AS one").json()
+    assert "costs" not in plain         # nothing spent, nothing reported
