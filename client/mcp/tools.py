@@ -48,6 +48,10 @@ class GraphTools:
         out = {"columns": result.columns, "rows": kept}
         if truncated:
             out["truncated"] = True
+        else:       # every row was read: the summary is there, and an agent should see what it spent
+            summary = result.consume()
+            if any(summary.costs.values()):
+                out["costs"] = dict(summary.costs)
         return out
 
     def schema(self) -> dict:

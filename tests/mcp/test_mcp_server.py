@@ -152,3 +152,23 @@ def test_graph_tools_refuse_hostile_calls_with_typed_errors_and_bound_results(tm
         assert len(json.dumps(wide)) <= MAX_BYTES + 64 * 1024
     finally:
         connection.close()
+
+
+def test_a_read_that_spends_ai_calls_reports_its_costs(tmp_path):
+    import relate
+    from relate.mcp.tools import GraphTools
+    connection = relate.connect(str(tmp_path / "db"))
+    try:
+        for statement in ("CREATE (:Doc {text: 'lotteries and their odds'}), (:Doc {text: 'coffee beans'})",
+                          "CREATE FULLTEXT INDEX doc_t FOR (d:Doc) ON EACH [d.text]",
+                          "CREATE RELEVANCE JOIN docs FOR (c:Concept)-[:RELEVANT_TO]->(d:Doc) ON c.value "
+                          "OPTIONS {indexes: ['doc_t'], via: 'keyword'}", "CALL db.awaitIndexes(30)"):
+            connection.execute(statement).consume()
+        tools = GraphTools(connection)
+        found = tools.read("MATCH (:Concept {value: 'lotteries'})-[:RELEVANT_TO {via: 'keyword'}]->(d:Doc) "
+                           "RETURN d.text AS text")
+        assert found["rows"] == [{"text": "lotteries and their odds"}]
+        assert found["costs"] == {"semanticCalls": 1, "llmCalls": 0, "apiCalls": 0}
+        assert "costs" not in tools.read("MATCH (d:Doc) RETURN count(d) AS c")     # nothing spent
+    finally:
+        connection.close()
