@@ -64,15 +64,20 @@ def _listing(root: Path, target: Path, pattern: str) -> list[tuple[Path, int, in
     if target.is_file():
         candidates = [target]
     elif target.is_dir():
-        candidates = sorted(p for p in target.glob(pattern) if p.is_file())
+        # hidden files and folders (.git, .obsidian) are tooling, not memory
+        candidates = sorted(p for p in target.glob(pattern)
+                            if not any(part.startswith(".") for part in p.relative_to(target).parts) and p.is_file())
     else:
         return []
-    out = []
+    out, seen = [], set()
     for path in candidates[:MAX_FILES]:
         try:
             real = path.resolve()
             if real != root and root not in real.parents:     # a symbolic link out of the import directory
                 continue
+            if real in seen:                                  # one file reached by two names is read once
+                continue
+            seen.add(real)
             stat = real.stat()
         except (OSError, RuntimeError):
             continue
@@ -136,6 +141,8 @@ class Corpus:
         self.lengths: list[int] = []
         self.postings: dict[str, list[int]] = {}
         for path, _, _ in files:
+            if len(self.records) >= MAX_UNITS:
+                break
             try:
                 raw = path.read_bytes()
             except OSError:
@@ -146,7 +153,7 @@ class Corpus:
             relative = path.relative_to(root).as_posix()
             for line, unit, record in _units(join, text):
                 if len(self.records) >= MAX_UNITS:
-                    return
+                    break
                 self._add(join, relative, line, unit[:MAX_UNIT_CHARS], record)
         self.average = (sum(self.lengths) / len(self.lengths)) if self.lengths else 0.0
 

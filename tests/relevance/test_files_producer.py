@@ -145,3 +145,15 @@ def test_bad_files_options_are_typed_errors(options, message):
     with pytest.raises(ClientError, match=message.replace("{", r"\{").replace("(", r"\(")):
         conn.execute(f"CREATE RELEVANCE JOIN bad FOR (c:Concept)-[:RELEVANT_TO]->(m:Note) ON c.value OPTIONS {options}"
                      ).consume()
+
+
+def test_hidden_folders_and_a_second_name_for_a_file_are_not_read_twice(world):
+    conn, root = world
+    (root / "memory" / ".git").mkdir()
+    (root / "memory" / ".git" / "notes.md").write_text("coffee in a hidden folder\n")
+    os.symlink(root / "memory" / "MEMORY.md", root / "memory" / "alias.md")
+    os.symlink("..", root / "memory" / "daily" / "up")          # a loop back up the tree
+    rows = conn.execute("MATCH (:Concept {value: 'coffee'})-[r:RELEVANT_TO]->(m:MarkdownMemory) "
+                        "RETURN m.text AS text").fetchall()
+    texts = [r[0] for r in rows]
+    assert len(texts) == len(set(texts)) == 2 and not any("hidden" in t for t in texts)
