@@ -25,9 +25,20 @@ WIDTH_SAMPLE = 1000          # rows a plain table measures for its column widths
 READABLE_CELL = 24           # a table whose cells would wrap narrower than this is shown record by record
 
 
+_SPEND = (("semanticCalls", "semantic search", "semantic searches"), ("llmCalls", "model call", "model calls"),
+          ("apiCalls", "API call", "API calls"))
+
+
+def spend_text(costs: dict | None) -> str:
+    """A statement's AI spend in words, ``1 semantic search, 2 model calls``; empty when nothing was spent."""
+    return ", ".join(f"{costs[key]:,} {one if costs[key] == 1 else many}"
+                     for key, one, many in _SPEND if costs and costs.get(key))
+
+
 def summary_line(columns: Sequence[str], row_count: int, counters: str = "",
-                 elapsed_ms: float | None = None) -> str:
-    """The line after a result, as the cookbook prints it: ``1 row · nodes created: 46, ...``."""
+                 elapsed_ms: float | None = None, spend: str = "") -> str:
+    """The line after a result, as the cookbook prints it: ``1 row · nodes created: 46, ...``, then what
+    the statement spent on AI calls (``spend_text``) when it spent any."""
     if not columns and not row_count:
         head = "(no rows)"
     else:
@@ -35,6 +46,8 @@ def summary_line(columns: Sequence[str], row_count: int, counters: str = "",
     parts = [head]
     if counters:
         parts.append(counters)
+    if spend:
+        parts.append(spend)
     if elapsed_ms is not None:
         parts.append(f"{elapsed_ms:,.1f} ms")
     return " · ".join(parts)

@@ -14,7 +14,7 @@ from .commands import UsageError, help_text, parse_command, parse_param
 from .completion import SchemaNames
 from .error_text import format_error
 from .formatting import format_value
-from .output import summary_line
+from .output import spend_text, summary_line
 
 from .statements import Piece
 
@@ -77,7 +77,8 @@ class ShellRunner:
         summary = result.summary
         elapsed = (time.perf_counter() - started) * 1000 if self.timing else None
         self._show_extras(summary)
-        self.writer.status(summary_line(result.columns, count, str(summary.counters), elapsed))
+        self.writer.status(summary_line(result.columns, count, str(summary.counters), elapsed,
+                                        spend_text(summary.costs)))
         if self.schema is not None and (summary.counters.contains_updates or summary.query_type != "r"):
             self.schema.stale = True
 

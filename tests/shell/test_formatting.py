@@ -7,7 +7,7 @@ from rich.console import Console
 from relate.errors import CypherSyntaxError, TransactionError
 from relate.shell.error_text import format_error
 from relate.shell.formatting import format_value, to_json
-from relate.shell.output import CsvWriter, JsonWriter, PlainWriter, TableWriter, plain_table, summary_line
+from relate.shell.output import CsvWriter, JsonWriter, PlainWriter, TableWriter, plain_table, spend_text, summary_line
 from relate.shell.statements import Piece
 from relate.temporal import Date, DateTime
 from relate.values import Duration, Node, Path, Relationship, Vector
@@ -56,6 +56,13 @@ def test_summary_line_like_the_cookbook():
     assert summary_line([], 0, "indexes added: 3, constraints added: 3") == \
         "(no rows) · indexes added: 3, constraints added: 3"
     assert summary_line(["x"], 1234, "", 2.345) == "1,234 rows · 2.3 ms"
+
+
+def test_the_summary_line_says_what_a_statement_spent_on_ai_calls():
+    assert spend_text({"semanticCalls": 0, "llmCalls": 0, "apiCalls": 0}) == ""
+    spend = spend_text({"semanticCalls": 1, "llmCalls": 2, "apiCalls": 1})
+    assert spend == "1 semantic search, 2 model calls, 1 API call"
+    assert summary_line(["m"], 3, "", 4.0, spend) == "3 rows · 1 semantic search, 2 model calls, 1 API call · 4.0 ms"
 
 
 def test_plain_table_pads_columns():
