@@ -8,12 +8,14 @@ values, ``fields`` names the fields searched). Units are ranked by BM25 over the
 stored target whose ``targetKey`` matches, else a query-time node. The corpus is read once and kept
 while no file under the path changes (size and mtime). Nothing leaves the deployment: a search is one
 ``semanticCalls``. Paths are confined as LOAD CSV's are: no ``..``, and a file whose real path leads
-outside the import directory (a symbolic link) is never read.
+outside the import directory (a symbolic link) is never read. ``{user}`` and ``{context}`` in the path
+are the session's bound scope (one memory directory per user): a session without them reads nothing.
 """
 from __future__ import annotations
 
 import json
 import math
+import re
 import threading
 from collections import Counter, OrderedDict
 from pathlib import Path
@@ -31,6 +33,9 @@ MAX_UNIT_CHARS = 20_000
 K1, B = 1.2, 0.75
 CORPUS_CACHE = 32            # joins whose corpus is kept in memory
 FILES_FAILED = "Neo.ClientError.Statement.ExternalResourceFailed"
+_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
+_SCOPE_VALUE = re.compile(r"[A-Za-z0-9_@][A-Za-z0-9._@+-]{0,127}")     # one safe path segment
+SCOPE_KEYS = ("user", "context")
 
 
 def check_path(name: str, path) -> str:
@@ -41,10 +46,31 @@ def check_path(name: str, path) -> str:
     if ".." in segments:
         raise ArgumentError(f"Relevance join `{name}` (files): '..' is not allowed in `path` "
                             f"(paths stay inside the import directory)")
+    for key in _PLACEHOLDER.findall(path):
+        if key not in SCOPE_KEYS:
+            raise ArgumentError(f"Relevance join `{name}` (files): `path` may name the session's scope as "
+                                f"{{user}} or {{context}}, not {{{key}}}")
+    if "{" in _PLACEHOLDER.sub("", path) or "}" in _PLACEHOLDER.sub("", path):
+        raise ArgumentError(f"Relevance join `{name}` (files): unbalanced braces in `path`")
     return "/".join(segments)
 
 
-def _root(db, join) -> tuple[Path, Path]:
+def scoped_path(join, scope: dict) -> str | None:
+    """The join's path with ``{user}`` / ``{context}`` replaced by the session's scope; None (read
+    nothing: fail closed) when a key is missing or its value is not one plain path segment."""
+    def value(match):
+        found = scope.get(match.group(1))
+        text = str(found) if isinstance(found, (str, int)) and not isinstance(found, bool) else ""
+        if not _SCOPE_VALUE.fullmatch(text):
+            raise LookupError
+        return text
+    try:
+        return _PLACEHOLDER.sub(value, join.path)
+    except LookupError:
+        return None
+
+
+def _root(db, join, path: str) -> tuple[Path, Path]:
     """(import directory, the join's path inside it), both resolved; ClientError when neither can be used."""
     import_dir = getattr(db, "import_dir", None)
     if import_dir is None:
@@ -52,7 +78,7 @@ def _root(db, join) -> tuple[Path, Path]:
                           f"configured (start the server with --import-dir DIR, or connect(..., import_dir=DIR))",
                           code=FILES_FAILED, phase="runtime")
     root = Path(import_dir).resolve()
-    target = root.joinpath(*[s for s in join.path.split("/") if s]).resolve()
+    target = root.joinpath(*[s for s in path.split("/") if s]).resolve()
     if target != root and root not in target.parents:
         raise ClientError(f"Relevance join `{join.name}` (files): `{join.path}` leads outside the import directory",
                           code=FILES_FAILED, phase="runtime")
@@ -210,11 +236,11 @@ _corpora: OrderedDict = OrderedDict()
 _lock = threading.Lock()
 
 
-def corpus(db, join) -> Corpus:
-    """The join's corpus, read again only when a file under its path changed, appeared or went."""
-    root, target = _root(db, join)
+def corpus(db, join, path: str) -> Corpus:
+    """The join's corpus under ``path``, read again only when a file under it changed, appeared or went."""
+    root, target = _root(db, join, path)
     files = _listing(root, target, join.glob)
-    memo = (id(db), join.name, join.path, join.glob, join.unit, join.require, join.fields, join.record_key)
+    memo = (id(db), join.name, path, join.glob, join.unit, join.require, join.fields, join.record_key)
     with _lock:
         found = _corpora.get(memo)
         if found is not None and found.stamp == tuple(files):
@@ -230,7 +256,10 @@ def corpus(db, join) -> Corpus:
 
 def search(ctx, join, key: str, k: int) -> list[dict]:
     """The join's best units for one anchor key: [{record, key, score, rank, matchedTerms}]."""
-    return corpus(ctx.db, join).search(key, k)
+    path = scoped_path(join, getattr(ctx, "scope", None) or {})
+    if path is None:
+        return []
+    return corpus(ctx.db, join, path).search(key, k)
 
 
 def record_props(join, record: dict, rkey) -> dict:

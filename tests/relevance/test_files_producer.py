@@ -157,3 +157,28 @@ def test_hidden_folders_and_a_second_name_for_a_file_are_not_read_twice(world):
                         "RETURN m.text AS text").fetchall()
     texts = [r[0] for r in rows]
     assert len(texts) == len(set(texts)) == 2 and not any("hidden" in t for t in texts)
+
+
+def test_a_path_naming_the_scope_reads_each_users_own_directory(tmp_path):
+    from relate.server.engine import Database
+    for user, text in (("alice", "alice keeps her coffee black"), ("bob", "bob takes coffee with oat milk")):
+        (tmp_path / "users" / user).mkdir(parents=True)
+        (tmp_path / "users" / user / "MEMORY.md").write_text(text + "\n")
+    db = Database.open(None, import_dir=str(tmp_path))
+
+    def session(scope):
+        s = db.session()
+        s.scope = scope
+        return relate.Connection(s)
+
+    admin = session({})
+    admin.execute("CREATE RELEVANCE JOIN mine FOR (c:Concept)-[:RELEVANT_TO]->(m:Note) ON c.value "
+                  "OPTIONS {kind: 'files', path: 'users/{user}'}").consume()
+    query = "MATCH (:Concept {value: 'coffee'})-[:RELEVANT_TO]->(m:Note) RETURN m.text"
+    assert [r[0] for r in session({"user": "alice"}).execute(query)] == ["alice keeps her coffee black"]
+    assert [r[0] for r in session({"user": "bob"}).execute(query)] == ["bob takes coffee with oat milk"]
+    assert admin.execute(query).fetchall() == []                       # no user bound: nothing (fail closed)
+    assert session({"user": "../users/bob"}).execute(query).fetchall() == []     # not one plain segment
+    with pytest.raises(ClientError, match="not \\{tenant\\}"):
+        admin.execute("CREATE RELEVANCE JOIN bad FOR (c:Concept)-[:RELEVANT_TO]->(m:Note) ON c.value "
+                      "OPTIONS {kind: 'files', path: 'users/{tenant}'}").consume()
