@@ -117,20 +117,22 @@ def _json_record(line: str):
         return None
     try:
         value = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):      # not JSON, or nested past the decoder's depth: plain text
         return None
     return value if isinstance(value, dict) else None
 
 
 def _strings(value, out: list[str]) -> None:
-    if isinstance(value, str):
-        out.append(value)
-    elif isinstance(value, list):
-        for item in value:
-            _strings(item, out)
-    elif isinstance(value, dict):
-        for item in value.values():
-            _strings(item, out)
+    """Every string inside ``value``, in order (an explicit stack: a record may nest deeply)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            out.append(item)
+        elif isinstance(item, list):
+            stack.extend(reversed(item))
+        elif isinstance(item, dict):
+            stack.extend(reversed(list(item.values())))
 
 
 def _units(join, text: str):

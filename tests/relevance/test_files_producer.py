@@ -182,3 +182,12 @@ def test_a_path_naming_the_scope_reads_each_users_own_directory(tmp_path):
     with pytest.raises(ClientError, match="not \\{tenant\\}"):
         admin.execute("CREATE RELEVANCE JOIN bad FOR (c:Concept)-[:RELEVANT_TO]->(m:Note) ON c.value "
                       "OPTIONS {kind: 'files', path: 'users/{tenant}'}").consume()
+
+
+def test_hostile_lines_are_text_not_errors(world):
+    conn, root = world
+    deep = '{"type": "entity", "name": "deep", "x": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    nested = '{"type": "entity", "name": "nested", "x": ' + '{"a": ' * 500 + '"coffee"' + "}" * 500 + "}"
+    (root / "memory" / "memory.jsonl").write_text(deep + "\n" + nested + "\n")
+    rows = conn.execute("MATCH (:Concept {value: 'coffee'})-[:RELEVANT_TO]->(m:McpMemory) RETURN m.name").fetchall()
+    assert [r[0] for r in rows] == ["nested"]        # the too-deep line is not a record: require leaves it out
