@@ -135,28 +135,34 @@ def _strings(value, out: list[str]) -> None:
             stack.extend(reversed(list(item.values())))
 
 
+_HEADING = re.compile(r"#{1,6}\s+(.*?)\s*#*\s*$")
+
+
 def _units(join, text: str):
-    """(first line, text, record or None) for each unit of one file's text."""
+    """(first line, text, record or None, section or None) for each unit of one file's text. A
+    paragraph's section is the markdown heading above it: a heading is no unit of its own."""
     if join.unit == "file":
-        yield 1, text, None
+        yield 1, text, None, None
         return
     if join.unit == "line":
         for number, line in enumerate(text.splitlines(), start=1):
             line = line.strip()
             if line:
-                yield number, line, _json_record(line)
+                yield number, line, _json_record(line), None
         return
-    start, block = 0, []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.strip():
+    start, block, section = 0, [], None
+    for number, line in enumerate([*text.splitlines(), ""], start=1):
+        heading = _HEADING.fullmatch(line.strip())
+        if line.strip() and heading is None:
             if not block:
                 start = number
             block.append(line)
-        elif block:
-            yield start, "\n".join(block), None
+            continue
+        if block:
+            yield start, "\n".join(block), None, section
             block = []
-    if block:
-        yield start, "\n".join(block), None
+        if heading is not None:
+            section = heading.group(1) or None
 
 
 class Corpus:
@@ -179,13 +185,13 @@ class Corpus:
                 continue
             text = raw.decode("utf-8", errors="replace")
             relative = path.relative_to(root).as_posix()
-            for line, unit, record in _units(join, text):
+            for line, unit, record, section in _units(join, text):
                 if len(self.records) >= MAX_UNITS:
                     break
-                self._add(join, relative, line, unit[:MAX_UNIT_CHARS], record)
+                self._add(join, relative, line, unit[:MAX_UNIT_CHARS], record, section)
         self.average = (sum(self.lengths) / len(self.lengths)) if self.lengths else 0.0
 
-    def _add(self, join, relative: str, line: int, unit: str, record: dict | None) -> None:
+    def _add(self, join, relative: str, line: int, unit: str, record: dict | None, section: str | None) -> None:
         if record is not None:
             if any(record.get(f) != v for f, v in join.require):
                 return
@@ -193,19 +199,23 @@ class Corpus:
             required = {f for f, _ in join.require}     # the same on every record: nothing to rank by
             for name in (join.fields or [f for f in record if f not in required]):
                 _strings(record.get(name), parts)
-            searched = " ".join(parts)
+            searched = evidence = " ".join(parts)
             fields = {"text": searched, **record}       # the memory contract's text: what was searched
         elif join.require:          # require names JSON fields: a unit that is no record has none
             return
         else:
-            searched, fields = unit, {"text": unit}
+            fields = {"text": unit}
+            searched = evidence = unit
+            if section is not None:         # the heading's words find its paragraphs too
+                fields["section"] = section
+                searched = f"{section}\n{unit}"
         key = record.get(join.record_key) if record is not None else None
         if not isinstance(key, (str, int)) or isinstance(key, bool):     # a unit: its place is its key
             key = f"{relative}#{line}"
         words = lanes._WORD.findall(searched[:100_000].lower())
         number = len(self.records)
         self.records.append({"source": "files", **fields, "_key": key, "path": relative, "line": line,
-                             "snippet": searched[:400]})
+                             "snippet": evidence[:400]})
         counts = Counter(words)
         self.counts.append(counts)
         self.lengths.append(len(words))

@@ -191,3 +191,11 @@ def test_hostile_lines_are_text_not_errors(world):
     (root / "memory" / "memory.jsonl").write_text(deep + "\n" + nested + "\n")
     rows = conn.execute("MATCH (:Concept {value: 'coffee'})-[:RELEVANT_TO]->(m:McpMemory) RETURN m.name").fetchall()
     assert [r[0] for r in rows] == ["nested"]        # the too-deep line is not a record: require leaves it out
+
+
+def test_a_heading_is_the_section_of_its_paragraphs_not_a_memory_of_its_own(world):
+    conn, _ = world
+    rows = conn.execute("MATCH (:Concept {value: 'projects'})-[r:RELEVANT_TO]->(m:MarkdownMemory) "
+                        "RETURN m.text AS text, m.section AS section, m.line AS line, r.snippet AS snippet").fetchall()
+    assert [tuple(r) for r in rows] == [("Ada is writing the analytical engine notes.", "Projects", 8,
+                                         "Ada is writing the analytical engine notes.")]
