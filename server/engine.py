@@ -488,14 +488,23 @@ class Session:
         from .relevance import catalog as relevance_catalog
         reader = self.db.store.begin_read()
         try:
-            joins = relevance_catalog.of(reader).joins.values()
+            rc = relevance_catalog.of(reader)
+            joins = rc.joins.values()
         finally:
             reader.close()
         if not joins:
             return {}
+        # a join whose hits are records (a remote store, files) makes its target label real, and the
+        # keys its query-time nodes are known to carry
+        records = [j for j in joins if j.records]
+        keys = set(notifications.RELEVANCE_EDGE_KEYS) | {j.anchor_property for j in joins}
+        keys |= {key for j in records for key in (j.record_key, j.target_key)}
+        if any(j.kind == "files" for j in records):
+            keys |= notifications.FILES_NODE_KEYS
         return {"type": {j.rel_type for j in joins},
-                "label": {label for j in joins for label in j.anchor_labels},
-                "key": set(notifications.RELEVANCE_EDGE_KEYS) | {j.anchor_property for j in joins}}
+                "label": {label for j in joins for label in j.anchor_labels}
+                | {label for j in records for label in (j.target_label, *rc.ancestors(j.target_label))},
+                "key": keys}
 
     def _stream_read(self, plan: Plan, params, deadline, started, query, notes: list) -> EngineResult:
         """Auto-commit read: rows stream lazily from a snapshot that closes when they run out."""

@@ -49,9 +49,12 @@ def references(statement: ast.Statement) -> References:
     return References(tuple((k, n, p) for (k, n), p in names.items()), tuple(cartesian))
 
 
-# The properties every relevance edge carries (relevance/operator.py): never unknown keys.
+# The properties every relevance edge carries (relevance/operator.py), and its ``ai`` directives: never
+# unknown keys.
 RELEVANCE_EDGE_KEYS = frozenset(("score", "rank", "mode", "snippet", "matchedTerms", "probes", "via", "intent",
-                                 "join"))
+                                 "join", "ai"))
+# What a files join's query-time nodes carry (relevance/files.py), besides a record's own fields.
+FILES_NODE_KEYS = frozenset(("id", "text", "path", "line", "source", "section", "status"))
 
 
 def for_run(refs: References, store, text: str, virtual_names=dict) -> list[dict]:

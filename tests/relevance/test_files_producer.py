@@ -199,3 +199,15 @@ def test_a_heading_is_the_section_of_its_paragraphs_not_a_memory_of_its_own(worl
                         "RETURN m.text AS text, m.section AS section, m.line AS line, r.snippet AS snippet").fetchall()
     assert [tuple(r) for r in rows] == [("Ada is writing the analytical engine notes.", "Projects", 8,
                                          "Ada is writing the analytical engine notes.")]
+
+
+def test_names_a_files_join_makes_real_are_not_reported_unknown(world):
+    conn, _ = world
+    result = conn.execute("MATCH (:Concept {value: 'coffee'})-[r:RELEVANT_TO {ai: {materialize: true}}]->(m:Memory) "
+                          "RETURN m.text, m.path, m.line, m.section, m.source, r.score")
+    result.fetchall()
+    notes = [n for n in result.consume().notifications if "Unknown" in n["code"]]
+    assert notes == []
+    result = conn.execute("MATCH (m:MarkdownMemory) RETURN m.txet")         # a misspelling is still one
+    result.fetchall()
+    assert any("txet" in n["description"] for n in result.consume().notifications)
