@@ -8,7 +8,8 @@ The question travels as a parameter, so it never appears in the statement text t
     {"question": "...", "options": {k: 5, ...}}   # options: db.retrieve's, all optional
 
 ``/retrieve`` answers ``{results: [{node, score, rank, lanes, evidence}], answer, citations, diagnostics:
-{steps, degraded}}``; ``/retrieve/diagnostics`` only ``{steps, degraded}`` (``db.retrieve.diagnostics``,
+{steps, degraded}}`` (``db.retrieve.response``: one retrieval, diagnostics also when it found nothing);
+``/retrieve/diagnostics`` only ``{steps, degraded}`` (``db.retrieve.diagnostics``,
 with ``answer: false`` unless the options ask for the synthesis step). Nodes are rendered as the Query
 API renders them for the request's Accept header (plain JSON, or typed JSON for
 ``application/vnd.neo4j.query``); every other member is plain JSON.
@@ -26,9 +27,8 @@ from . import requests as rq
 from .query_api import _dumps, failure, start
 from .sessions import RequestFailed
 
-RETRIEVE = ("CALL db.retrieve($question, $options) "
-            "YIELD node, score, rank, lanes, evidence, diagnostics, answer, citations "
-            "RETURN node, score, rank, lanes, evidence, diagnostics, answer, citations")
+RETRIEVE = ("CALL db.retrieve.response($question, $options) YIELD results, answer, citations, diagnostics "
+            "RETURN results, answer, citations, diagnostics")
 DIAGNOSTICS = ("CALL db.retrieve.diagnostics($question, $options) YIELD step, ms, details "
                "RETURN step, ms, details")
 READ = {"mode": "r"}
@@ -47,15 +47,14 @@ def retrieve_endpoints(api):
             return failure(exc, request)
         healthy = False
         try:
-            # no model call where no answer is shown, unless the caller asks for the synthesis step
-            quiet = {**options, "answer": False if options.get("answer") is None else options["answer"]}
             if diagnostics_only:
+                # no model call where no answer is shown, unless the caller asks for the synthesis step
+                quiet = {**options, "answer": False if options.get("answer") is None else options["answer"]}
                 body = _diagnostics(await _rows(core, DIAGNOSTICS, question, quiet, api._batch))
             else:
-                rows = await _rows(core, RETRIEVE, question, options, api._batch)
-                body = _results(rows, _node_encoder(request))
-                if not rows:        # no row carries the diagnostics of a search that found nothing
-                    body["diagnostics"] = _diagnostics(await _rows(core, DIAGNOSTICS, question, quiet, api._batch))
+                # one retrieval, one row: its diagnostics come also when it found nothing
+                (row,) = await _rows(core, RETRIEVE, question, options, api._batch)
+                body = _results(row, _node_encoder(request))
             healthy = True
         except RequestFailed as exc:          # ask() has reset the core: it goes back to the pool
             healthy = True
@@ -113,12 +112,12 @@ def _render(value, node):
     return to_plain(value)
 
 
-def _results(rows: list[dict], node) -> dict:
-    first = rows[0] if rows else {}
-    diagnostics = first.get("diagnostics") or {"steps": [], "degraded": []}
-    return {"results": [{key: _render(row[key], node) for key in ("node", "score", "rank", "lanes", "evidence")}
-                        for row in rows],
-            "answer": first.get("answer"), "citations": _render(first.get("citations") or [], node),
+def _results(row: dict, node) -> dict:
+    """db.retrieve.response's row as the endpoint's body."""
+    diagnostics = row.get("diagnostics") or {"steps": [], "degraded": []}
+    return {"results": [{key: _render(item[key], node) for key in ("node", "score", "rank", "lanes", "evidence")}
+                        for item in row.get("results") or []],
+            "answer": row.get("answer"), "citations": _render(row.get("citations") or [], node),
             "diagnostics": {"steps": [_step(step) for step in diagnostics.get("steps", [])],
                             "degraded": to_plain(diagnostics.get("degraded", []))}}
 

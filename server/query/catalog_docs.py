@@ -21,6 +21,7 @@ PROCEDURES = {
                                "(start label, type, end label) seen in the data, with its indexes and constraints.",
     "db.entity.resolve": "Resolve entity mentions to entity nodes (exact, then fuzzy), creating those not found.",
     "db.retrieve": "Three-lane retrieval for a question: the best nodes with their scores, lanes and evidence.",
+    "db.retrieve.response": "db.retrieve's whole response as one row: results, cited answer and diagnostics.",
     "db.retrieve.diagnostics": "The steps db.retrieve takes for a question, with their timings and details.",
     "db.answer": "Answer a question from retrieved sources, with citations (uses the configured AI provider).",
     "apoc.merge.node": "MERGE a node with dynamic labels and identifying properties (APOC).",

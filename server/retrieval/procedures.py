@@ -1,4 +1,5 @@
-"""Registration of db.entity.resolve, db.retrieve, db.retrieve.diagnostics and db.answer."""
+"""Registration of db.entity.resolve, db.retrieve, db.retrieve.response, db.retrieve.diagnostics and
+db.answer."""
 from __future__ import annotations
 
 from ..ai import providers
@@ -18,6 +19,11 @@ def register(registry) -> None:
                        ("citations", "LIST? OF MAP?")], _retrieve,
                       description="Three-lane retrieval (dense, keyword, graph) for a question, fused, with evidence "
                                   "and (with an AI provider) the cited answer.")
+    registry.register("db.retrieve.response", [("question", "ANY?"), ("options", "MAP?", {})],
+                      [("results", "LIST? OF MAP?"), ("answer", "STRING?"), ("citations", "LIST? OF MAP?"),
+                       ("diagnostics", "MAP?")], _response,
+                      description="db.retrieve's whole response as one row: the ranked results, the cited answer "
+                                  "and the diagnostics, also when nothing was found.")
     registry.register("db.retrieve.diagnostics", [("question", "ANY?"), ("options", "MAP?", {})],
                       [("step", "STRING?"), ("ms", "FLOAT?"), ("details", "MAP?")], _diagnostics,
                       description="What each retrieval lane found for a question, and why.")
@@ -53,6 +59,13 @@ def _retrieve(ctx, question, opts=None):
     result, answer = _with_answer(ctx, question, options(opts, _RETRIEVE_OPTIONS))
     diagnostics = result.diagnostics.as_map()
     return [dict(row, diagnostics=diagnostics, **answer) for row in result.rows]
+
+
+def _response(ctx, question, opts=None):
+    """One row: [{node, score, rank, lanes, evidence}], answer, citations, diagnostics (one retrieval)."""
+    result, answer = _with_answer(ctx, question, options(opts, _RETRIEVE_OPTIONS))
+    results = [{key: row[key] for key in ("node", "score", "rank", "lanes", "evidence")} for row in result.rows]
+    return [{"results": results, "diagnostics": result.diagnostics.as_map(), **answer}]
 
 
 def _diagnostics(ctx, question, opts=None):

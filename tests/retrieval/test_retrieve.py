@@ -96,6 +96,20 @@ def test_diagnostics_in_every_response_and_as_rows(db):
     assert by_step["fusion"][2]["kind"] == "rrf"
 
 
+def test_the_whole_response_as_one_row_also_when_nothing_is_found(db):
+    rows = retrieve(db, laneK=3)
+    (one,) = db.session().run("CALL db.retrieve.response($q, $o) YIELD results, answer, citations, diagnostics "
+                              "RETURN [r IN results | r.node.id] AS ids, [r IN results | r.rank] AS ranks, "
+                              "answer, citations, diagnostics", {"q": Q, "o": {"laneK": 3}}).fetch(10)
+    ids, ranks, answer, citations, diagnostics = one
+    assert ids == [r["id"] for r in rows] and ranks == list(range(1, len(rows) + 1))
+    assert answer is None and citations == []              # no AI provider configured here
+    assert [s["name"] for s in diagnostics["steps"]] == [s["name"] for s in rows[0]["diagnostics"]["steps"]]
+    (empty,) = db.session().run("CALL db.retrieve.response($q, {workspace: 'nowhere'}) YIELD results, diagnostics "
+                                "RETURN results, diagnostics", {"q": Q}).fetch(10)
+    assert empty[0] == [] and empty[1]["steps"][0]["name"] == "direct" and empty[1]["steps"][0]["hits"] == 0
+
+
 def test_graph_failure_degrades_to_the_direct_lane(db, monkeypatch):
     def broken(*args, **kwargs):
         raise ConnectionError("graph store unreachable")

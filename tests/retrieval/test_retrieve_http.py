@@ -114,8 +114,10 @@ def test_diagnostics_endpoint_returns_the_steps_only(http, fake):
     assert asked.status_code == 200 and "synthesis" in names(asked.json()["steps"])
 
 
-def test_a_search_that_finds_nothing_still_reports_its_steps(http):
+def test_a_search_that_finds_nothing_still_reports_its_steps(http, fake):
+    before = fake.calls("/v1/chat/completions")
     response = http.post("/db/neo4j/retrieve", json={"question": QUESTION, "options": {"workspace": "nowhere"}})
+    assert fake.calls("/v1/chat/completions") - before == 1     # one retrieval: one entity extraction
     assert response.status_code == 200, response.text
     body = response.json()
     assert body["results"] == [] and body["answer"] is None and body["citations"] == []
