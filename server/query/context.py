@@ -30,13 +30,15 @@ class Costs(dict):
     embedding, a relevance search, even a cached one), so the server never runs it inline. ``log`` is
     the call log: one entry per model or API call, by purpose and source, never by the text sent."""
     ai_used = False
-    log: list = []          # the statement's own list is set by ExecContext (a summary holds it from the start)
+    log: tuple | list = ()   # the statement's own list is set by ExecContext (a summary holds it from the start)
 
     def spend(self, counter: str, purpose: str, source: str | None = None) -> dict:
         """Count one call on ``counter`` (when it is asked, so a failed call still counts) and log it;
         the entry is returned so the caller can mark it ``ok: False`` when the call fails."""
         self[counter] += 1
         entry = {"counter": counter, "purpose": purpose, "source": source, "ok": True}
+        if type(self.log) is not list:      # a Costs made outside a statement: a list of its own
+            self.log = []
         self.log.append(entry)
         return entry
 
