@@ -171,6 +171,16 @@ def make_join(name, anchor_labels, rel_type, target_label, anchor_property, opti
                    options.get("identityField") or "entityIds", max_rounds, **remote)
 
 
+def _fields(options: dict) -> tuple[str, ...]:
+    """The ``fields`` option (a name or a list of names) of a remote or files join."""
+    fields = options.get("fields", [])
+    if isinstance(fields, str):
+        fields = [fields]
+    if not isinstance(fields, list) or not all(isinstance(f, str) and f for f in fields):
+        raise ArgumentError("Relevance join option `fields` must be a list of field names")
+    return tuple(fields)
+
+
 def _files_options(name: str, options: dict) -> dict:
     """JoinDef's fields from the options of a files join (relevance/files.py)."""
     from .files import UNITS, check_path
@@ -192,12 +202,7 @@ def _files_options(name: str, options: dict) -> dict:
         raise ArgumentError(f"Relevance join `{name}` (files): `require` is a map of JSON fields to values, "
                             f"e.g. {{type: 'entity'}}")
     out["require"] = tuple(require.items())
-    fields = options.get("fields", [])
-    if isinstance(fields, str):
-        fields = [fields]
-    if not isinstance(fields, list) or not all(isinstance(f, str) and f for f in fields):
-        raise ArgumentError("Relevance join option `fields` must be a list of field names")
-    out["fields"] = tuple(fields)
+    out["fields"] = _fields(options)
     for option, attr in (("recordKey", "record_key"), ("targetKey", "target_key")):
         value = options.get(option, "id")
         if not isinstance(value, str) or not value:
@@ -220,12 +225,7 @@ def _remote_options(name: str, kind: str, options: dict) -> dict:
     index = options.get("index")
     if kind == "elasticsearch" and (not isinstance(index, str) or not index):
         raise ArgumentError(f"Relevance join `{name}` (elasticsearch) needs OPTIONS {{index: '...'}}")
-    fields = options.get("fields", [])
-    if isinstance(fields, str):
-        fields = [fields]
-    if not isinstance(fields, list) or not all(isinstance(f, str) and f for f in fields):
-        raise ArgumentError("Relevance join option `fields` must be a list of field names")
-    out = {"url": url, "index": index if kind == "elasticsearch" else None, "fields": tuple(fields)}
+    out = {"url": url, "index": index if kind == "elasticsearch" else None, "fields": _fields(options)}
     defaults = {"recordKey": "_id" if kind == "elasticsearch" else "id", "recordScoreField": "score",
                 "targetKey": "id", "apiKeyEnv": None}
     for option, attr in (("recordKey", "record_key"), ("recordScoreField", "score_field"),

@@ -20,7 +20,9 @@ import threading
 from collections import Counter, OrderedDict
 from pathlib import Path
 
-from relate.protocol.errors import ArgumentError, ClientError
+from relate.protocol.errors import ArgumentError
+
+from ..load.paths import load_error
 
 from . import lanes
 from .remote import node_props
@@ -32,7 +34,6 @@ MAX_UNITS = 500_000
 MAX_UNIT_CHARS = 20_000
 K1, B = 1.2, 0.75
 CORPUS_CACHE = 32            # joins whose corpus is kept in memory
-FILES_FAILED = "Neo.ClientError.Statement.ExternalResourceFailed"
 _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 _SCOPE_VALUE = re.compile(r"[A-Za-z0-9_@][A-Za-z0-9._@+-]{0,127}")     # one safe path segment
 SCOPE_KEYS = ("user", "context")
@@ -74,14 +75,12 @@ def _root(db, join, path: str) -> tuple[Path, Path]:
     """(import directory, the join's path inside it), both resolved; ClientError when neither can be used."""
     import_dir = getattr(db, "import_dir", None)
     if import_dir is None:
-        raise ClientError(f"Relevance join `{join.name}` (files) reads below the import directory, and none is "
-                          f"configured (start the server with --import-dir DIR, or connect(..., import_dir=DIR))",
-                          code=FILES_FAILED, phase="runtime")
+        raise load_error(f"Relevance join `{join.name}` (files) reads below the import directory, and none is "
+                         f"configured (start the server with --import-dir DIR, or connect(..., import_dir=DIR))")
     root = Path(import_dir).resolve()
     target = root.joinpath(*[s for s in path.split("/") if s]).resolve()
     if target != root and root not in target.parents:
-        raise ClientError(f"Relevance join `{join.name}` (files): `{join.path}` leads outside the import directory",
-                          code=FILES_FAILED, phase="runtime")
+        raise load_error(f"Relevance join `{join.name}` (files): `{join.path}` leads outside the import directory")
     return root, target
 
 
