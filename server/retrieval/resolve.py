@@ -49,6 +49,18 @@ def resolve_options(given) -> dict:
     return out
 
 
+def entity_vector_index(manager, label: str) -> str | None:
+    """The vector index over ``label``'s ``embedding`` that declares an embedder (the first by name):
+    the embedding stage's default, so entities whose vectors live beside them resolve by meaning
+    without naming the index in every call."""
+    for name in sorted(manager.names()):
+        definition = manager.get(name).definition
+        if (definition.type == "VECTOR" and definition.entity == "node" and label in definition.tokens
+                and definition.properties == ["embedding"] and definition.config.get("vector.embedder")):
+            return name
+    return None
+
+
 def _mention(item) -> tuple[str, str | None]:
     if isinstance(item, str):
         return item, None
@@ -72,6 +84,9 @@ class Resolver:
         self._created_earlier = [change[1] for change in self.tx.change_log()
                                  if change[0] == "node+" and self.label in change[2]]
         self._embedder = None
+        if opts["embedder"] is None and opts["embeddingIndex"] is None:
+            # the entities' own vectors, where an index over them declares how to embed a mention
+            opts = self.opts = {**opts, "embeddingIndex": entity_vector_index(ctx.db.index_manager, self.label)}
         if opts["embedder"] is not None or opts["embeddingIndex"] is not None:
             from ..ai import embedders
             name = opts["embedder"]

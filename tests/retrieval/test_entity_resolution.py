@@ -55,6 +55,26 @@ def test_embedding_stage_matches_a_name_sharing_no_trigram_threshold(db):
     assert strict[0][2:4] == (True, "created")
 
 
+def test_embedding_stage_uses_the_entities_vector_index_by_default(db):
+    """A vector index over Entity.embedding that declares its embedder: entities created by resolution
+    get their vectors, and later mentions resolve by meaning without naming index or embedder."""
+    db.session().run("CREATE VECTOR INDEX entity_vectors FOR (e:Entity) ON e.embedding "
+                     "OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.embedder`: 'hash-384'}}").consume()
+    created = resolve(db, [{"name": "graph database engine", "type": "Concept"}])
+    assert created[0][2:4] == (True, "created")
+    assert count(db, "MATCH (e:Entity) RETURN size(e.embedding)") == 384
+    db.session().run("CALL db.awaitIndexes(60)").consume()
+    rows = resolve(db, [{"name": "engines for graph databases", "type": "Concept"}], trigramThreshold=0.8,
+                   embeddingThreshold=0.7)
+    assert rows[0][1:4] == ("graph database engine", False, "embedding")
+    assert rows[0][4] == pytest.approx(0.746, abs=1e-3)
+    # without such an index there is no embedding stage: the same mention is a new entity
+    db.session().run("DROP INDEX entity_vectors").consume()
+    again = resolve(db, [{"name": "engines for graph databases", "type": "Concept"}], trigramThreshold=0.8,
+                    embeddingThreshold=0.7)
+    assert again[0][2:4] == (True, "created")
+
+
 def test_same_statement_mentions_resolve_to_one_entity(db):
     rows = resolve(db, ["Cloudflare", "cloudflare", "Cloudflare!", "Cloudflaree"])
     assert [r[3] for r in rows] == ["created", "exact", "exact", "trigram"]
