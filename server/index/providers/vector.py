@@ -25,7 +25,7 @@ _VECTOR_KEYS = {
     "vector.dimensions": "dimensions", "vector.similarity_function": "similarity",
     "vector.hnsw.m": "m", "vector.hnsw.ef_construction": "ef_construction",
     "vector.hnsw.ef_search": "ef_search", "vector.hnsw.min_size": "hnsw_min_size",
-    "vector.exact.max_scope": "exact_max_scope", "vector.quantization.enabled": None,
+    "vector.exact.max_scope": "exact_max_scope", "vector.quantization.enabled": "quantization",
     "vector.embedder": "embedder",      # names the server-side embedder for text queries (server/ai)
     # short spellings
     "m": "m", "efconstruction": "ef_construction", "efsearch": "ef_search",
@@ -39,7 +39,8 @@ _DEFAULTS = {"vector.hnsw.m": vector_defaults.DEFAULT_M,
              "vector.hnsw.ef_construction": vector_defaults.DEFAULT_EF_CONSTRUCTION,
              "vector.hnsw.ef_search": AUTO,
              "vector.hnsw.min_size": vector_defaults.HNSW_MIN_SIZE,
-             "vector.exact.max_scope": vector_defaults.EXACT_MAX_SCOPE}
+             "vector.exact.max_scope": vector_defaults.EXACT_MAX_SCOPE,
+             "vector.quantization.enabled": True}
 
 
 def _ef_search(value: Any) -> int | None:
@@ -55,7 +56,8 @@ def vector_config(definition: IndexDefinition) -> vector_defaults.VectorConfig:
         c.get("vector.hnsw.ef_construction", vector_defaults.DEFAULT_EF_CONSTRUCTION),
         _ef_search(c.get("vector.hnsw.ef_search", AUTO)),
         c.get("vector.hnsw.min_size", vector_defaults.HNSW_MIN_SIZE),
-        c.get("vector.exact.max_scope", vector_defaults.EXACT_MAX_SCOPE))
+        c.get("vector.exact.max_scope", vector_defaults.EXACT_MAX_SCOPE),
+        c.get("vector.quantization.enabled", True))
 
 
 class VectorProvider(SearchProvider):
@@ -98,6 +100,9 @@ class VectorProvider(SearchProvider):
                     raise ArgumentError(f"`vector.dimensions` must be at most 4096, got {value}")
             elif target == "ef_search" and isinstance(value, str) and value.lower() == AUTO:
                 value = AUTO
+            elif target == "quantization":
+                if type(value) is not bool:
+                    raise ArgumentError(f"`vector.quantization.enabled` must be a boolean, got {value!r}")
             else:
                 value = positive_int(full, value, allow_zero=target in ("hnsw_min_size", "exact_max_scope"))
             config[full] = value
