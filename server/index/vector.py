@@ -374,7 +374,8 @@ class VectorIndex:
         if self.cosine:
             queries /= np.linalg.norm(queries, axis=1, keepdims=True)
         queries = np.ascontiguousarray(queries, dtype=np.float32)
-        truth = self._exact_top(queries, n, 10)
+        metric = faiss.METRIC_INNER_PRODUCT if self.cosine else faiss.METRIC_L2
+        _, truth = faiss.knn(queries, self._vectors[:n], min(10, n), metric=metric)    # blockwise, exact
         quantized = isinstance(faiss.downcast_index(index.index), faiss.IndexHNSWSQ)
         fetch = self._candidates(10) if quantized else 10
         for ef in EF_LADDER:
@@ -382,27 +383,22 @@ class VectorIndex:
             params.efSearch = ef
             _, found = index.search(queries, fetch, params=params)
             if quantized:         # as searches do: the candidates re-scored exactly, the best 10 kept
-                found = [self._exact_top(q[None, :], n, 10, rows[rows >= 0])[0] for q, rows in zip(queries, found)]
+                found = [self._exact_top(q, rows[rows >= 0], 10) for q, rows in zip(queries, found)]
             hits = sum(len(set(a[a >= 0].tolist()) & set(b[b >= 0].tolist())) for a, b in zip(found, truth))
             if hits >= (RECALL_TARGET_QUANTIZED if quantized else RECALL_TARGET) * np.count_nonzero(truth >= 0):
                 return ef
         return EF_LADDER[-1]
 
-    def _exact_top(self, queries: np.ndarray, n: int, k: int, rows: np.ndarray | None = None) -> np.ndarray:
-        """Row numbers of each query's k best among ``rows`` (default: rows [0, n)), best first, padded
-        with -1: the truth calibration measures recall against, and the re-scoring of candidates."""
-        block = self._vectors[:n] if rows is None else self._vectors[rows]
-        raw = queries @ block.T
+    def _exact_top(self, q: np.ndarray, rows: np.ndarray, k: int) -> np.ndarray:
+        """The k best of a few ``rows`` for query ``q`` by their float vectors, best first, padded with -1
+        (calibration's re-scoring of a quantized index's candidates, as searches do)."""
+        block = self._vectors[rows]
+        raw = block @ q
         if not self.cosine:           # squared L2, negated so that larger is better for both metrics
-            raw = 2 * raw - (block * block).sum(axis=1)[None, :] - (queries * queries).sum(axis=1)[:, None]
-        take = min(k, raw.shape[1])
-        out = np.full((len(queries), k), -1, dtype=np.int64)
-        if take:
-            best = np.argpartition(-raw, take - 1, axis=1)[:, :take] if raw.shape[1] > take else \
-                np.tile(np.arange(take), (len(queries), 1))
-            order = np.argsort(-np.take_along_axis(raw, best, axis=1), axis=1, kind="stable")
-            best = np.take_along_axis(best, order, axis=1)
-            out[:, :take] = best if rows is None else rows[best]
+            raw = 2 * raw - (block * block).sum(axis=1)
+        out = np.full(k, -1, dtype=np.int64)
+        best = rows[np.argsort(-raw, kind="stable")[:k]]
+        out[:len(best)] = best
         return out
 
     @staticmethod
