@@ -10,7 +10,7 @@ import relate
 from relate.errors import ArgumentError
 from relate.server.index import vector as vector_module
 from relate.server.index.vector import VectorConfig, VectorIndex
-from tests.unit.test_vector_index import DIMS, FILTERS, N, brute_force, random_index
+from tests.unit.test_vector_index import DIMS, FILTERS, N, assert_recall_inside_filters, brute_force, random_index
 
 
 def faiss_bytes(index: VectorIndex) -> int:
@@ -21,24 +21,15 @@ def faiss_bytes(index: VectorIndex) -> int:
 def test_quantized_hnsw_hits_carry_exact_scores_and_recall(metric):
     index, vectors = random_index(metric, seed=11, hnsw_min_size=0, m=16, ef_construction=100, ef_search=64)
     assert index.hnsw and index.quantized
-    keys = np.arange(N)
-    rng = np.random.default_rng(12)
-    for name, filters, mask in FILTERS:
-        found = wanted = 0
-        for _ in range(30):
-            q = rng.normal(size=DIMS)
-            keep = mask(keys)
-            expected = brute_force(vectors[keep], keys[keep], q, metric, 10)
-            exact = dict(expected)
-            got = index.search(q.tolist(), 10, filters)
-            assert len(got) == len(expected), name
-            for key, score in got:          # re-scored from the float rows: the exact score of that key
-                if key in exact:
-                    assert score == pytest.approx(exact[key], abs=2e-6)
-            assert [s for _, s in got] == sorted((s for _, s in got), reverse=True)
-            found += len(exact.keys() & {k for k, _ in got})
-            wanted += len(expected)
-        assert found / wanted >= 0.98, (name, found / wanted)
+
+    def exact_scores(got, expected):
+        exact = dict(expected)
+        for key, score in got:              # re-scored from the float rows: the exact score of that key
+            if key in exact:
+                assert score == pytest.approx(exact[key], abs=2e-6)
+        assert [s for _, s in got] == sorted((s for _, s in got), reverse=True)
+
+    assert_recall_inside_filters(index, vectors, metric, np.random.default_rng(12), 30, exact_scores)
 
 
 def test_quantization_off_keeps_float_storage_and_quantized_is_a_quarter_the_size():
