@@ -46,11 +46,15 @@ def brute_force(vectors: np.ndarray, keys: np.ndarray, q: np.ndarray, metric: st
 def test_exact_search_equals_brute_force_inside_the_filter(metric, name, filters, mask):
     index, vectors = random_index(metric)
     assert not index.hnsw
+    assert_exact_inside_filter(index, vectors, metric, np.random.default_rng(1), 15, filters, mask)
+
+
+def assert_exact_inside_filter(index, vectors, metric: str, rng, queries: int, filters, mask) -> None:
+    """Every search's hits equal brute force inside the filter: the same keys in order, the same scores."""
     keys = np.arange(N)
-    rng = np.random.default_rng(1)
-    for _ in range(15):
+    keep = mask(keys)
+    for _ in range(queries):
         q = rng.normal(size=DIMS)
-        keep = mask(keys)
         expected = brute_force(vectors[keep], keys[keep], q, metric, 10)
         got = index.search(q.tolist(), 10, filters)
         assert [k for k, _ in got] == [k for k, _ in expected]

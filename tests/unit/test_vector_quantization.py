@@ -10,7 +10,8 @@ import relate
 from relate.errors import ArgumentError
 from relate.server.index import vector as vector_module
 from relate.server.index.vector import VectorConfig, VectorIndex
-from tests.unit.test_vector_index import DIMS, FILTERS, N, assert_recall_inside_filters, brute_force, random_index
+from tests.unit.test_vector_index import (DIMS, FILTERS, N, assert_exact_inside_filter,
+                                         assert_recall_inside_filters, brute_force, random_index)
 
 
 def faiss_bytes(index: VectorIndex) -> int:
@@ -56,16 +57,9 @@ def test_exact_filtered_search_on_a_quantized_index_scores_the_float_rows(metric
     monkeypatch.setattr(vector_module, "GATHER_FRACTION", 10**9)
     index, vectors = random_index(metric, seed=15, hnsw_min_size=0, exact_max_scope=N)
     assert index.quantized
-    keys = np.arange(N)
     rng = np.random.default_rng(16)
     for _, filters, mask in FILTERS[1:]:
-        for _ in range(5):
-            q = rng.normal(size=DIMS)
-            keep = mask(keys)
-            expected = brute_force(vectors[keep], keys[keep], q, metric, 10)
-            got = index.search(q.tolist(), 10, filters)
-            assert [k for k, _ in got] == [k for k, _ in expected]
-            assert [s for _, s in got] == pytest.approx([s for _, s in expected], abs=2e-6)
+        assert_exact_inside_filter(index, vectors, metric, rng, 5, filters, mask)
 
 
 def test_calibrated_ef_on_a_quantized_index_and_many_queries_at_once(tmp_path):
