@@ -111,6 +111,8 @@ def synthesize(ctx, question: str, retrieval, runner_text, diagnostics) -> dict:
             step["providerMs"] = round((time.perf_counter() - started) * 1000, 3)
             step["tokensOut"] = estimate_tokens(raw)
             answer, citations = validate_citations(raw, sources)
+            if not answer.strip():       # an empty reply (or one of invented markers alone) answers nothing
+                raise ValueError("the model's reply holds no answer")
             step["citations"] = len(citations)
             step["dropped"] = count_markers(raw) - count_markers(answer)
         except (Terminated, QueryTimeout):

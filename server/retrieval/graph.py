@@ -51,13 +51,22 @@ def find_entities(ctx, question: str, opts: dict, diagnostics=None) -> tuple[lis
     candidates = []
     for phrase, first, last in phrases:
         norm = normalize_name(phrase)
-        if len(norm) < 3:
+        if not norm:
             continue
+        # A name under three characters ("Go", "AI", "R") is too short for trigram likeness: it matches
+        # only itself, and the gazetteer takes it only where the question writes it with a capital (so
+        # "we go" and "is" name nothing).
+        short = len(norm) < 3
+        if short and source != "llm" and phrase == phrase.lower():
+            continue
+        wanted = 1.0 if short else threshold
         ctx.check()
-        for nid, _ in search_in_scope(index, norm, 3, threshold, lambda n: _in_scope(tx, n, label, workspace)):
+        for nid, _ in search_in_scope(index, norm, 3, wanted, lambda n: _in_scope(tx, n, label, workspace)):
             current = tx.node_prop(nid, "normalized")
-            sim = trigram_similarity(norm, current) if isinstance(current, str) else 0.0
-            if sim >= threshold:
+            if not isinstance(current, str) or (len(current) < 3 or short) and current != norm:
+                continue
+            sim = trigram_similarity(norm, current)
+            if sim >= wanted:
                 candidates.append((sim * (last - first + 1), sim, first, last, nid, phrase))
     # the most words covered, weighted by similarity, first: "Ada Lovelace" (0.9 x 2) beats an entity
     # called "Ada" (1.0 x 1); spans may not overlap; one phrase per entity

@@ -1,7 +1,7 @@
 """The retrieval data model (docs/retrieval.md) and the options every procedure reads.
 
     (:Document {id, title, workspace})-[:HAS_CHUNK]->(:Chunk {id, text, embedding, workspace, position})
-    (:Chunk)-[:MENTIONS]->(:Entity {workspace, name, normalized, type[, embedding]})
+    (:Chunk)-[:MENTIONS]->(:Entity {workspace, name, normalized, type[, embedding]})   (hydration's hint)
     (:Entity)-[fact:ANY_TYPE {predicate?, sources: [document id, ...]}]->(:Entity)
 
 A fact is a relationship between two entities; ``sources`` lists the ids of the documents asserting it
@@ -24,7 +24,7 @@ DEFAULTS = {
     "weights": {"direct": 1.0, "expanded": 0.6, "evidence": 0.6},
     "workspace": None,             # restrict chunks and entities to one workspace (None: all)
     "documentLabel": "Document", "chunkLabel": "Chunk", "entityLabel": "Entity",
-    "chunkRel": "HAS_CHUNK",
+    "chunkRel": "HAS_CHUNK", "mentionRel": "MENTIONS",
     "vectorIndex": "chunk_embedding", "fulltextIndex": "chunk_text",
     "embedder": None,              # None: the vector index's declared embedder, else hash-384
     # 'auto': the configured provider's model extracts names from the question (spec 003), the
@@ -81,7 +81,7 @@ def options(given, extra: dict | None = None) -> dict:
     for key in ("hydrate", "siblings"):
         if type(out[key]) is not bool:
             raise ArgumentError(f"Option `{key}` must be a boolean", detail="InvalidArgumentValue")
-    for key in ("documentLabel", "chunkLabel", "entityLabel", "chunkRel", "vectorIndex", "fulltextIndex"):
+    for key in ("documentLabel", "chunkLabel", "entityLabel", "chunkRel", "mentionRel", "vectorIndex", "fulltextIndex"):
         if not isinstance(out[key], str):
             raise ArgumentError(f"Option `{key}` must be a string", detail="InvalidArgumentValue")
     if out["workspace"] is not None and not isinstance(out["workspace"], str):

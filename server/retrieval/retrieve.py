@@ -230,32 +230,29 @@ class Runner:
         return order[:self.opts["laneK"]], len(support)
 
     # ---- documents and chunks -------------------------------------------------------------
-    def _documents(self) -> dict:
+    def _documents(self) -> dict[object, list[int]]:
         if self._doc_nodes is None:
             tx, label = self.tx, self.opts["documentLabel"]
             self._doc_nodes = {}
             for nid in tx.nodes_by_label(label):
                 self.ctx.check()
-                self._doc_nodes.setdefault(tx.node_prop(nid, "id"), nid)
+                self._doc_nodes.setdefault(tx.node_prop(nid, "id"), []).append(nid)
         return self._doc_nodes
 
-    def document_node(self, doc_id: str) -> int | None:
+    def document_nodes(self, doc_id) -> list[int]:
+        """Every document node with this id: workspaces may reuse ids, and the chunk scope tells them apart."""
         tx, label = self.tx, self.opts["documentLabel"]
         if tx.has_property_index("node", label, "id"):
-            for nid in tx.index_seek("node", label, "id", doc_id):
-                return nid
-            return None
-        return self._documents().get(doc_id)
+            return list(tx.index_seek("node", label, "id", doc_id))
+        return self._documents().get(doc_id, [])
 
-    def chunks_of(self, doc_id: str) -> list[int]:
-        nid = self.document_node(doc_id)
-        if nid is None:
-            return []
-        chunk_label = self.opts["chunkLabel"]
+    def chunks_of(self, doc_id) -> list[int]:
+        """The document's chunks inside the retrieval's scope, in position order."""
+        chunk_label, rel = self.opts["chunkLabel"], self.opts["chunkRel"]
         tx = self.tx
         scope = self.scope()
-        chunks = [other for _, other in tx.expand(nid, "out", (self.opts["chunkRel"],))
-                  if chunk_label in tx.node_labels(other) and (scope is None or other in scope)]
+        chunks = {other for nid in self.document_nodes(doc_id) for _, other in tx.expand(nid, "out", (rel,))
+                  if chunk_label in tx.node_labels(other) and (scope is None or other in scope)}
         return sorted(chunks, key=lambda c: (_position(tx.node_prop(c, "position")), c))
 
     def document_of(self, cid: int) -> str | None:
@@ -287,14 +284,16 @@ class Runner:
         return [self.fact_map(rid, facts[rid]) for rid in doc_facts.get(doc, ())]
 
     def hydrate(self, rows: list[dict], facts: dict, doc_facts: dict) -> list[dict]:
-        """Chunks of EVERY document asserting a fact the results use (not one per fact)."""
+        """Chunks of EVERY document asserting a fact the results use (not one per fact): from each, the
+        ``hydrateChunks`` chunks that carry those facts best (see ``_carriers``)."""
         have = {row["node"].id for row in rows}
         used = {item["fact"] for row in rows for item in row["evidence"]}
-        docs = list(dict.fromkeys(doc for rid in sorted(used, key=lambda r: facts[r]["hop"])
+        docs = list(dict.fromkeys(doc for rid in sorted(used, key=lambda r: (facts[r]["hop"], r))
                                   for doc in facts[rid]["sources"]))
         added, rank = [], len(rows)
         for doc in docs:
-            for cid in self.chunks_of(doc)[:self.opts["hydrateChunks"]]:
+            asserted = [facts[rid] for rid in doc_facts.get(doc, ()) if rid in used]
+            for cid in self._carriers(self.chunks_of(doc), asserted)[:self.opts["hydrateChunks"]]:
                 if cid in have:
                     continue
                 have.add(cid)
@@ -302,6 +301,27 @@ class Runner:
                 added.append({"node": NodeRef(cid), "score": 0.0, "rank": rank, "lanes": ["hydration"],
                               "evidence": [self.fact_map(r, facts[r]) for r in doc_facts.get(doc, ())]})
         return added
+
+    def _carriers(self, chunks: list[int], asserted: list[dict]) -> list[int]:
+        """``chunks`` (in position order) with those that carry the asserted facts first: the chunk that
+        states a fact is the one that mentions its two entities (a MENTIONS relationship, else the
+        entity's name in its text), not whichever chunk opens the document."""
+        if len(chunks) <= self.opts["hydrateChunks"] or not asserted:
+            return chunks
+        tx, mention = self.tx, self.opts["mentionRel"]
+        ends = {nid for fact in asserted for nid in (fact["start"], fact["end"])}
+        names = {nid: name.lower() for nid in ends
+                 if isinstance(name := tx.node_prop(nid, "name"), str) and name.strip()}
+        carried = {}
+        for position, cid in enumerate(chunks):
+            self.ctx.check()
+            mentioned = {other for _, other in tx.expand(cid, "out", (mention,))} & ends
+            text = tx.node_prop(cid, "text")
+            if isinstance(text, str):
+                lowered = text.lower()
+                mentioned |= {nid for nid, name in names.items() if name in lowered}
+            carried[cid] = (-len(mentioned), position)
+        return sorted(chunks, key=carried.__getitem__)
 
 
 def _position(value):

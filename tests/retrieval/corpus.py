@@ -20,15 +20,15 @@ ENTITIES = [("React", "Library"), ("JSX", "Syntax"), ("Meta", "Company"), ("Kafk
 FACTS = [("React", "USES", "uses", "JSX", ["d2"]), ("React", "CREATED_BY", "was created by", "Meta", ["d3", "d4", "d5"])]
 
 
-def load(db: Database, workspace: str = "w") -> None:
+def load(db: Database, workspace: str = "w", setup: bool = True) -> None:
     s = db.session()
-    run_statements(lambda query, params=None: s.run(query, params).consume(), workspace)
+    run_statements(lambda query, params=None: s.run(query, params).consume(), workspace, setup)
     db.index_manager.await_indexes(30)
 
 
-def run_statements(run, workspace: str = "w") -> None:
-    """Create the indexes and the graph through ``run(query, params)`` (embedded or a driver)."""
-    for statement in SETUP:
+def run_statements(run, workspace: str = "w", setup: bool = True) -> None:
+    """Create the indexes (unless ``setup`` is false) and the graph through ``run(query, params)``."""
+    for statement in SETUP if setup else ():
         run(statement)
     rows = [{"id": d, "chunks": [{"id": f"{d}#{i}", "text": t, "position": i} for i, t in enumerate(texts)]}
             for d, texts in DOCUMENTS]

@@ -64,6 +64,15 @@ def test_provider_failure_gives_a_null_answer_and_keeps_the_sources(db):
     assert "sk-test" not in json.dumps(out["diagnostics"], default=str)     # secrets never surface
 
 
+@pytest.mark.parametrize("reply", ["", "   ", "[9]"])
+def test_an_empty_reply_is_a_failed_synthesis_not_an_empty_answer(db, reply):
+    with FakeOpenAI(chat=lambda body: "[]" if "JSON array" in body["messages"][-1]["content"] else reply) as fake:
+        out = ask(db, fake)
+    assert out["answer"] is None and out["citations"] == [] and out["sources"]
+    assert {d["step"]: d for d in out["diagnostics"]["degraded"]}["synthesis"]["fallback"] == \
+        "null answer, sources intact"
+
+
 def _extracting(names_reply):
     def chat(body):
         content = body["messages"][-1]["content"]

@@ -264,3 +264,69 @@ def test_the_direct_lane_is_a_floor_its_best_hit_stays(db, k):
     rows = retrieve(db, k=k)                   # every lane at its default weight
     ranked = [r["id"] for r in rows if r["lanes"] != ["hydration"]]     # not the evidence rows hydrated after
     assert len(ranked) == k and best in ranked
+
+
+def test_workspaces_that_reuse_document_ids_each_get_their_own_evidence_and_hydration():
+    from relate.server.engine import Database
+    from tests.retrieval.corpus import load
+    db = Database.open(None)
+    try:
+        load(db, "a")
+        load(db, "b", setup=False)          # the same document ids d1..d6 in a second workspace
+        for workspace in ("a", "b"):
+            rows = retrieve(db, laneK=2, k=2, workspace=workspace,
+                            weights={"direct": 0.1, "expanded": 0.0, "evidence": 5.0})
+            s = steps(rows)
+            assert s["evidence"]["hits"] > 0 and s["hydration"]["chunks"] > 0
+            spaces = db.session().run("CALL db.retrieve($q, $o) YIELD node RETURN collect(DISTINCT node.workspace)",
+                                      {"q": Q, "o": {"laneK": 2, "k": 2, "workspace": workspace}}).fetch(1)[0][0]
+            assert spaces == [workspace]
+    finally:
+        db.close()
+
+
+def test_hydration_takes_the_chunks_that_state_the_fact_not_the_first_ones():
+    from relate.server.engine import Database
+    from tests.retrieval.corpus import load
+    db = Database.open(None)
+    try:
+        load(db)
+        texts = ["Release notes for the spring.", "Our office moved.", "Hiring is open.",
+                 "Meta also created React Native for mobile apps."]
+        db.session().run("MATCH (e:Entity {name: 'React'})-[f:CREATED_BY]->() SET f.sources = f.sources + 'd9' "
+                         "CREATE (d:Document {id: 'd9', workspace: 'w'}) WITH d UNWIND range(0, 3) AS i "
+                         "CREATE (d)-[:HAS_CHUNK]->(:Chunk {id: 'd9#' + i, position: i, workspace: 'w', text: $t[i], "
+                         "embedding: ai.text.embed($t[i], {model: 'hash-384'})})", {"t": texts}).consume()
+        db.index_manager.await_indexes(10)
+        rows = retrieve(db, laneK=2, k=2, weights={"direct": 0.1, "expanded": 0.0, "evidence": 5.0})
+        used = {f["to"] for r in rows if r["rank"] <= 2 for f in r["evidence"]}
+        assert "Meta" in used
+        hydrated = [r["id"] for r in rows if r["lanes"] == ["hydration"] and r["id"].startswith("d9#")]
+        assert hydrated and hydrated[0] == "d9#3"         # the chunk naming both React and Meta
+    finally:
+        db.close()
+
+
+@pytest.mark.parametrize("question, resolved", [("Is Go fast?", ["Go"]), ("Can I go to the AI talk?", ["AI"]),
+                                                ("where do we go now", [])])
+def test_names_under_three_characters_resolve_exactly(question, resolved):
+    from relate.server.engine import Database
+    db = Database.open(None)
+    try:
+        load_short = ("CREATE VECTOR INDEX chunk_embedding FOR (c:Chunk) ON (c.embedding) "
+                      "OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.embedder`: 'hash-384'}}")
+        db.session().run(load_short).consume()
+        db.session().run("UNWIND [['Go', 'Language'], ['AI', 'Field'], ['Gopher', 'Mascot']] AS e "
+                         "CALL db.entity.resolve([{name: e[0], type: e[1]}], {workspace: 'w'}) YIELD entity "
+                         "RETURN count(*)").consume()
+        db.session().run("MATCH (g:Entity {name: 'Go'}), (m:Entity {name: 'Gopher'}) "
+                         "CREATE (g)-[:HAS_MASCOT {sources: ['d1']}]->(m) "
+                         "CREATE (:Document {id: 'd1', workspace: 'w'})-[:HAS_CHUNK]->(:Chunk {id: 'd1#0', "
+                         "workspace: 'w', position: 0, text: 'The gopher is the mascot.', "
+                         "embedding: ai.text.embed('The gopher is the mascot.', {model: 'hash-384'})})").consume()
+        db.index_manager.await_indexes(10)
+        rows = db.session().run("CALL db.retrieve.diagnostics($q, {workspace: 'w'}) YIELD step, details "
+                                "WHERE step = 'entities' RETURN details.resolved", {"q": question}).fetch(10)
+        assert rows == [(resolved,)]
+    finally:
+        db.close()
