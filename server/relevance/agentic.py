@@ -88,6 +88,10 @@ def run(ctx, join, scope, text: str, intent: str | None, k: int) -> list[dict]:
                     "matchedTerms": hit.get("matchedTerms", []), "probes": hit["probes"] + ["judge"]})
         if len(out) >= k:
             break
+    if results and not out:
+        # every id the judge named is one it was never shown: a hallucinated verdict is a failed loop
+        # (the caller falls back to the fused lane), not a judgement that nothing fits the brief
+        raise ProviderError("the judge named only candidates it was not shown", detail="Ungrounded")
     for rank, hit in enumerate(out, start=1):
         hit["rank"] = rank
     return out

@@ -189,7 +189,8 @@ def fused(ctx, join, scope: Scope, text: str, k: int) -> list[dict]:
         for rank, (nid, _) in enumerate(hits, start=1):
             fused_score[nid] = fused_score.get(nid, 0.0) + 1.0 / (RRF_K + rank)
             probes.setdefault(nid, []).append(arm)
-    order = sorted(fused_score, key=lambda nid: (-fused_score[nid], nid))[:k]
+    order = _reachable(sorted(fused_score, key=lambda nid: (-fused_score[nid], nid)), k,
+                       [hits[0][0] for hits in (lex_hits, vec_hits) if hits])
     out = []
     query_vector = None
     for rank, nid in enumerate(order, start=1):
@@ -205,6 +206,24 @@ def fused(ctx, join, scope: Scope, text: str, k: int) -> list[dict]:
         out.append({"id": nid, "score": None if score is None else round(float(score), 6), "rank": rank,
                     "mode": "fused", "probes": probes[nid]})
     return _decorate(ctx, out, _arms(ctx, join)[2], words)
+
+
+def _reachable(ranked: list[int], k: int, firsts: list[int]) -> list[int]:
+    """The top ``k`` of ``ranked`` with each arm's own best hit in it (``firsts``, lexical first): the two
+    bests tie on fused score, and a tie must not drop the document holding a distinctive identifier the
+    question asked for (spec 001 6.6: a document either arm finds is reachable). They take the places of
+    the lowest-ranked others, and the fused order is kept."""
+    top = ranked[:k]
+    for best in firsts:
+        if best in top:
+            continue
+        spare = [i for i, nid in enumerate(top) if nid not in firsts]
+        if not spare:
+            break
+        del top[spare[-1]]
+        top.append(best)
+    position = {nid: i for i, nid in enumerate(ranked)}
+    return sorted(top, key=position.__getitem__)
 
 
 def keyword_hits(ctx, join, lex_hits, words) -> list[dict]:

@@ -128,9 +128,10 @@ def read_statuses(rc, join, relaxed, statuses):
 
 
 def memo_key(ctx, join, key, intent) -> tuple:
-    """One search's identity: the join (its narrowed label and statuses), the key, the brief, the scope."""
+    """One search's identity: the join's whole definition (a join dropped and created again under its name
+    with other settings searches anew; its narrowed label and statuses too), the key, the brief, the scope."""
     scope_key = tuple(sorted((getattr(ctx, "scope", None) or {}).items()))
-    return join.name, join.target_label, join.statuses, key, intent, scope_key
+    return join, key, intent, scope_key
 
 
 def _notify_cull(state, join, dropped: int, total: int, best) -> None:
@@ -236,10 +237,14 @@ def search(ctx, rc, join, key, intent: str | None) -> list[dict]:
                               props=files.record_props, status=life.active[0] if life and life.active else None)
         return _floor_and_keep(state, join, memo, hits, None)
     if cache is not None:
-        found = cache.get(memo)
-        if found is not None:
-            state.memo[memo] = found
-            return found
+        cached = cache.get(memo)
+        if cached is not None:
+            hits, cull = cached
+            if cull is not None:          # the floor's report holds for the cached answer too
+                _notify_cull(state, join, *cull)
+            hits = _still_there(ctx.tx, hits)
+            state.memo[memo] = hits
+            return hits
     ctx.costs["semanticCalls"] += 1
     k = join.k
     if join.kind == "participant":
@@ -258,19 +263,32 @@ def search(ctx, rc, join, key, intent: str | None) -> list[dict]:
 
 
 def _floor_and_keep(state, join, memo, hits: list[dict], cache) -> list[dict]:
-    """``hits`` past the join's minScore floor, memoized for the statement (and cached for its TTL)."""
+    """``hits`` past the join's minScore floor, memoized for the statement (and cached for its TTL, with
+    what the floor dropped, so that a cached answer reports its cull as the first one did)."""
+    cull = None
     if join.min_score > 0 and hits:
         # a fused hit without a similarity (the lexical arm found a document that has no embedding) is
         # kept: the floor is a similarity threshold, and either arm's documents stay reachable (spec 6.6)
         kept = [h for h in hits if h["score"] is None or h["score"] >= join.min_score]
         if len(kept) < len(hits):
             scores = [h["score"] for h in hits if h["score"] is not None]
-            _notify_cull(state, join, len(hits) - len(kept), len(hits), max(scores) if scores else None)
+            cull = (len(hits) - len(kept), len(hits), max(scores) if scores else None)
+            _notify_cull(state, join, *cull)
         hits = kept
     state.memo[memo] = hits
     if cache is not None:
-        cache.put(memo, join.cache_ttl, hits)
+        cache.put(memo, join.cache_ttl, (hits, cull))
     return hits
+
+
+def _still_there(tx, hits: list[dict]) -> list[dict]:
+    """Cached ``hits`` without the targets deleted since they were found (ranks closed up again)."""
+    if all(tx.node_exists(h["id"]) for h in hits):
+        return hits
+    kept = [dict(h) for h in hits if tx.node_exists(h["id"])]
+    for rank, hit in enumerate(kept, start=1):
+        hit["rank"] = rank
+    return kept
 
 
 def planned_calls(ctx, rc, work) -> dict:
