@@ -457,7 +457,7 @@ class Session:
             try:
                 summary.plan = PrintablePlan(describe_plan(plan.root, estimates))
                 from .relevance.pricing import price_plan
-                price_plan(plan.root, summary.plan, estimates, self, params)
+                price_plan(plan.root, summary.plan, estimates, self, params, statement.body)
             finally:
                 if explicit is None:
                     estimates.close()

@@ -2,16 +2,25 @@
 
 A first-stage hop (no relevance hop below it) is priced exactly: its anchor rows are computed from
 the snapshot (reads only, no search) and their distinct keys counted, the pinned
-``(c:Concept {value: '...'})`` shape included. A later hop's anchors are an earlier search's results,
-so it is priced as a floor (one search) and the total reads "at least".
+``(c:Concept {value: '...'})`` shape included. Inside OPTIONAL MATCH or a CALL subquery the hop's
+anchors come from the rows the subquery runs for, computed the same way (when nothing below them
+searches). A later hop's anchors are an earlier search's results, so it is priced as a floor (one
+search) and the total reads "at least".
 """
 from __future__ import annotations
 
+import dataclasses
+
 from relate.server.ai.statement import for_ctx
+from relate.server.query import ast
 from relate.server.query.context import ExecContext
+from relate.server.query.exec.operators.base import Profiled
+from relate.server.query.exec.operators.subplans import Apply, Optional
 
 from . import catalog as C
+
 from .operator import RelevanceExpand, planned_calls
+
 
 
 def _below(op) -> list:
@@ -22,21 +31,43 @@ def _below(op) -> list:
     return out
 
 
-def _price(op, ctx, rc) -> tuple[dict, bool]:
+def _searches(op) -> bool:
+    return isinstance(op, RelevanceExpand) or any(isinstance(o, RelevanceExpand) for o in _below(op))
+
+
+def _price(op, ctx, rc, args) -> tuple[dict, bool]:
+    """The hop's price for the argument rows ``args`` (a callable; None: they cannot be known)."""
     floor = _floor(op, rc)
-    if any(isinstance(o, RelevanceExpand) for o in _below(op)):
+    if args is None or any(isinstance(o, RelevanceExpand) for o in _below(op)):
         return floor, False
     try:
-        work = [w for row in op.source.rows(ctx, {}) for w in op._work(ctx, rc, row)]
+        work = [w for arg in args() for row in op.source.rows(ctx, arg) for w in op._work(ctx, rc, row)]
     except Exception:           # e.g. a parameter EXPLAIN was not given: the floor is one search
         return floor, False
     return planned_calls(ctx, rc, work), True
 
 
+def _inner_args(op, ctx, args):
+    """The argument rows an Optional's or Apply's subquery runs for, as a callable; None when they
+    cannot be computed without searching (a relevance hop feeds them) or for another operator."""
+    op = op.inner if isinstance(op, Profiled) else op
+    if args is None or not isinstance(op, (Optional, Apply)) or _searches(op.source):
+        return None
+    if isinstance(op, Optional):
+        return lambda: [row for arg in args() for row in op.source.rows(ctx, arg)]
+    imports = op.imports
+    return lambda: [row if imports is None else {name: row[name] for name in imports}
+                    for arg in args() for row in op.source.rows(ctx, arg)]
+
+
 def _floor(op, rc) -> dict:
+    return _type_floor(op.rel_type, rc)
+
+
+def _type_floor(rel_type: str, rc) -> dict:
     """One search's price when the anchors cannot be counted: an API call when every join that may
     answer the hop's type searches a remote store, else a semantic search."""
-    joins = rc.joins_for(op.rel_type)
+    joins = rc.joins_for(rel_type)
     remote = bool(joins) and all(join.remote for join in joins)
     return {"semanticCalls": 0 if remote else 1, "llmCalls": 0, "apiCalls": 1 if remote else 0}
 
@@ -59,8 +90,42 @@ def _text(price: dict, exact: bool) -> str:
     return ", ".join(parts)
 
 
-def price_plan(root, plan: dict, tx, session, params) -> None:
-    """Annotate EXPLAIN's ``plan`` dict (the shape of describe_plan) in place."""
+_EXPRESSION_SUBQUERIES = (ast.ExistsSubquery, ast.CountSubquery, ast.CollectSubquery, ast.PatternComprehension,
+                          ast.PatternPredicate)
+
+
+def _nodes(value, depth: int = 0):
+    """Every AST node under ``value`` (dataclass fields, lists and tuples), depth-first."""
+    if depth > 500:
+        return
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _nodes(item, depth + 1)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        yield value
+        for field in dataclasses.fields(value):
+            yield from _nodes(getattr(value, field.name), depth + 1)
+
+
+def _expression_hops(body, rc) -> list[str]:
+    """The relevance types searched inside subquery expressions (EXISTS/COUNT/COLLECT {...}, pattern
+    comprehensions and predicates): one entry per outermost such expression. Their plans are made
+    while the statement runs, for the variables then bound, so EXPLAIN can price them only as a floor."""
+    found, inside = [], set()
+    for node in _nodes(body):
+        if id(node) in inside or not isinstance(node, _EXPRESSION_SUBQUERIES):
+            continue
+        below = list(_nodes(node))
+        inside.update(id(n) for n in below)
+        types = [t for n in below if isinstance(n, ast.RelPattern) for t in n.types if t in rc.rel_types]
+        if types:
+            found.append(types[0])
+    return found
+
+
+def price_plan(root, plan: dict, tx, session, params, body=None) -> None:
+    """Annotate EXPLAIN's ``plan`` dict (the shape of describe_plan) in place; ``body`` (the statement's
+    AST) adds the floor of relevance hops inside subquery expressions."""
     ctx = ExecContext(tx, dict(params or {}), session.db)
     ctx.scope, ctx.budget = session.scope, session.ai_budget
     rc = C.of(tx)
@@ -68,12 +133,12 @@ def price_plan(root, plan: dict, tx, session, params) -> None:
     exact_all = True
     found = False
 
-    def walk(op, node):
+    def walk(op, node, args):
         nonlocal exact_all, found
-        inner = getattr(op, "inner", op)
+        inner = op.inner if isinstance(op, Profiled) else op
         if isinstance(inner, RelevanceExpand):
             found = True
-            price, exact = _price(inner, ctx, rc)
+            price, exact = _price(inner, ctx, rc, args)
             for_ctx(ctx).memo.clear()        # the stage's own count; repeated keys across stages count again
             exact_all = exact_all and exact
             node["costs"] = {key: price.get(key, 0) for key in ("semanticCalls", "llmCalls", "apiCalls")}
@@ -81,10 +146,16 @@ def price_plan(root, plan: dict, tx, session, params) -> None:
             node["details"] = f"{node['details']}; {_text(price, exact)}"
             for key in total:
                 total[key] += price.get(key, 0)
-        for child, sub in zip(list(op.children()) + list(op.nested()), node.get("children", [])):
-            walk(child, sub)
+        nested = list(op.nested())
+        inner_args = _inner_args(op, ctx, args) if nested else None
+        for i, (child, sub) in enumerate(zip(list(op.children()) + nested, node.get("children", []))):
+            walk(child, sub, inner_args if i >= len(op.children()) else args)
 
-    walk(root, plan)
+    walk(root, plan, lambda: [{}])
+    for rel_type in _expression_hops(body, rc) if body is not None and rc.rel_types else ():
+        found, exact_all = True, False
+        for key, value in _type_floor(rel_type, rc).items():
+            total[key] += value
     if found:
         plan["pricing"] = _text(total, exact_all)
         total.pop("expansions")

@@ -84,6 +84,31 @@ def test_explain_prices_exact_first_stage_and_a_floor_for_later_hops(graph):
     assert summary.plan["costs"]["exact"] is False
 
 
+@pytest.mark.parametrize("query", [
+    "MATCH (p:Person) OPTIONAL MATCH (p)-[r:RELEVANT_TO]->(t:RelevantEmailThread) RETURN p.id, t.id",
+    "MATCH (p:Person) CALL (p) { MATCH (p)-[r:RELEVANT_TO]->(t:RelevantEmailThread) RETURN t } RETURN p.id, t.id",
+    "MATCH (p:Person) CALL { WITH p MATCH (p)-[r:RELEVANT_TO]->(t:RelevantEmailThread) RETURN t } RETURN t.id",
+])
+def test_explain_prices_a_first_stage_hop_inside_a_subquery_exactly(graph, query):
+    run = graph.runner()
+    _, explained = run("EXPLAIN " + query)
+    _, ran = run(query)
+    assert explained.plan["costs"] == {"semanticCalls": ran.costs["semanticCalls"], "llmCalls": 0, "apiCalls": 0,
+                                       "exact": True}
+    assert explained.plan["pricing"] == f"~{ran.costs['semanticCalls']} semantic searches"
+
+
+@pytest.mark.parametrize("query", [
+    "MATCH (p:Person) RETURN p.id, COUNT { (p)-[:RELEVANT_TO]->(:RelevantEmailThread) } AS n",
+    "MATCH (p:Person) WHERE EXISTS { (p)-[:RELEVANT_TO]->(:RelevantEmailThread) } RETURN p.id",
+    "MATCH (p:Person) RETURN p.id, [(p)-[:RELEVANT_TO]->(t:RelevantEmailThread) | t.id] AS ts",
+])
+def test_explain_prices_a_hop_inside_a_subquery_expression_as_a_floor(graph, query):
+    _, explained = graph.runner()("EXPLAIN " + query)
+    assert explained.plan["pricing"] == "at least ~1 semantic search"
+    assert explained.plan["costs"]["exact"] is False
+
+
 def test_budget_refuses_as_too_expensive_before_spending(graph):
     run = graph.runner(budget={"semanticCalls": 1})
     query = "MATCH (p:Person)-[r:RELEVANT_TO]->(t:RelevantEmailThread) RETURN count(*)"
