@@ -85,6 +85,18 @@ DEFAULT_MAX_STATEMENT_BYTES = 4 * 2 ** 20     # longer statements are refused be
 WRITER_WAIT_SLICE_S = 0.1                     # how often a wait for the writer looks for cancellation
 
 
+def _check_relevance_budget(plan: Plan, ctx: ExecContext) -> None:
+    """Refuse before it spends a statement whose relevance hops inside OPTIONAL MATCH or CALL subqueries
+    would exceed the AI budget (relevance/pricing.py); plans without such a hop pay one attribute read."""
+    nested = plan.nested_relevance
+    if nested is None:
+        from .relevance.pricing import nested_hop
+        nested = plan.nested_relevance = nested_hop(plan.root)
+    if nested:
+        from .relevance.pricing import check_budget
+        check_budget(plan.root, ctx)
+
+
 class Database:
     """An open database: ``Database.open(path | None)``; sessions run statements against it."""
 
@@ -513,6 +525,11 @@ class Session:
         ctx.notifications.extend(notes)
         ctx.session = self
         ctx.principal = self.principal
+        try:
+            _check_relevance_budget(plan, ctx)
+        except BaseException:
+            tx.close()
+            raise
         self._watch(ctx)
         self._running(query)
         summary = Summary(counters=ctx.counters, query_type="r", costs=ctx.costs, calls=ctx.costs.log,
@@ -547,6 +564,7 @@ class Session:
         self._running(query)
         try:
             try:
+                _check_relevance_budget(plan, ctx)
                 rows = [materialize_row(row, tx) for row in plan.root.rows(ctx, {})]
             except RecursionError:
                 raise too_complex("runtime") from None

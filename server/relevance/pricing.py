@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from relate.protocol.errors import QueryTimeout, Terminated
 from relate.server.ai.statement import for_ctx
 from relate.server.query import ast
 from relate.server.query.context import ExecContext
@@ -18,6 +19,7 @@ from relate.server.query.exec.operators.base import Profiled
 from relate.server.query.exec.operators.subplans import Apply, Optional
 
 from . import catalog as C
+from . import costs
 
 from .operator import RelevanceExpand, planned_calls
 
@@ -35,13 +37,17 @@ def _searches(op) -> bool:
     return isinstance(op, RelevanceExpand) or any(isinstance(o, RelevanceExpand) for o in _below(op))
 
 
-def _price(op, ctx, rc, args) -> tuple[dict, bool]:
-    """The hop's price for the argument rows ``args`` (a callable; None: they cannot be known)."""
+def _price(op, ctx, rc, args, gated: bool = False) -> tuple[dict, bool]:
+    """The hop's price for the argument rows ``args`` (a callable; None: they cannot be known); ``gated``:
+    only what the budget gates (not the rows whose edge opts in)."""
     floor = _floor(op, rc)
     if args is None or any(isinstance(o, RelevanceExpand) for o in _below(op)):
         return floor, False
     try:
-        work = [w for arg in args() for row in op.source.rows(ctx, arg) for w in op._work(ctx, rc, row)]
+        work = [w for arg in args() for row in op.source.rows(ctx, arg)
+                if not (gated and op.opted_in(row, ctx)) for w in op._work(ctx, rc, row)]
+    except (Terminated, QueryTimeout):
+        raise
     except Exception:           # e.g. a parameter EXPLAIN was not given: the floor is one search
         return floor, False
     return planned_calls(ctx, rc, work), True
@@ -123,6 +129,23 @@ def _expression_hops(body, rc) -> list[str]:
     return found
 
 
+def _hops(op, node, args, ctx, rc, visit, gated: bool = False) -> None:
+    """Call ``visit(node, price, exact)`` for every RelevanceExpand under ``op`` (``node``: its entry in
+    the described plan, or None), priced for the argument rows ``args``."""
+    inner = op.inner if isinstance(op, Profiled) else op
+    if isinstance(inner, RelevanceExpand):
+        price, exact = _price(inner, ctx, rc, args, gated)
+        for_ctx(ctx).memo.clear()        # the stage's own count; repeated keys across stages count again
+        visit(node, price, exact)
+    nested = list(op.nested())
+    inner_args = _inner_args(op, ctx, args) if nested else None
+    children = list(op.children())
+    subs = node.get("children", []) if node is not None else []
+    for i, child in enumerate(children + nested):
+        _hops(child, subs[i] if i < len(subs) else None, inner_args if i >= len(children) else args, ctx, rc,
+              visit, gated)
+
+
 def price_plan(root, plan: dict, tx, session, params, body=None) -> None:
     """Annotate EXPLAIN's ``plan`` dict (the shape of describe_plan) in place; ``body`` (the statement's
     AST) adds the floor of relevance hops inside subquery expressions."""
@@ -133,25 +156,18 @@ def price_plan(root, plan: dict, tx, session, params, body=None) -> None:
     exact_all = True
     found = False
 
-    def walk(op, node, args):
+    def visit(node, price, exact):
         nonlocal exact_all, found
-        inner = op.inner if isinstance(op, Profiled) else op
-        if isinstance(inner, RelevanceExpand):
-            found = True
-            price, exact = _price(inner, ctx, rc, args)
-            for_ctx(ctx).memo.clear()        # the stage's own count; repeated keys across stages count again
-            exact_all = exact_all and exact
+        found = True
+        exact_all = exact_all and exact
+        if node is not None:
             node["costs"] = {key: price.get(key, 0) for key in ("semanticCalls", "llmCalls", "apiCalls")}
             node["costs"]["exact"] = exact
             node["details"] = f"{node['details']}; {_text(price, exact)}"
-            for key in total:
-                total[key] += price.get(key, 0)
-        nested = list(op.nested())
-        inner_args = _inner_args(op, ctx, args) if nested else None
-        for i, (child, sub) in enumerate(zip(list(op.children()) + nested, node.get("children", []))):
-            walk(child, sub, inner_args if i >= len(op.children()) else args)
+        for key in total:
+            total[key] += price.get(key, 0)
 
-    walk(root, plan, lambda: [{}])
+    _hops(root, plan, lambda: [{}], ctx, rc, visit)
     for rel_type in _expression_hops(body, rc) if body is not None and rc.rel_types else ():
         found, exact_all = True, False
         for key, value in _type_floor(rel_type, rc).items():
@@ -160,3 +176,30 @@ def price_plan(root, plan: dict, tx, session, params, body=None) -> None:
         plan["pricing"] = _text(total, exact_all)
         total.pop("expansions")
         plan["costs"] = {**total, "exact": exact_all}
+
+
+def nested_hop(op) -> bool:
+    """Whether a relevance hop runs inside an OPTIONAL MATCH or a CALL subquery under ``op``."""
+    real = op.inner if isinstance(op, Profiled) else op
+    if isinstance(real, (Optional, Apply)) and any(_searches(n) for n in real.nested()):
+        return True
+    return any(nested_hop(child) for child in list(op.children()) + list(op.nested()))
+
+
+def check_budget(root, ctx) -> None:
+    """Before a statement runs, refuse it as TOO_EXPENSIVE when the exact price of its first-stage
+    relevance hops exceeds the budget. A hop inside OPTIONAL MATCH or a CALL subquery otherwise checks
+    one run of the subquery at a time, and could spend before the statement is refused; rows whose edge
+    opts in (``ai: {materialize: true}``) are not counted, as the hop itself does not."""
+    if not costs.budget_of(ctx):
+        return
+    rc = C.of(ctx.tx)
+    total = {"semanticCalls": 0, "llmCalls": 0, "apiCalls": 0}
+
+    def visit(node, price, exact):
+        if exact:
+            for key in total:
+                total[key] += price.get(key, 0)
+
+    _hops(root, None, lambda: [{}], ctx, rc, visit, gated=True)
+    costs.check(ctx, total)

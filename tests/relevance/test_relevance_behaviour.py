@@ -109,6 +109,23 @@ def test_explain_prices_a_hop_inside_a_subquery_expression_as_a_floor(graph, que
     assert explained.plan["costs"]["exact"] is False
 
 
+@pytest.mark.parametrize("query", [
+    "UNWIND ['Acme', 'lotteries'] AS v CALL (v) { MATCH (:Concept {value: v})-[:RELEVANT_TO {via: 'agentic-rag'}]->"
+    "(d:Document) RETURN d } RETURN count(*)",
+    "UNWIND ['Acme', 'lotteries'] AS v OPTIONAL MATCH (:Concept {value: v})-[:RELEVANT_TO {via: 'agentic-rag'}]->"
+    "(d:Document) RETURN count(d)",
+])
+def test_budget_refuses_a_subquerys_hops_before_the_first_model_call(graph, model, query):
+    asked = model.calls("/v1/chat/completions")
+    with pytest.raises(ClientError) as info:
+        graph.runner(budget={"llmCalls": 2})(query)
+    assert info.value.code == "Neo.ClientError.Statement.TooExpensive"
+    assert "would spend 4 llmCalls (budget 2)" in info.value.message
+    assert model.calls("/v1/chat/completions") == asked          # refused before the first model call
+    rows, summary = graph.runner(budget={"llmCalls": 4})(query)
+    assert summary.costs["llmCalls"] == 4
+
+
 def test_budget_refuses_as_too_expensive_before_spending(graph):
     run = graph.runner(budget={"semanticCalls": 1})
     query = "MATCH (p:Person)-[r:RELEVANT_TO]->(t:RelevantEmailThread) RETURN count(*)"

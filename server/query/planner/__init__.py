@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Optional
 
 from .. import ast
 from . import logical
@@ -22,6 +23,7 @@ class Plan:
     updating: bool
     logical: logical.LogicalOp
     batched: bool = False          # CALL { ... } IN TRANSACTIONS: auto-commit statements only
+    nested_relevance: Optional[bool] = None   # a relevance hop inside a subquery (set on first run)
 
 
 def plan_query(query: ast.Query, catalog, procedures=None, *, profile: bool = False,
