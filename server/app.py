@@ -12,7 +12,7 @@ import time
 
 import structlog
 
-from relate.protocol.errors import RelateError
+from relate.protocol.errors import ClientError, RelateError
 
 from .auth import Authenticator, UserStore
 from .auth_tokens import TokenStore
@@ -131,7 +131,10 @@ class RelateServer:
             return
         if not self.config.init_password:
             raise StartupError(NO_USER)      # a server nobody can log in to is of no use
-        users.create_user(INITIAL_USER, self.config.init_password, roles=["admin"])
+        try:
+            users.create_user(INITIAL_USER, self.config.init_password, roles=["admin"])
+        except ClientError as exc:          # too short: a setting the operator must change, not a crash
+            raise StartupError(f"cannot create the initial user {INITIAL_USER}: {exc.message}") from None
         _log.info("created the initial user", user=INITIAL_USER)
 
     def _tls_context(self) -> ssl.SSLContext | None:

@@ -73,11 +73,19 @@ def failure(exc: BaseException, request: Request | None = None) -> JSONResponse:
 
 # -- results ----------------------------------------------------------------------------------------
 
+# Every counter, zeros included, in the Query API's order (clients index them without a default).
+_COUNTERS = ("nodes_created", "nodes_deleted", "properties_set", "relationships_created", "relationships_deleted",
+             "labels_added", "labels_removed", "indexes_added", "indexes_removed", "constraints_added",
+             "constraints_removed")
+
+
 def _counters(meta: dict) -> dict:
     stats = meta.get("stats", {})
-    out = {_camel(k): v for k, v in stats.items()}
-    out["containsUpdates"] = any(v for k, v in stats.items() if k != "system_updates")
+    out = {"containsUpdates": any(v for k, v in stats.items() if k != "system_updates")}
+    out.update({_camel(k): stats.get(k, 0) for k in _COUNTERS})
+    out.update({_camel(k): v for k, v in stats.items() if k not in _COUNTERS and k != "system_updates"})
     out["containsSystemUpdates"] = bool(stats.get("system_updates"))
+    out["systemUpdates"] = stats.get("system_updates", 0)
     return out
 
 
@@ -268,7 +276,7 @@ class QueryApi:
     @staticmethod
     def _check_db(request: Request) -> None:
         name = request.path_params.get("db", "")
-        if name not in DATABASES:
+        if name.lower() not in DATABASES:        # case-insensitive, as in Neo4j
             raise ClientError(f"Database does not exist. Database name: '{name[:60]}'.",
                               code="Neo.ClientError.Database.DatabaseNotFound")
 

@@ -113,6 +113,9 @@ class BoltConnection(ClientConnection):
                 await core.reject(ProtocolViolation(
                     f"{type(request).__name__.upper()} cannot be handled by a session in the {state.value} state"), out)
             return
+        db = getattr(request, "extra", {}).get("db") if isinstance(getattr(request, "extra", None), dict) else None
+        if isinstance(db, str):
+            request.extra["db"] = db.lower()      # database names are case-insensitive, as in Neo4j
         if isinstance(request, (bm.Route, bm.Telemetry, bm.Logoff)):
             await self._bolt_only(request, core, out)
             return

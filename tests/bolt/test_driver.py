@@ -204,6 +204,15 @@ def test_unknown_database_is_refused(bolt_url):
     assert "DatabaseNotFound" in caught.value.code
 
 
+@pytest.mark.parametrize("name", ["NEO4J", "Neo4j"])
+def test_database_names_are_case_insensitive(bolt_url, name):
+    with GraphDatabase.driver(bolt_url, auth=AUTH) as driver:
+        records, _, _ = driver.execute_query("RETURN 1 AS one", database_=name)
+        assert records[0]["one"] == 1
+        with driver.session(database="System") as session:
+            assert session.run("SHOW DATABASES YIELD name RETURN count(*) AS n").single()["n"] >= 1
+
+
 class _Proxy:
     """A loopback TCP relay the test can cut: every connection through it is closed by ``kill()``."""
 

@@ -289,3 +289,15 @@ def test_a_relevance_statement_reports_its_costs(http):
     assert "calls" not in body          # a search of this world's own index is no model or API call
     plain = query(http, "RETURN 1 AS one").json()
     assert "costs" not in plain         # nothing spent, nothing reported
+
+
+def test_counters_list_every_counter_zeros_included_and_database_names_ignore_case(http):
+    done = http.post("/db/NEO4J/query/v2", json={"statement": "CREATE (:CounterProbe {x: 1})", "includeCounters": True})
+    assert done.status_code in (200, 202), done.text
+    counters = done.json()["counters"]
+    assert counters == {"containsUpdates": True, "nodesCreated": 1, "nodesDeleted": 0, "propertiesSet": 1,
+                        "relationshipsCreated": 0, "relationshipsDeleted": 0, "labelsAdded": 1, "labelsRemoved": 0,
+                        "indexesAdded": 0, "indexesRemoved": 0, "constraintsAdded": 0, "constraintsRemoved": 0,
+                        "containsSystemUpdates": False, "systemUpdates": 0}
+    read = query(http, "RETURN 1").json()["counters"]
+    assert read["containsUpdates"] is False and read["nodesDeleted"] == 0

@@ -56,6 +56,11 @@ def test_no_user_and_no_password_refuses_to_start(tmp_path):
     _one_line_exit_2(done, "--init-password", "--no-auth")
 
 
+def test_a_too_short_initial_password_refuses_to_start(tmp_path):
+    done = _run("--listen", "127.0.0.1:0", "--data", str(tmp_path / "db"), "--init-password", "short")
+    _one_line_exit_2(done, "initial user neo4j", "at least 8 characters")
+
+
 def test_missing_config_file_and_tls_key():
     _one_line_exit_2(_run("--config", "/nonexistent/relate.toml"), "cannot read")
     _one_line_exit_2(_run("--no-auth", "--listen", "127.0.0.1:0", "--tls-cert", "/nonexistent.pem",
