@@ -123,12 +123,12 @@ def test_schema_commands_counters_if_not_exists_and_drop(session):
     assert session.run("CREATE INDEX idx IF NOT EXISTS FOR (n:A) ON (n.x)").consume().counters.indexes_added == 0
     c = session.run("CREATE CONSTRAINT c1 IF NOT EXISTS FOR (n:B) REQUIRE n.y IS UNIQUE").consume().counters
     assert c.constraints_added == 1
-    shown = rows(session, "SHOW INDEXES YIELD name, type, owningConstraint")
+    shown = rows(session, "SHOW RANGE INDEXES YIELD name, type, owningConstraint")
     assert shown == [("c1", "RANGE", "c1"), ("idx", "RANGE", None)]
     assert session.run("DROP INDEX idx").consume().counters.indexes_removed == 1
     assert session.run("DROP CONSTRAINT c1").consume().counters.constraints_removed == 1
     assert session.run("DROP CONSTRAINT c1 IF EXISTS").consume().counters.constraints_removed == 0
-    assert rows(session, "SHOW INDEXES") == []
+    assert rows(session, "SHOW INDEXES YIELD name, type") == [("index_343aff4e", "LOOKUP"), ("index_f7700477", "LOOKUP")]
 
 
 def test_deleting_a_connected_node_fails_at_the_end_of_the_statement(session):

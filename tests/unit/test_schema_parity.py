@@ -44,7 +44,7 @@ def test_index_create_statements_quote_names_and_parse_again(db):
     run(db, "CREATE TEXT INDEX t FOR ()-[r:KNOWS]-() ON (r.interest)")
     run(db, "CREATE POINT INDEX p FOR (n:Person) ON (n.sublocation)")
     run(db, "CREATE RANGE INDEX comp FOR ()-[r:PURCHASED]-() ON (r.date, r.amount)")
-    rows = run(db, "SHOW INDEXES YIELD name, type, indexProvider, createStatement")
+    rows = run(db, "SHOW INDEXES YIELD name, type, indexProvider, createStatement WHERE type <> 'LOOKUP'")
     assert rows == [
         ("comp", "RANGE", "range-1.0",
          "CREATE RANGE INDEX `comp` FOR ()-[r:`PURCHASED`]-() ON (r.`date`, r.`amount`)"),
@@ -59,7 +59,8 @@ def test_index_create_statements_quote_names_and_parse_again(db):
         run(db, f"DROP INDEX {name}")
     for statement in statements:          # every createStatement parses and recreates its index
         run(db, statement)
-    assert [row[3] for row in run(db, "SHOW INDEXES YIELD name, type, indexProvider, createStatement")] == statements
+    assert [row[3] for row in run(db, "SHOW INDEXES YIELD name, type, indexProvider, createStatement "
+                                      "WHERE type <> 'LOOKUP'")] == statements
 
 
 def test_index_options_column(db):
@@ -74,7 +75,7 @@ def test_index_options_column(db):
 
 def test_constraint_owned_index_shows_the_constraint_statement(db):
     run(db, "CREATE CONSTRAINT uniqueBookIsbn FOR (book:Book) REQUIRE (book.isbn) IS UNIQUE")
-    assert run(db, "SHOW INDEXES YIELD name, type, owningConstraint, createStatement") == [
+    assert run(db, "SHOW RANGE INDEXES YIELD name, type, owningConstraint, createStatement") == [
         ("uniqueBookIsbn", "RANGE", "uniqueBookIsbn",
          "CREATE CONSTRAINT `uniqueBookIsbn` FOR (n:`Book`) REQUIRE (n.`isbn`) IS UNIQUE "
          "OPTIONS {indexConfig: {}, indexProvider: 'range-1.0'}")]
@@ -187,9 +188,10 @@ def test_show_constraints_yield_order_skip_limit(db):
 def test_show_indexes_yield_order_skip_limit(db):
     for name in ("a", "b", "c"):
         run(db, f"CREATE INDEX {name} FOR (n:L) ON (n.{name})")
-    assert run(db, "SHOW INDEXES YIELD name ORDER BY name DESC LIMIT 2") == [("c",), ("b",)]
+    assert run(db, "SHOW RANGE INDEXES YIELD name ORDER BY name DESC LIMIT 2") == [("c",), ("b",)]
     assert run(db, "SHOW RANGE INDEXES YIELD name, type ORDER BY name SKIP 1") == [("b", "RANGE"), ("c", "RANGE")]
-    assert run(db, "SHOW INDEXES YIELD name WHERE name <> 'a' RETURN name ORDER BY name DESC") == [("c",), ("b",)]
+    assert run(db, "SHOW INDEXES YIELD name, type WHERE name <> 'a' AND type <> 'LOOKUP' RETURN name "
+                   "ORDER BY name DESC") == [("c",), ("b",)]
 
 
 # ---------------------------------------------------------------- 4. IF [NOT] EXISTS notifications
@@ -209,7 +211,7 @@ def test_create_index_if_not_exists_notification(db):
         _note("IndexOrConstraintAlreadyExists",
               "`CREATE TEXT INDEX node_index_name IF NOT EXISTS FOR (e:Person) ON (e.nickname)` has no effect.",
               "`TEXT INDEX node_text_index_nickname FOR (e:Person) ON (e.nickname)` already exists.")]
-    assert len(run(db, "SHOW INDEXES")) == 2
+    assert len(run(db, "SHOW INDEXES")) == 4          # the two token lookup indexes every database has
 
 
 def test_create_constraint_if_not_exists_notification(db):
@@ -276,8 +278,9 @@ def test_key_over_uniqueness_and_back(db):
     error = fails(db, "CREATE CONSTRAINT book_titles FOR (book:Book) REQUIRE (book.title, book.publicationYear) "
                       "IS NODE KEY")
     assert error.code == "Neo.ClientError.Schema.ConstraintAlreadyExists"
-    assert str(error).startswith("Constraint already exists: Constraint( id=1, name='book_title_year', "
-                                 "type='UNIQUENESS', schema=(:Book {title, publicationYear}), ownedIndex=1 )")
+    # Neo4j's schema rule ids: lookup indexes 1 and 2, then the owned index (3) and its constraint (4)
+    assert str(error).startswith("Constraint already exists: Constraint( id=4, name='book_title_year', "
+                                 "type='UNIQUENESS', schema=(:Book {title, publicationYear}), ownedIndex=3 )")
     run(db, "CREATE CONSTRAINT knows FOR ()-[r:KNOWS]-() REQUIRE r.since IS RELATIONSHIP KEY")
     error = fails(db, "CREATE CONSTRAINT knows_u FOR ()-[r:KNOWS]-() REQUIRE r.since IS UNIQUE")
     assert error.code == "Neo.ClientError.Schema.ConstraintAlreadyExists"
@@ -288,11 +291,11 @@ def test_same_schema_other_name_and_equivalent(db):
     run(db, "CREATE CONSTRAINT book_isbn FOR (b:Book) REQUIRE b.isbn IS UNIQUE")
     error = fails(db, "CREATE CONSTRAINT new_book_isbn FOR (book:Book) REQUIRE book.isbn IS UNIQUE")
     assert error.code == "Neo.ClientError.Schema.ConstraintAlreadyExists"
-    assert str(error).startswith("Constraint already exists: Constraint( id=1, name='book_isbn', type='UNIQUENESS', "
-                                 "schema=(:Book {isbn}), ownedIndex=1 )")
+    assert str(error).startswith("Constraint already exists: Constraint( id=4, name='book_isbn', type='UNIQUENESS', "
+                                 "schema=(:Book {isbn}), ownedIndex=3 )")
     error = fails(db, "CREATE CONSTRAINT book_isbn FOR (book:Book) REQUIRE book.isbn IS UNIQUE")
     assert error.code == "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists"
-    assert str(error).startswith("An equivalent constraint already exists, 'Constraint( id=1, name='book_isbn'")
+    assert str(error).startswith("An equivalent constraint already exists, 'Constraint( id=4, name='book_isbn'")
     error = fails(db, "CREATE CONSTRAINT book_isbn FOR ()-[a:AUTHORED]-() REQUIRE a.name IS UNIQUE")
     assert error.code == "Neo.ClientError.Schema.ConstraintWithNameAlreadyExists"
     assert str(error).startswith("There already exists a constraint called 'book_isbn'.")
@@ -302,7 +305,7 @@ def test_same_schema_other_name_and_equivalent(db):
     assert str(error).startswith("There already exists an index (:Book {title}).")
     error = fails(db, "CREATE INDEX example_index FOR (book:Book) ON (book.title)")
     assert error.code == "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists"
-    assert str(error).startswith("An equivalent index already exists, 'Index( id=2, name='example_index', "
+    assert str(error).startswith("An equivalent index already exists, 'Index( id=5, name='example_index', "
                                  "type='RANGE', schema=(:Book {title}), indexProvider='range-1.0' )'.")
     error = fails(db, "CREATE INDEX example_index FOR (book:Book) ON (book.pages)")
     assert error.code == "Neo.ClientError.Schema.IndexWithNameAlreadyExists"
@@ -314,7 +317,7 @@ def test_conflicting_property_types(db):
     error = fails(db, "CREATE CONSTRAINT new_part_of FOR ()-[part:PART_OF]-() REQUIRE part.order IS :: FLOAT")
     assert error.code == "Neo.ClientError.Schema.ConstraintAlreadyExists"
     assert str(error).startswith(
-        "Conflicting constraint already exists: Constraint( id=1, name='part_of', type='RELATIONSHIP PROPERTY TYPE', "
+        "Conflicting constraint already exists: Constraint( id=3, name='part_of', type='RELATIONSHIP PROPERTY TYPE', "
         "schema=()-[:PART_OF {order}]-(), propertyType=INTEGER )")
 
 
@@ -350,4 +353,4 @@ def test_search_index_if_not_exists_notification(db):
         _note("IndexOrConstraintAlreadyExists",
               "`CREATE FULLTEXT INDEX ft2 IF NOT EXISTS FOR (e:Doc) ON EACH [e.body]` has no effect.",
               "`FULLTEXT INDEX ft FOR (e:Doc) ON EACH [e.body]` already exists.")]
-    assert [r[0] for r in run(db, "SHOW INDEXES YIELD name")] == ["ft"]
+    assert [r[0] for r in run(db, "SHOW FULLTEXT INDEXES YIELD name")] == ["ft"]

@@ -153,7 +153,8 @@ def test_committed_index_and_rows_survive_a_crash_and_a_restart(tmp_path):
     try:
         assert db.index_manager.get("names").loaded_from_files
         assert names(db, "bob marley", 1) == ["Bob Marley"]
-        assert sorted(rows(db, "SHOW INDEXES YIELD name, type RETURN name, type")) == [("names", "TRIGRAM")]
+        assert sorted(rows(db, "SHOW INDEXES YIELD name, type WHERE type <> 'LOOKUP' RETURN name, type")) == \
+            [("names", "TRIGRAM")]
     finally:
         db.close()
     assert os.path.isdir(directory)

@@ -20,7 +20,7 @@ from relate.server.index.providers import kinds as search_kinds
 from .. import ast
 from ..catalog_docs import function_description, procedure_description
 from . import describe, roles, types
-from .catalog import Catalog, Constraint, RangeIndex, generated_name
+from .catalog import LOOKUP_DEFAULTS, Catalog, Constraint, RangeIndex, generated_name, lookup_key
 from .enforce import validate_existing
 
 # Neo4j's default columns (the shell shows a result this wide record by record); the rest with YIELD.
@@ -147,6 +147,11 @@ def _create_constraint(db, tx, cmd: ast.CreateConstraint, params, catalog: Catal
                               code="Neo.ClientError.Schema.IndexAlreadyExists", phase="runtime")
         tx.create_property_index(cmd.entity, cmd.label, props[0])
     validate_existing(tx, constraint)
+    if constraint.owns_index:                   # Neo4j: the owned index's id, then the constraint's
+        index_id, id_ = catalog.new_ids(2)
+        constraint = replace(constraint, id=id_, index_id=index_id)
+    else:
+        constraint = replace(constraint, id=catalog.new_ids(1)[0])
     tx.put_schema(name, constraint.to_entry())
     result.counters.add("constraints_added")
     result.schema_changed = True
@@ -192,14 +197,7 @@ def _create_index(db, tx, cmd: ast.CreateIndex, params, catalog: Catalog) -> Com
         raise CypherSyntaxError(f"Unknown index kind `{cmd.kind}`; index kinds: RANGE, TEXT, POINT, LOOKUP, "
                                 f"{', '.join(search_kinds())}", phase="compile time")
     if kind == "LOOKUP":
-        if cmd.if_not_exists:
-            label = cmd.labels[0] if cmd.labels else None
-            asked = describe.index_words(cmd.name, kind, cmd.entity, label, (), if_not_exists=True)
-            existing = describe.index_words("node_label_lookup_index" if cmd.entity == "node" else
-                                            "rel_type_lookup_index", kind, cmd.entity, None, ())
-            result.notifications.append(describe.already_exists(asked, existing))
-            return result
-        raise SchemaError("Token lookup indexes always exist in Relate", phase="runtime")
+        return _create_lookup_index(tx, cmd, catalog, result)
     props = tuple(cmd.properties)
     label = cmd.labels[0]
     name = cmd.name or generated_name("index", kind, cmd.entity, label, props)
@@ -244,7 +242,37 @@ def _create_index(db, tx, cmd: ast.CreateIndex, params, catalog: Catalog) -> Com
                           "is already created that matches this.",
                           code="Neo.ClientError.Schema.ConstraintAlreadyExists", phase="runtime")
     tx.create_property_index(cmd.entity, label, props[0])
-    tx.put_schema(name, index.to_entry())
+    tx.put_schema(name, replace(index, id=catalog.new_ids(1)[0]).to_entry())
+    result.counters.add("indexes_added")
+    result.schema_changed = True
+    return result
+
+
+def _create_lookup_index(tx, cmd: ast.CreateIndex, catalog: Catalog, result: CommandResult) -> CommandResult:
+    """A token lookup index: one per entity, as in Neo4j. Label and type scans never need it (the store
+    keeps both scans), so it is a catalog entry that SHOW INDEXES lists and DROP INDEX removes."""
+    existing = catalog.lookups.get(cmd.entity)
+    name = cmd.name or LOOKUP_DEFAULTS[cmd.entity]
+    if existing is not None:
+        if cmd.if_not_exists:
+            asked = describe.index_words(cmd.name, "LOOKUP", cmd.entity, None, (), if_not_exists=True)
+            result.notifications.append(describe.already_exists(
+                asked, describe.index_words(existing, "LOOKUP", cmd.entity, None, ())))
+            return result
+        what = "(:<any-labels>)" if cmd.entity == "node" else "()-[:<any-types>]-()"
+        raise SchemaError(f"An equivalent index already exists, 'Index( id={catalog.lookup_ids[cmd.entity]}, "
+                          f"name='{existing}', type='LOOKUP', schema={what}, indexProvider='token-lookup-1.0' )'.",
+                          code="Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists", phase="runtime")
+    if name in catalog.indexes or name in catalog.constraints or catalog.lookup_named(name) is not None \
+            or isinstance(tx.schema().get(name), dict):
+        if cmd.if_not_exists:
+            result.notifications.append(describe.already_exists(
+                describe.index_words(name, "LOOKUP", cmd.entity, None, (), if_not_exists=True), name))
+            return result
+        raise SchemaError(f"There already exists an index or constraint called '{name}'.",
+                          code="Neo.ClientError.Schema.IndexWithNameAlreadyExists", phase="runtime")
+    tx.put_schema(lookup_key(cmd.entity), {"kind": "lookup", "entity": cmd.entity, "name": name,
+                                           "id": catalog.new_ids(1)[0]})
     result.counters.add("indexes_added")
     result.schema_changed = True
     return result
@@ -296,7 +324,10 @@ def _search_index_words(tx, name: str, cmd: ast.CreateIndex) -> str:
 def _drop_index(db, tx, cmd: ast.DropIndex, params, catalog: Catalog) -> CommandResult:
     result = CommandResult()
     index = catalog.indexes.get(cmd.name)
-    if index is not None:
+    lookup = catalog.lookup_named(cmd.name)
+    if lookup is not None:
+        tx.put_schema(lookup_key(lookup), {"kind": "lookup", "entity": lookup, "name": None})
+    elif index is not None:
         tx.drop_schema(cmd.name)
         if catalog.index_users(index.entity, index.label, index.properties[0]) <= 1:
             tx.drop_property_index(index.entity, index.label, index.properties[0])
@@ -452,12 +483,16 @@ def show_databases(db, name: Optional[str]) -> list[dict]:
 
 def show_indexes(db, tx, catalog: Catalog, filter_: Optional[str]) -> list[dict]:
     rows = []
+    for entity, name in catalog.lookups.items():
+        if name is not None:
+            rows.append(_lookup_row(entity, name, catalog.lookup_ids[entity]))
     for index in catalog.indexes.values():
-        rows.append(_index_row(index.name, index.type, index.entity, [index.label], list(index.properties), None))
+        rows.append(_index_row(index.name, index.type, index.entity, [index.label], list(index.properties), None,
+                               index.id))
     for constraint in catalog.constraints.values():
         if constraint.owns_index:
             row = _index_row(constraint.name, "RANGE", constraint.entity, [constraint.label],
-                             list(constraint.properties), constraint.name)
+                             list(constraint.properties), constraint.name, constraint.index_id)
             # Neo4j: a constraint's index shows the statement creating the constraint, with its OPTIONS
             row["createStatement"] = (describe.constraint_statement(constraint) + " OPTIONS "
                                       + describe.options_text(row["options"]))
@@ -472,16 +507,25 @@ def show_indexes(db, tx, catalog: Catalog, filter_: Optional[str]) -> list[dict]
     if wanted != "ALL":
         rows = [r for r in rows if str(r.get("type", "")).upper() == wanted]
     rows.sort(key=lambda r: str(r.get("name")))
-    for i, row in enumerate(rows, start=1):
-        if row.get("id") is None:
-            row["id"] = i
     return rows
 
 
-def _index_row(name, type_, entity, labels, properties, owner) -> dict:
+def _lookup_row(entity: str, name: str, id_: int) -> dict:
+    var, each = ("n", "ON EACH labels(n)") if entity == "node" else ("r", "ON EACH type(r)")
+    target = "(n)" if entity == "node" else "()-[r]-()"
+    return {"id": id_, "name": name, "state": "ONLINE", "populationPercent": 100.0,
+            "type": "LOOKUP", "entityType": "NODE" if entity == "node" else "RELATIONSHIP", "labelsOrTypes": None,
+            "properties": None, "indexProvider": "token-lookup-1.0", "owningConstraint": None, "lastRead": None,
+            "readCount": 0, "trackedSince": None, "options": {"indexConfig": {}, "indexProvider": "token-lookup-1.0"},
+            "failureMessage": "", "createStatement": f"CREATE LOOKUP INDEX {describe.quote(name)} FOR {target} {each}",
+            "filterProperties": None, "size": None, "skippedDocuments": None, "shards": None}
+
+
+def _index_row(name, type_, entity, labels, properties, owner, id_) -> dict:
     entity_type = "NODE" if entity == "node" else "RELATIONSHIP"
     options = describe.index_options(type_)
-    return {"id": None, "name": name, "state": "ONLINE", "populationPercent": 100.0, "type": type_,
+    return {"id": id_, "name": name, "state": "ONLINE", "populationPercent": 100.0,
+            "type": type_,
             "entityType": entity_type, "labelsOrTypes": labels, "properties": properties,
             "indexProvider": options["indexProvider"], "owningConstraint": owner, "lastRead": None,
             "readCount": 0, "trackedSince": None, "options": options, "failureMessage": "",
@@ -490,12 +534,12 @@ def _index_row(name, type_, entity, labels, properties, owner) -> dict:
 
 def show_constraints(catalog: Catalog, filter_: Optional[str]) -> list[dict]:
     rows = []
-    for i, c in enumerate(sorted(catalog.constraints.values(), key=lambda c: c.name), start=1):
+    for c in sorted(catalog.constraints.values(), key=lambda c: c.name):
         prefix = "NODE_" if c.entity == "node" else "RELATIONSHIP_"
         type_name = CONSTRAINT_TYPE_NAMES[c.type]
         if not (c.entity == "node" and c.type == "UNIQUE"):
             type_name = prefix + type_name
-        rows.append({"id": i, "name": c.name, "type": type_name, "entityType": "NODE" if c.entity == "node"
+        rows.append({"id": c.id, "name": c.name, "type": type_name, "entityType": "NODE" if c.entity == "node"
                      else "RELATIONSHIP", "labelsOrTypes": [c.label], "properties": list(c.properties),
                      "ownedIndex": c.name if c.owns_index else None, "propertyType": c.property_type,
                      "options": describe.constraint_options(c), "createStatement": describe.constraint_statement(c)})
@@ -527,13 +571,11 @@ def show_functions() -> list[dict]:
     from ..exec import functions
     rows = []
     for info in functions.catalog():
-        high = "..." if info.max_args is None else info.max_args
-        arity = str(info.min_args) if high == info.min_args else f"{info.min_args}..{high}"
         rows.append({"name": info.name, "category": "Aggregating" if info.aggregating else "Scalar",
                      "description": info.description or function_description(info.name),
-                     "signature": f"{info.name}({arity} arguments)",
-                     "isBuiltIn": True, "argumentDescription": [], "returnDescription": "",
-                     "aggregating": info.aggregating})
+                     "signature": info.signature, "isBuiltIn": info.is_builtin,
+                     "argumentDescription": info.argument_description,
+                     "returnDescription": info.return_description, "aggregating": info.aggregating})
     return rows
 
 
