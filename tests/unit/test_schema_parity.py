@@ -354,3 +354,44 @@ def test_search_index_if_not_exists_notification(db):
               "`CREATE FULLTEXT INDEX ft2 IF NOT EXISTS FOR (e:Doc) ON EACH [e.body]` has no effect.",
               "`FULLTEXT INDEX ft FOR (e:Doc) ON EACH [e.body]` already exists.")]
     assert [r[0] for r in run(db, "SHOW FULLTEXT INDEXES YIELD name")] == ["ft"]
+
+
+# ---------------------------------------------------------------- token lookup indexes and stable ids
+def test_every_database_has_the_two_token_lookup_indexes():
+    fresh = relate.connect(":memory:")
+    try:
+        assert run(fresh, "SHOW INDEXES YIELD id, name, type, entityType, labelsOrTypes, properties, indexProvider") == [
+            (1, "index_343aff4e", "LOOKUP", "NODE", None, None, "token-lookup-1.0"),
+            (2, "index_f7700477", "LOOKUP", "RELATIONSHIP", None, None, "token-lookup-1.0")]
+        assert run(fresh, "SHOW LOOKUP INDEXES YIELD createStatement") == [
+            ("CREATE LOOKUP INDEX `index_343aff4e` FOR (n) ON EACH labels(n)",),
+            ("CREATE LOOKUP INDEX `index_f7700477` FOR ()-[r]-() ON EACH type(r)",)]
+        error = fails(fresh, "CREATE LOOKUP INDEX FOR (n) ON EACH labels(n)")
+        assert error.code == "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists"
+        assert fresh.execute("DROP INDEX index_343aff4e").consume().counters.indexes_removed == 1
+        assert run(fresh, "SHOW LOOKUP INDEXES YIELD name") == [("index_f7700477",)]
+        run(fresh, "CREATE (:A)")
+        assert run(fresh, "MATCH (n:A) RETURN count(n)") == [(1,)]     # label scans never needed it
+        assert fresh.execute("CREATE LOOKUP INDEX by_label FOR (n) ON EACH labels(n)").consume().counters.indexes_added == 1
+        assert run(fresh, "SHOW LOOKUP INDEXES YIELD name, entityType") == [("by_label", "NODE"),
+                                                                         ("index_f7700477", "RELATIONSHIP")]
+    finally:
+        fresh.close()
+
+
+def test_schema_ids_are_given_once_in_creation_order():
+    fresh = relate.connect(":memory:")
+    try:
+        run(fresh, "CREATE INDEX a_idx FOR (n:A) ON (n.x)")
+        run(fresh, "CREATE CONSTRAINT book_isbn FOR (b:Book) REQUIRE b.isbn IS UNIQUE")
+        run(fresh, "CREATE TEXT INDEX c_idx FOR (n:C) ON (n.t)")
+        ids = dict(run(fresh, "SHOW INDEXES YIELD name, id"))
+        assert ids == {"index_343aff4e": 1, "index_f7700477": 2, "a_idx": 3, "book_isbn": 4, "c_idx": 6}
+        assert run(fresh, "SHOW CONSTRAINTS YIELD name, id, ownedIndex") == [("book_isbn", 5, "book_isbn")]
+        assert run(fresh, "SHOW TEXT INDEXES YIELD id") == [(6,)]                     # a filter keeps ids
+        run(fresh, "DROP INDEX a_idx")
+        assert dict(run(fresh, "SHOW INDEXES YIELD name, id"))["c_idx"] == 6          # so does a drop
+        run(fresh, "CREATE INDEX d_idx FOR (n:D) ON (n.x)")
+        assert dict(run(fresh, "SHOW INDEXES YIELD name, id"))["d_idx"] == 7
+    finally:
+        fresh.close()
