@@ -192,22 +192,23 @@ def plan_lines(plan: dict, depth: int = 0) -> list[str]:
     return _plan_lines(plan, depth)
 
 
-def schema_text(nodes: list[dict], relationships: list[dict]) -> str:
-    """``:schema`` output: one line per label, then one per (start)-[type]->(end) pattern."""
+def schema_text(nodes: list, relationships: list) -> str:
+    """``:schema`` output: one line per label, then one per (start)-[type]->(end) pattern. Takes
+    db.schema.visualization()'s nodes and relationships (graph values, as in Neo4j)."""
     if not nodes and not relationships:
         return "(empty schema)"
     lines = ["Labels:"]
+    names = {node.id: node.get("name") for node in nodes}
     for node in nodes:
-        line = f"  :{node['name']}"
+        line = f"  :{node.get('name')}"
         if node.get("indexes"):
-            line += "  indexes: " + "; ".join(node["indexes"])
+            line += "  indexes: " + "; ".join(node.get("indexes"))
         if node.get("constraints"):
-            line += "  constraints: " + "; ".join(node["constraints"])
+            line += "  constraints: " + "; ".join(node.get("constraints"))
         lines.append(line)
     if relationships:
         lines.append("Relationships:")
         for rel in relationships:
-            start = f":{rel['start']}" if rel.get("start") else ""
-            end = f":{rel['end']}" if rel.get("end") else ""
-            lines.append(f"  ({start})-[:{rel['type']}]->({end})")
+            start, end = names.get(rel.start_id), names.get(rel.end_id)
+            lines.append(f"  ({':' + start if start else ''})-[:{rel.type}]->({':' + end if end else ''})")
     return "\n".join(lines)

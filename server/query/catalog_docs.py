@@ -18,7 +18,13 @@ PROCEDURES = {
     "dbms.procedures": "List every procedure with its signature and mode.",
     "dbms.components": "The kernel's name, version and edition, as Neo4j tools expect them (Neo4j 5.26 compatible).",
     "db.schema.visualization": "The schema as a graph: one node per label and one relationship per "
-                               "(start label, type, end label) seen in the data, with its indexes and constraints.",
+                               "(start label, type, end label) seen in the data, with its indexes and constraints "
+                               "(virtual nodes and relationships, as Neo4j returns them).",
+    "db.awaitIndex": "Wait (up to timeOutSeconds) until the named index is online.",
+    "db.createLabel": "Create a label token without any node carrying it (reads of it no longer warn).",
+    "db.createRelationshipType": "Create a relationship type token without any relationship of it.",
+    "db.createProperty": "Create a property key token without any entity holding it.",
+    "db.checkpoint": "Force a checkpoint: write a snapshot of the store and trim its write-ahead log.",
     "db.entity.resolve": "Resolve entity mentions to entity nodes (exact, then fuzzy), creating those not found.",
     "db.retrieve": "Three-lane retrieval for a question: the best nodes with their scores, lanes and evidence.",
     "db.retrieve.response": "db.retrieve's whole response as one row: results, cited answer and diagnostics.",
@@ -131,3 +137,155 @@ def procedure_description(name: str, signature: str = "") -> str:
 def function_description(name: str) -> str:
     """The written description, else a generic one (a function added without one still says something)."""
     return FUNCTIONS.get(name.lower()) or f"The function {name}()."
+
+
+# -- function signatures (SHOW FUNCTIONS' signature, argumentDescription, returnDescription) ----------------
+# Neo4j 5's form, one line per function: ``name(argument :: TYPE, ...) :: RETURN TYPE``; optional arguments
+# are listed too (the registry's arity says how many may be left out). A function missing here gets its
+# argument names from its implementation, typed ANY (see ``function_signature``).
+_NUMBER = "INTEGER | FLOAT"
+_SIGNATURES = [
+    f"abs(input :: {_NUMBER}) :: {_NUMBER}", "atan2(y :: FLOAT, x :: FLOAT) :: FLOAT",
+    "ceil(input :: FLOAT) :: FLOAT", "floor(input :: FLOAT) :: FLOAT",
+    f"round(value :: FLOAT, precision :: {_NUMBER}, mode :: STRING) :: FLOAT",
+    f"sign(input :: {_NUMBER}) :: INTEGER", f"isNaN(input :: {_NUMBER}) :: BOOLEAN",
+    "e() :: FLOAT", "pi() :: FLOAT", "rand() :: FLOAT", "randomUUID() :: STRING", "timestamp() :: INTEGER",
+    f"avg(input :: {_NUMBER} | DURATION) :: {_NUMBER} | DURATION", "collect(input :: ANY) :: LIST<ANY>",
+    "count(input :: ANY) :: INTEGER", "max(input :: ANY) :: ANY", "min(input :: ANY) :: ANY",
+    "percentileCont(input :: FLOAT, percentile :: FLOAT) :: FLOAT",
+    f"percentileDisc(input :: {_NUMBER}, percentile :: FLOAT) :: {_NUMBER}",
+    "stDev(input :: FLOAT) :: FLOAT", "stDevP(input :: FLOAT) :: FLOAT",
+    f"sum(input :: {_NUMBER} | DURATION) :: {_NUMBER} | DURATION",
+    "coalesce(input :: ANY) :: ANY", "nullIf(v1 :: ANY, v2 :: ANY) :: ANY", "valueType(input :: ANY) :: STRING",
+    "elementId(input :: NODE | RELATIONSHIP) :: STRING", "id(input :: NODE | RELATIONSHIP) :: INTEGER",
+    "startNode(input :: RELATIONSHIP) :: NODE", "endNode(input :: RELATIONSHIP) :: NODE",
+    "type(input :: RELATIONSHIP) :: STRING", "labels(input :: NODE) :: LIST<STRING>",
+    "keys(input :: NODE | RELATIONSHIP | MAP) :: LIST<STRING>",
+    "properties(input :: NODE | RELATIONSHIP | MAP) :: MAP",
+    "length(input :: PATH) :: INTEGER", "nodes(input :: PATH) :: LIST<NODE>",
+    "relationships(input :: PATH) :: LIST<RELATIONSHIP>",
+    "head(list :: LIST<ANY>) :: ANY", "last(list :: LIST<ANY>) :: ANY", "tail(input :: LIST<ANY>) :: LIST<ANY>",
+    "isEmpty(input :: LIST<ANY> | MAP | STRING) :: BOOLEAN", "size(input :: STRING | LIST<ANY>) :: INTEGER",
+    "range(start :: INTEGER, end :: INTEGER, step :: INTEGER) :: LIST<INTEGER>",
+    "reverse(input :: STRING | LIST<ANY>) :: STRING | LIST<ANY>",
+    "toBoolean(input :: BOOLEAN | STRING | INTEGER) :: BOOLEAN", "toBooleanOrNull(input :: ANY) :: BOOLEAN",
+    "toBooleanList(input :: LIST<ANY>) :: LIST<BOOLEAN>", f"toFloat(input :: STRING | {_NUMBER}) :: FLOAT",
+    "toFloatOrNull(input :: ANY) :: FLOAT", "toFloatList(input :: LIST<ANY>) :: LIST<FLOAT>",
+    f"toInteger(input :: BOOLEAN | STRING | {_NUMBER}) :: INTEGER", "toIntegerOrNull(input :: ANY) :: INTEGER",
+    "toIntegerList(input :: LIST<ANY>) :: LIST<INTEGER>", "toString(input :: ANY) :: STRING",
+    "toStringOrNull(input :: ANY) :: STRING", "toStringList(input :: LIST<ANY>) :: LIST<STRING>",
+    "left(original :: STRING, length :: INTEGER) :: STRING", "right(original :: STRING, length :: INTEGER) :: STRING",
+    "replace(original :: STRING, search :: STRING, replace :: STRING) :: STRING",
+    "split(original :: STRING, splitDelimiter :: STRING | LIST<STRING>) :: LIST<STRING>",
+    "substring(original :: STRING, start :: INTEGER, length :: INTEGER) :: STRING",
+    "normalize(input :: STRING, normalForm :: STRING) :: STRING",
+    "point(input :: MAP) :: POINT", "point.distance(from :: POINT, to :: POINT) :: FLOAT",
+    "distance(from :: POINT, to :: POINT) :: FLOAT",
+    "point.withinBBox(point :: POINT, lowerLeft :: POINT, upperRight :: POINT) :: BOOLEAN",
+    "duration(input :: ANY) :: DURATION",
+    "datetime.fromEpoch(seconds :: INTEGER | FLOAT, nanoseconds :: INTEGER | FLOAT) :: ZONED DATETIME",
+    "datetime.fromEpochMillis(milliseconds :: INTEGER | FLOAT) :: ZONED DATETIME",
+    "vector(vectorValue :: STRING | LIST<INTEGER | FLOAT>, dimension :: INTEGER, coordinateType :: STRING) :: VECTOR",
+    "vector.similarity.cosine(a :: LIST<INTEGER | FLOAT>, b :: LIST<INTEGER | FLOAT>) :: FLOAT",
+    "vector.similarity.euclidean(a :: LIST<INTEGER | FLOAT>, b :: LIST<INTEGER | FLOAT>) :: FLOAT",
+    "vector_dimension_count(vector :: VECTOR) :: INTEGER",
+    "vector_distance(vector1 :: VECTOR, vector2 :: VECTOR, vectorDistanceMetric :: STRING) :: FLOAT",
+    "vector_norm(vector :: VECTOR, vectorDistanceMetric :: STRING) :: FLOAT",
+    "genai.vector.encode(resource :: STRING, provider :: STRING, configuration :: MAP) :: LIST<FLOAT>",
+    "ai.text.embed(text :: STRING, configuration :: MAP) :: LIST<FLOAT>",
+    "coll.distinct(list :: LIST<ANY>) :: LIST<ANY>", "coll.flatten(list :: LIST<ANY>, depth :: INTEGER) :: LIST<ANY>",
+    "coll.indexOf(list :: LIST<ANY>, value :: ANY) :: INTEGER",
+    "coll.insert(list :: LIST<ANY>, index :: INTEGER, value :: ANY) :: LIST<ANY>",
+    "coll.max(list :: LIST<ANY>) :: ANY", "coll.min(list :: LIST<ANY>) :: ANY",
+    "coll.remove(list :: LIST<ANY>, index :: INTEGER) :: LIST<ANY>", "coll.sort(list :: LIST<ANY>) :: LIST<ANY>",
+    "db.index.fulltext.escape(input :: STRING) :: STRING", "file() :: STRING", "linenumber() :: INTEGER",
+]
+_SIGNATURES += [f"{name}(input :: FLOAT) :: FLOAT" for name in (
+    "acos", "asin", "atan", "cos", "cot", "sin", "tan", "degrees", "radians", "exp", "log", "log10", "sqrt",
+    "haversin")]
+_SIGNATURES += [f"{name}(input :: STRING) :: STRING" for name in ("toUpper", "toLower", "upper", "lower")]
+_SIGNATURES += [f"{name}(input :: STRING) :: INTEGER" for name in ("char_length", "character_length")]
+_SIGNATURES += [f"{name}(original :: STRING, trimCharacterString :: STRING) :: STRING"
+                for name in ("trim", "btrim", "ltrim", "rtrim")]
+_SIGNATURES += [f"duration.{name}(from :: ANY, to :: ANY) :: DURATION"
+                for name in ("between", "inDays", "inMonths", "inSeconds")]
+_SIGNATURES += [f"text.{name}(text1 :: STRING, text2 :: STRING) :: {'INTEGER' if name == 'levenshtein' else 'FLOAT'}"
+                for name in ("jaroWinklerDistance", "jaroWinklerSimilarity", "levenshtein", "levenshteinSimilarity",
+                             "trigram.similarity")]
+for _name, _type in (("date", "DATE"), ("datetime", "ZONED DATETIME"), ("localdatetime", "LOCAL DATETIME"),
+                     ("localtime", "LOCAL TIME"), ("time", "ZONED TIME")):
+    _SIGNATURES.append(f"{_name}(input :: ANY) :: {_type}")
+    _SIGNATURES += [f"{_name}.{clock}(timezone :: ANY) :: {_type}" for clock in ("realtime", "statement", "transaction")]
+    _SIGNATURES.append(f"{_name}.truncate(unit :: STRING, input :: ANY, fields :: MAP) :: {_type}")
+
+FUNCTION_SIGNATURES: dict[str, str] = {text.split("(", 1)[0].lower(): text for text in _SIGNATURES}
+
+
+def function_signature(name: str, fn=None, arity: tuple[int, int | None] | None = None) -> str:
+    """Neo4j's signature text for function ``name``: from the table, else built from the implementation's
+    parameter names (``fn(ctx, ...)``, typed ANY) or, failing that, from its arity."""
+    text = FUNCTION_SIGNATURES.get(name.lower())
+    if text is not None:
+        return name + text[len(name):]               # spelled as registered
+    params = _parameter_names(fn)
+    if params is None:
+        low, high = arity or (0, 0)
+        params = [f"arg{i}" for i in range(1, (low if high is None else high) + 1)]
+        if high is None:
+            params.append("...")
+    return f"{name}({', '.join(p if p == '...' else f'{p} :: ANY' for p in params)}) :: ANY"
+
+
+def function_arguments(signature: str) -> list[dict]:
+    """SHOW FUNCTIONS' argumentDescription from a signature: ``[{name, description, type}]``."""
+    inside = signature[signature.index("(") + 1:signature.rindex(")")]
+    out = []
+    for part in _split_arguments(inside):
+        if " :: " not in part:
+            continue
+        arg_name, arg_type = part.split(" :: ", 1)
+        out.append({"name": arg_name, "description": part, "type": arg_type, "isDeprecated": False})
+    return out
+
+
+def function_return(signature: str) -> str:
+    """SHOW FUNCTIONS' returnDescription from a signature: the type after the closing parenthesis."""
+    return signature[signature.rindex(")") + 1:].removeprefix(" :: ").strip()
+
+
+def is_builtin_function(name: str) -> bool:
+    """Whether Neo4j would call ``name`` built in: APOC's functions are a library's (isBuiltIn false)."""
+    return not name.lower().startswith("apoc.")
+
+
+def _split_arguments(text: str) -> list[str]:
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        if char == "<":
+            depth += 1
+        elif char == ">":
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    if text[start:].strip():
+        parts.append(text[start:].strip())
+    return parts
+
+
+def _parameter_names(fn) -> list[str] | None:
+    """``fn(ctx, a, b=1, *rest)``'s argument names (``...`` for a variadic tail), or None when unreadable."""
+    import inspect
+    if fn is None:
+        return None
+    try:
+        parameters = list(inspect.signature(fn).parameters.values())[1:]
+    except (TypeError, ValueError):
+        return None
+    names = []
+    for parameter in parameters:
+        if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
+            names.append("...")
+        elif parameter.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
+            names.append(parameter.name)
+    return names

@@ -64,7 +64,7 @@ def for_run(refs: References, store, text: str, virtual_names=dict) -> list[dict
     out = []
     virtual = None
     for kind, name, pos in refs.names:
-        if store.has_token(kind, name):
+        if store.has_token(kind, name) or _created(store, kind, name):
             continue
         if virtual is None:
             virtual = virtual_names()
@@ -85,6 +85,12 @@ def for_run(refs: References, store, text: str, virtual_names=dict) -> list[dict
                          f"between the different parts or by using OPTIONAL MATCH (identifier is: ({variables}))",
                          "INFORMATION", "PERFORMANCE", pos, text))
     return out
+
+
+def _created(store, kind: str, name: str) -> bool:
+    """Whether ``name`` was made known without data (db.createLabel / createRelationshipType / createProperty)."""
+    from relate.server.storage import tokens
+    return getattr(store, "_schema", None) is not None and tokens.known(store, kind, name)
 
 
 def _note(code, title, description, severity, category, pos, text) -> dict:

@@ -97,6 +97,12 @@ _TYPE_CHECKS = {
 }
 
 
+def _property_keys(tx) -> list[str]:
+    """Every key ever written, and those made known by db.createProperty (Neo4j lists both)."""
+    from relate.server.storage import tokens
+    return sorted(set(tx.property_keys()) | set(tokens.names(tx.schema(), "key")))
+
+
 def register_builtins(registry: ProcedureRegistry) -> None:
     """The db.* procedures every database has."""
     registry.register("db.labels", [], [("label", "STRING?")],
@@ -106,10 +112,8 @@ def register_builtins(registry: ProcedureRegistry) -> None:
                       lambda ctx: ({"relationshipType": name} for name in sorted(ctx.tx.rel_types())),
                       description="The relationship types in use.")
     registry.register("db.propertyKeys", [], [("propertyKey", "STRING?")],
-                      lambda ctx: ({"propertyKey": name} for name in sorted(ctx.tx.property_keys())),
+                      lambda ctx: ({"propertyKey": name} for name in _property_keys(ctx.tx)),
                       description="Every property key ever written.")
-    from . import procedures_system
-    procedures_system.register(registry)
     registry.register("dbms.procedures", [], [("name", "STRING?"), ("signature", "STRING?"), ("mode", "STRING?")],
                       lambda ctx: ({"name": p.name, "signature": p.signature(), "mode": p.mode}
                                    for p in ctx.db.procedures.all()),

@@ -2,7 +2,9 @@
 catalog: ``dbms.components``, ``db.create.setNodeVectorProperty`` /
 ``db.create.setRelationshipVectorProperty``, the subset of APOC that schema readers need
 (``apoc.meta.data``, ``apoc.meta.graph``, ``apoc.schema.nodes``, ``apoc.schema.properties.distinct``) and graph loaders call (``apoc.merge.node``,
-``apoc.merge.relationship``)."""
+``apoc.merge.relationship``), and Neo4j 5's schema procedures: ``db.schema.visualization`` (virtual nodes
+and relationships), ``db.awaitIndex``, ``db.createLabel`` / ``db.createRelationshipType`` /
+``db.createProperty`` (tokens: storage/tokens.py) and ``db.checkpoint``."""
 from __future__ import annotations
 
 import datetime as _dt
@@ -11,7 +13,8 @@ from collections import defaultdict
 import numpy as np
 
 from relate.protocol import temporal
-from relate.protocol.errors import ArgumentError, CypherTypeError, EntityNotFound
+from relate.protocol.errors import (ArgumentError, CypherTypeError, DatabaseError, EntityNotFound, IndexNotFound,
+                                    ProcedureCallFailed)
 from relate.protocol.values import Duration, Point, Vector
 
 from .refs import NodeRef, RelRef
@@ -45,6 +48,7 @@ def register_compat(registry) -> None:
                                                                   ("relationships", "LIST? OF MAP?")],
                       _meta_graph, description="The graph's schema with counts: a map per label {name, count} "
                                                "and per (label, type, label) {type, count, start, end}.")
+    register_neo4j_schema(registry)
     registry.register("apoc.schema.properties.distinct", [("label", "STRING?"), ("key", "STRING?")],
                       [("value", "LIST? OF ANY?")], _distinct_values,
                       description="The distinct values of a property over the nodes of a label.")
@@ -332,3 +336,108 @@ def _size_and_distinct(ctx, tx, labels, props) -> tuple[int, int]:
         except TypeError:          # lists and maps: count them by their text
             seen.add(repr(values))
     return size, len(seen)
+
+
+# -- Neo4j 5 schema procedures ----------------------------------------------------------------------
+
+def register_neo4j_schema(registry) -> None:
+    """db.schema.visualization (virtual nodes and relationships), db.awaitIndex, db.create*, db.checkpoint."""
+    from .catalog_docs import procedure_description as doc
+    registry.register("db.schema.visualization", [],
+                      [("nodes", "LIST? OF NODE?"), ("relationships", "LIST? OF RELATIONSHIP?")], _visualization,
+                      description=doc("db.schema.visualization"))
+    registry.register("db.awaitIndex", [("indexName", "STRING?"), ("timeOutSeconds", "INTEGER?", 300)], [],
+                      _await_index, description=doc("db.awaitIndex"))
+    for name, argument, kind in (("db.createLabel", "newLabel", "label"),
+                                 ("db.createRelationshipType", "newRelationshipType", "type"),
+                                 ("db.createProperty", "newProperty", "key")):
+        registry.register(name, [(argument, "STRING?")], [], _token_creator(name, kind), mode="WRITE",
+                          description=doc(name))
+    registry.register("db.checkpoint", [], [("success", "BOOLEAN?"), ("message", "STRING?")], _checkpoint,
+                      mode="DBMS", description=doc("db.checkpoint"))
+
+
+def _visualization(ctx):
+    """Neo4j's form: one virtual node per label (label = the label; properties name, indexes, constraints)
+    and one virtual relationship (property name = its type) per (start label, type, end label) found in
+    the data. They are query-time entities of this transaction (storage/virtual.py): negative ids,
+    readable with labels(), type(), startNode() ..., never written."""
+    tx = ctx.tx
+    indexes: dict[str, list[str]] = {}
+    constraints: dict[str, list[str]] = {}
+    for entry in tx.schema().values():
+        if not isinstance(entry, dict) or entry.get("entity") != "node":
+            continue
+        labels = [entry["label"]] if entry.get("label") else list(entry.get("tokens") or ())
+        text = ", ".join(entry.get("properties") or ())
+        target = constraints if entry.get("kind") == "constraint" else indexes
+        for label in labels:
+            target.setdefault(label, []).append(f"{entry.get('type', '').lower()} ({text})".strip())
+    triples = set()
+    for rid in tx.all_rels():
+        ctx.check()
+        found = tx.rel(rid)
+        if found is None:
+            continue
+        rel_type, start, end, _ = found
+        for start_label in tx.node_labels(start):
+            for end_label in tx.node_labels(end):
+                triples.add((start_label, rel_type, end_label))
+    names = sorted(set(tx.labels()) | {t[0] for t in triples} | {t[2] for t in triples})
+    ids = {name: tx.add_virtual_node([name], {"name": name, "indexes": sorted(indexes.get(name, [])),
+                                              "constraints": sorted(constraints.get(name, []))})
+           for name in names}
+    rels = [RelRef(tx.add_virtual_rel(rel_type, ids[start], ids[end], {"name": rel_type}))
+            for start, rel_type, end in sorted(triples)]
+    yield {"nodes": [NodeRef(ids[name]) for name in names], "relationships": rels}
+
+
+def _await_index(ctx, index_name, timeout=300):
+    """Wait until the index is ONLINE (Neo4j's errors: unknown name, timeout, failed index). Any index
+    SHOW INDEXES lists may be named; only search indexes populate in the background."""
+    from .schema.catalog import Catalog
+    from .schema.commands import show_indexes
+    if not isinstance(index_name, str):
+        raise IndexNotFound(f"No such index '{index_name}'", phase="runtime")
+    seconds = 300 if timeout is None else timeout
+    manager = getattr(ctx.db, "index_manager", None)
+    if manager is not None and index_name in manager:
+        index = manager.get(index_name)
+        if not (index.wait_online(float(seconds)) and index.wait_built(float(seconds))):
+            raise ProcedureCallFailed(f"Index on '{index_name}' did not come online within {seconds} seconds",
+                                      code="Neo.ClientError.Procedure.ProcedureTimedOut", phase="runtime")
+        if index.state == "FAILED":
+            raise DatabaseError(f"Index '{index_name}' is in failed state.: {index.failure}",
+                                code="Neo.DatabaseError.Schema.IndexCreationFailed", phase="runtime")
+        return []
+    tx = ctx.tx
+    if any(row.get("name") == index_name for row in show_indexes(ctx.db, tx, Catalog.from_schema(tx.schema()), None)):
+        return []                      # a range, lookup or constraint index: online once created
+    raise IndexNotFound(f"No such index '{index_name}'", phase="runtime")
+
+
+def _token_creator(procedure: str, kind: str):
+    def create(ctx, name):
+        """Make a token known with no data (storage/tokens.py); a no-op when it already is."""
+        from relate.server.storage import tokens
+        if not isinstance(name, str) or not name:
+            raise ArgumentError(f"{procedure} needs a non-empty name, got {name!r}", detail="InvalidArgumentValue")
+        tx = ctx.tx
+        if not hasattr(tx, "put_schema"):
+            raise ArgumentError(f"{procedure} needs a writing transaction")
+        if tokens.create(tx, kind, name):
+            ctx.writes = True
+        return []
+    return create
+
+
+def _checkpoint(ctx):
+    """Write a snapshot of the store and trim the WAL (Neo4j's checkpoint); an in-memory database has none."""
+    store = getattr(ctx.db, "store", None)
+    if store is None or getattr(store, "directory", None) is None:
+        return [{"success": True, "message": "Checkpoint completed (an in-memory database keeps no files)."}]
+    if hasattr(ctx.tx, "put_schema"):        # this transaction holds the writer lock the checkpoint needs
+        return [{"success": False, "message": "A checkpoint cannot run inside a transaction that writes; "
+                                              "run CALL db.checkpoint() on its own."}]
+    ctx.db.checkpoint()
+    return [{"success": True, "message": "Checkpoint completed."}]

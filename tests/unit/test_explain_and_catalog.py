@@ -76,13 +76,14 @@ def test_show_indexes_has_neo4j_columns_and_reads_at_120_columns(db):
     lines = out.getvalue().splitlines()
     assert max(len(line) for line in lines) <= 120
     # too wide for a table at 120 characters: one record at a time, a column per line, nothing cut
-    assert [line for line in lines if "record" in line][:3] and len(lines) == 3 * (1 + len(columns)), out.getvalue()
+    # three indexes and the two token lookup indexes every database has
+    assert [line for line in lines if "record" in line][:5] and len(lines) == 5 * (1 + len(columns)), out.getvalue()
     assert {line.split()[0] for line in lines if "record" not in line} == set(columns)
     assert any("note_embedding" in line and line.split()[0] == "name" for line in lines)
     narrow = io.StringIO()
     TableWriter(Console(file=narrow, width=120, highlight=False)).write(
         ["name", "state"], db.execute("SHOW INDEXES YIELD name, state"))
-    assert len(narrow.getvalue().splitlines()) == 3 + 3 + 1   # a table when it fits: frame, header, rule, 3 rows, frame
+    assert len(narrow.getvalue().splitlines()) == 3 + 5 + 1   # a table when it fits: frame, header, rule, 5 rows, frame
     every = db.execute("SHOW INDEXES YIELD *").keys()
     assert {"id", "indexProvider", "owningConstraint", "readCount", "options", "createStatement"} <= set(every)
 
@@ -100,9 +101,10 @@ def test_schema_visualization_and_the_shell_schema_text(db):
     db.execute("MATCH (n:Note {id: 1}) CREATE (n)-[:ABOUT]->(:Topic {name: 'auth'})")
     row = db.execute("CALL db.schema.visualization()").single()
     nodes = {node["name"]: node for node in row["nodes"]}
-    assert set(nodes) == {"Note", "Topic"}
+    assert set(nodes) == {"Note", "Topic"} and nodes["Note"].labels == {"Note"}
     assert nodes["Note"]["indexes"] == ["range (id)"] and nodes["Topic"]["constraints"] == ["unique (name)"]
-    assert row["relationships"] == [{"type": "ABOUT", "start": "Note", "end": "Topic"}]
+    by_id = {node.id: node["name"] for node in row["nodes"]}
+    assert [(by_id[r.start_id], r.type, by_id[r.end_id]) for r in row["relationships"]] == [("Note", "ABOUT", "Topic")]
     text = schema_text(row["nodes"], row["relationships"])
     assert "  :Note  indexes: range (id)" in text and "  (:Note)-[:ABOUT]->(:Topic)" in text
 

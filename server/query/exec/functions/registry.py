@@ -28,6 +28,31 @@ class FunctionInfo:
     aggregating: bool
     description: str
 
+    # SHOW FUNCTIONS' Neo4j columns; the text lives in catalog_docs.py (one table for every function)
+    @property
+    def signature(self) -> str:
+        """Neo4j's form: ``toUpper(input :: STRING) :: STRING``."""
+        from relate.server.query.catalog_docs import function_signature
+        fn = None if self.aggregating else FUNCTIONS.get(self.name.lower())
+        return function_signature(self.name, fn, (self.min_args, self.max_args))
+
+    @property
+    def argument_description(self) -> list[dict[str, Any]]:
+        """``[{name, description, type, isDeprecated}]``, one per argument."""
+        from relate.server.query.catalog_docs import function_arguments
+        return function_arguments(self.signature)
+
+    @property
+    def return_description(self) -> str:
+        from relate.server.query.catalog_docs import function_return
+        return function_return(self.signature)
+
+    @property
+    def is_builtin(self) -> bool:
+        """False for library functions (APOC), as Neo4j reports them."""
+        from relate.server.query.catalog_docs import is_builtin_function
+        return is_builtin_function(self.name)
+
 
 CATALOG: dict[str, FunctionInfo] = {}              # every function (scalar and aggregate) by lower-case name
 
