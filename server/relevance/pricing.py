@@ -178,12 +178,19 @@ def price_plan(root, plan: dict, tx, session, params, body=None) -> None:
         plan["costs"] = {**total, "exact": exact_all}
 
 
-def nested_hop(op) -> bool:
-    """Whether a relevance hop runs inside an OPTIONAL MATCH or a CALL subquery under ``op``."""
-    real = op.inner if isinstance(op, Profiled) else op
-    if isinstance(real, (Optional, Apply)) and any(_searches(n) for n in real.nested()):
-        return True
-    return any(nested_hop(child) for child in list(op.children()) + list(op.nested()))
+def nested_hop(root) -> bool:
+    """Whether a relevance hop runs inside an OPTIONAL MATCH or a CALL subquery of the plan ``root``
+    (walked without recursion: a plan may chain thousands of operators)."""
+    stack = [(root, False)]
+    while stack:
+        op, inside = stack.pop()
+        real = op.inner if isinstance(op, Profiled) else op
+        if inside and isinstance(real, RelevanceExpand):
+            return True
+        nested = isinstance(real, (Optional, Apply))
+        stack.extend((child, inside) for child in op.children())
+        stack.extend((child, inside or nested) for child in op.nested())
+    return False
 
 
 def check_budget(root, ctx) -> None:
