@@ -6,6 +6,7 @@ Protocol violations (bad bytes or messages) are a separate class, ``ProtocolViol
 """
 from __future__ import annotations
 
+import re
 from typing import Any, Iterator
 
 __all__ = [
@@ -14,10 +15,31 @@ __all__ = [
     "ParameterMissing", "EntityNotFound", "ConstraintValidationFailed", "SchemaError",
     "EquivalentSchemaRuleAlreadyExists", "IndexNotFound", "ConstraintNotFound",
     "ProcedureNotFound", "ProcedureCallFailed", "AuthenticationError", "ProtocolError",
-    "TransactionError", "QueryTimeout", "Terminated", "ServiceUnavailable", "DeadlockDetected",
+    "TransactionError", "QueryTimeout", "ClientConfiguredTimeout", "Terminated", "ServiceUnavailable",
+    "DeadlockDetected",
     "ConfigurationError", "ResultConsumedError", "ResultNotSingleError", "ReadOnlyDatabaseError",
-    "AccessModeError", "error_class_for", "error_from_code",
+    "AccessModeError", "FulltextQuerySyntaxError", "error_class_for", "error_from_code",
+    "offset_in", "position_suffix",
 ]
+
+# Neo4j's position suffix on an error message's first line: `` (line 1, column 18 (offset: 17))``.
+_POSITION = re.compile(r" \(line (\d+), column (\d+) \(offset: (\d+)\)\)")
+
+
+def offset_in(text: str, line: int, column: int) -> int:
+    """The 0-based character offset in ``text`` of a 1-based (line, column); lines end at a newline."""
+    offset = 0
+    for _ in range(line - 1):
+        newline = text.find("\n", offset)
+        if newline < 0:
+            break
+        offset = newline + 1
+    return offset + max(column, 1) - 1
+
+
+def position_suffix(line: int, column: int, offset: int) -> str:
+    """Neo4j's position suffix for an error message: `` (line L, column C (offset: O))``."""
+    return f" (line {line}, column {column} (offset: {offset}))"
 
 
 class RelateError(Exception):
@@ -28,7 +50,7 @@ class RelateError(Exception):
 
     def __init__(self, message: str, *, code: str | None = None, detail: str | None = None,
                  line: int | None = None, column: int | None = None, excerpt: str | None = None,
-                 phase: str | None = None):
+                 phase: str | None = None, offset: int | None = None):
         super().__init__(message)
         self.message = message
         if code is not None:
@@ -38,6 +60,12 @@ class RelateError(Exception):
         self.column = column            # 1-based
         self.excerpt = excerpt          # offending line plus a caret line
         self.phase = phase              # "compile time" or "runtime"
+        if offset is None and line is not None:
+            # A message that already ends its first line in Neo4j's suffix (syntax errors) names it.
+            found = _POSITION.search(message.partition("\n")[0])
+            if found and (int(found[1]), int(found[2])) == (line, column):
+                offset = int(found[3])
+        self.offset = offset            # 0-based character offset in the statement (Neo4j's "offset")
 
     def __str__(self) -> str:
         text = self.message
@@ -48,10 +76,24 @@ class RelateError(Exception):
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.code}: {self.message!r})"
 
+    def locate(self, text: str) -> None:
+        """Place the error in ``text``, the statement it was raised for: its 0-based character
+        ``offset`` from ``line`` and ``column``, and Neo4j's suffix ``(line L, column C (offset: O))``
+        at the end of the message's first line (once). Without a line it stays as it is."""
+        if self.line is None:
+            return
+        column = self.column or 1
+        if self.offset is None:
+            self.offset = offset_in(text, self.line, column)
+        head, newline, rest = self.message.partition("\n")
+        if _POSITION.search(head) is None:
+            self.message = f"{head}{position_suffix(self.line, column, self.offset)}{newline}{rest}"
+            self.args = (self.message,)
+
     def to_metadata(self) -> dict[str, Any]:
         """The error as a plain dict (what the wire protocol sends in FAILURE)."""
         meta = {"code": self.code, "message": self.message}
-        for key in ("detail", "line", "column", "excerpt", "phase"):
+        for key in ("detail", "line", "column", "offset", "excerpt", "phase"):
             value = getattr(self, key)
             if value is not None:
                 meta[key] = value
@@ -131,6 +173,12 @@ class ProcedureCallFailed(ClientError):
     code = "Neo.ClientError.Procedure.ProcedureCallFailed"
 
 
+class FulltextQuerySyntaxError(ProcedureCallFailed, ArgumentError):
+    """A full-text query string the Lucene syntax cannot parse: Neo4j fails the procedure call
+    (``ProcedureCallFailed``, a Lucene ParseException); still an ArgumentError to Python callers.
+    Its code is inherited, so ``error_class_for`` keeps ProcedureCallFailed for that code."""
+
+
 class AuthenticationError(ClientError):
     code = "Neo.ClientError.Security.Unauthorized"
 
@@ -145,6 +193,12 @@ class TransactionError(ClientError):
 
 class QueryTimeout(ClientError):
     code = "Neo.ClientError.Transaction.TransactionTimedOut"
+
+
+class ClientConfiguredTimeout(QueryTimeout):
+    """A statement or transaction that ran past the timeout its client set (the driver's ``timeout``,
+    Bolt's ``tx_timeout``), not the server's configured one."""
+    code = "Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration"
 
 
 class InvalidBookmark(ClientError):
@@ -209,7 +263,8 @@ def error_class_for(code: str) -> type[RelateError]:
     if not _BY_CODE:
         classes: list[type[RelateError]] = [RelateError, *_all_subclasses(RelateError)]
         for each in classes:
-            _BY_CODE.setdefault(each.code, each)
+            if "code" in vars(each):        # a class that only inherits its code is not its owner
+                _BY_CODE.setdefault(each.code, each)
     cls = _BY_CODE.get(code)
     if cls is not None:
         return cls
@@ -222,7 +277,7 @@ def error_class_for(code: str) -> type[RelateError]:
 
 def error_from_code(code: str, message: str, **meta: Any) -> RelateError:
     """Rebuild an error from its code and metadata (the driver's side of ``to_metadata``)."""
-    allowed = {k: meta[k] for k in ("detail", "line", "column", "excerpt", "phase") if k in meta}
+    allowed = {k: meta[k] for k in ("detail", "line", "column", "offset", "excerpt", "phase") if k in meta}
     return error_class_for(code)(message, code=code, **allowed)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from relate.protocol.errors import ArgumentError
+from relate.protocol.errors import ArgumentError, FulltextQuerySyntaxError
 
 MUST, SHOULD, MUST_NOT = "MUST", "SHOULD", "MUST_NOT"
 
@@ -46,15 +46,18 @@ class _Tok:
 
 
 def parse_lucene(query: str) -> Bool | Leaf:
-    """Parse ``query``; a malformed query raises ArgumentError naming the position."""
+    """Parse ``query``. A malformed query raises FulltextQuerySyntaxError naming the position (Neo4j's
+    code for it, ProcedureCallFailed: Lucene's ParseException fails the call); syntax Relate does not
+    support (ranges, regular expressions) and a query that is not a string raise ArgumentError."""
     if not isinstance(query, str):
         raise ArgumentError(f"A full-text query must be a string, not {type(query).__name__}")
     return _Parser(query).parse()
 
 
-def _syntax_error(query: str, pos: int, message: str) -> ArgumentError:
+def _syntax_error(query: str, pos: int, message: str, cls: type[ArgumentError] = FulltextQuerySyntaxError
+                  ) -> ArgumentError:
     caret = " " * pos + "^"
-    return ArgumentError(f"Invalid full-text query: {message} at position {pos + 1}\n\"{query}\"\n {caret}")
+    return cls(f"Invalid full-text query: {message} at position {pos + 1}\n\"{query}\"\n {caret}")
 
 
 def _tokenize(query: str) -> list[_Tok]:
@@ -82,9 +85,9 @@ def _tokenize(query: str) -> list[_Tok]:
                 raise _syntax_error(query, start, "unterminated quoted phrase")
             toks.append(_Tok("QUOTED", "".join(text), start)); i += 1
         elif c in "[]{}":
-            raise _syntax_error(query, i, "range queries are not supported")
+            raise _syntax_error(query, i, "range queries are not supported", ArgumentError)
         elif c == "/":
-            raise _syntax_error(query, i, "regular-expression queries are not supported")
+            raise _syntax_error(query, i, "regular-expression queries are not supported", ArgumentError)
         else:
             start, raw = i, []
             while i < n and (query[i] not in _TERM_CHAR_EXCLUDED or query[i] == "\\"):

@@ -22,10 +22,24 @@ GQL_FROM = BoltVersion(5, 7)
 _IGNORED = frame(bytes([0xB0, bm.IGNORED]))
 _RECORD_HEAD = bytes([0xB1, bm.RECORD])
 
-# GQLSTATUS per Neo4j status code prefix (the driver classifies by neo4j_code; this is for display).
-_GQL = (("Neo.ClientError.Statement.SyntaxError", "42001", "error: syntax error or access rule violation - invalid syntax"),
-        ("Neo.ClientError.Schema.ConstraintValidationFailed", "22N81", "error: data exception - constraint violation"),
-        ("Neo.ClientError.Security.", "42NFF", "error: syntax error or access rule violation - permission/access denied"),
+# GQLSTATUS for the Neo4j status codes whose status Neo4j 5 documents (status-codes manual, "GQLSTATUS
+# error codes"); a code not listed takes its prefix's general status below. The driver classifies
+# errors by neo4j_code; these are what it shows (Neo4jError.gql_status, gql_status_description).
+_GQL_BY_CODE = {
+    "Neo.ClientError.Statement.SyntaxError": ("42001", "error: syntax error or access rule violation - invalid syntax"),
+    "Neo.ClientError.Statement.ParameterMissing": (
+        "42N51", "error: syntax error or access rule violation - invalid parameter"),
+    "Neo.ClientError.Procedure.ProcedureNotFound": (
+        "42N08", "error: syntax error or access rule violation - no such procedure"),
+    "Neo.ClientError.Procedure.ProcedureCallFailed": ("52N37", "error: procedure exception - procedure execution error"),
+    "Neo.ClientError.Schema.ConstraintValidationFailed": ("22N81", "error: data exception - constraint violation"),
+}
+# Neo.ClientError.Statement.ArithmeticError covers several data exceptions: told apart by the message.
+_ARITHMETIC = ((("by zero",), "22012", "error: data exception - division by zero"),
+               (("overflow", "out of range"), "22003", "error: data exception - numeric value out of range"),
+               ((), "22000", "error: data exception"))
+# GQLSTATUS per Neo4j status code prefix, for codes without a documented status of their own.
+_GQL = (("Neo.ClientError.Security.", "42NFF", "error: syntax error or access rule violation - permission/access denied"),
         ("Neo.ClientError.Statement.", "42N00", "error: syntax error or access rule violation"),
         ("Neo.ClientError.Transaction.", "25N00", "error: invalid transaction state"),
         ("Neo.ClientError.", "22N00", "error: data exception"),
@@ -47,14 +61,44 @@ def failure_metadata(meta: dict, version: BoltVersion) -> dict:
         message = f"{message}\n{excerpt}"
     if version < GQL_FROM:
         return {"code": code, "message": message}
-    status, description = next((s, d) for prefix, s, d in _GQL if code.startswith(prefix))
+    status, description = gql_status(code, meta.get("message", ""))
     parts = code.split(".")
     record = {"OPERATION": "", "OPERATION_CODE": "0", "CURRENT_SCHEMA": "/",
               "_classification": _CLASSIFICATION.get(parts[1] if len(parts) > 1 else "", "DATABASE_ERROR")}
-    if meta.get("line") is not None:
-        record["_position"] = {"line": meta["line"], "column": meta.get("column", 1), "offset": 0}
+    position = _position(meta)
+    if position is not None:
+        record["_position"] = position
     return {"neo4j_code": code, "message": message, "gql_status": status,
             "description": f"{description}. {message}", "diagnostic_record": record}
+
+
+def gql_status(code: str, message: str = "") -> tuple[str, str]:
+    """The GQLSTATUS and its status description Neo4j 5 gives an error with status ``code``."""
+    if code == "Neo.ClientError.Statement.ArithmeticError":
+        lowered = message.lower()
+        return next((s, d) for words, s, d in _ARITHMETIC if not words or any(w in lowered for w in words))
+    known = _GQL_BY_CODE.get(code)
+    if known is not None:
+        return known
+    return next((s, d) for prefix, s, d in _GQL if code.startswith(prefix))
+
+
+def _position(meta: dict) -> dict | None:
+    """The diagnostic record's ``_position`` (1-based line and column, 0-based character offset), for
+    an error that has a position. The offset is the error's own; on line 1 it is column - 1; on a
+    later line, unknown here (the statement text is not at hand), it is left out."""
+    line = meta.get("line")
+    if not isinstance(line, int) or isinstance(line, bool) or line < 1:
+        return None
+    column = meta.get("column")
+    column = column if isinstance(column, int) and not isinstance(column, bool) and column >= 1 else 1
+    position = {"line": line, "column": column}
+    offset = meta.get("offset")
+    if isinstance(offset, int) and not isinstance(offset, bool) and offset >= 0:
+        position["offset"] = offset
+    elif line == 1:
+        position["offset"] = column - 1
+    return position
 
 
 _SEVERITY_RANK = {"INFORMATION": 0, "WARNING": 1}
