@@ -13,8 +13,8 @@ from typing import Any, Protocol
 
 import structlog
 
-from relate.protocol.errors import (AuthenticationError, DatabaseError, ProtocolError, QueryTimeout, RelateError,
-                           Terminated)
+from relate.protocol.errors import (AuthenticationError, ClientConfiguredTimeout, DatabaseError, ProtocolError,
+                                    QueryTimeout, RelateError, Terminated)
 from relate.protocol import ProtocolViolation
 from relate.protocol import messages as m
 from relate.protocol.secrets import redact
@@ -140,6 +140,7 @@ class SessionCore:
         self._cheap: dict[str, bool] = {}      # query text -> its last run was a cheap complete read
         self._held: dict[str, tuple[int, int]] = {}   # query text -> (runs left off the loop, streak)
         self._timed_out = False
+        self._client_limited = False           # the last deadline was the client's tx_timeout
         self._closed = False
         self.user: str | None = None
         self.slow_query_s = SLOW_QUERY_S
@@ -283,9 +284,14 @@ class SessionCore:
         return f"{self._query_timeout:g} s" if self._query_timeout else "the transaction"
 
     def _deadline(self, extra: dict) -> float | None:
-        limits = [t for t in (self._query_timeout, _seconds(extra.get("tx_timeout"))) if t]
+        client = _seconds(extra.get("tx_timeout"))
+        limits = [t for t in (self._query_timeout, client) if t]
         deadline = time.monotonic() + min(limits) if limits else None
+        # whose limit binds: the client's (RUN's or BEGIN's tx_timeout) gets Neo4j's own timeout code
+        self._client_limited = bool(client) and (not self._query_timeout or client <= self._query_timeout)
         if self._tx_deadline is not None and self._in_tx():
+            if deadline is None or self._tx_deadline <= deadline:
+                self._client_limited = True
             deadline = self._tx_deadline if deadline is None else min(deadline, self._tx_deadline)
         return deadline
 
@@ -312,6 +318,8 @@ class SessionCore:
             return
         if isinstance(exc, RelateError):
             error = exc
+            if type(exc) is QueryTimeout and self._client_limited:
+                error = ClientConfiguredTimeout(exc.message, phase=exc.phase)
         elif isinstance(exc, ProtocolViolation):
             error = ProtocolError(exc.message)
         else:

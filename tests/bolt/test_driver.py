@@ -288,8 +288,14 @@ def test_transaction_timeout_from_the_driver_stops_the_query(driver):
     slow = neo4j.Query("UNWIND range(1, 100000000) AS i WITH i WHERE i < 0 RETURN count(i)", timeout=0.3)
     with pytest.raises(exceptions.ClientError) as caught:
         driver.execute_query(slow)
-    assert caught.value.code == "Neo.ClientError.Transaction.TransactionTimedOut"
+    # the client set the limit: Neo4j's own code for it (a server's configured limit is TransactionTimedOut)
+    assert caught.value.code == "Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration"
     assert driver.execute_query("RETURN 1 AS x").records[0]["x"] == 1
+    with driver.session() as session:                   # a transaction's timeout, set at BEGIN
+        with pytest.raises(exceptions.ClientError) as caught:
+            with session.begin_transaction(timeout=0.3) as tx:
+                tx.run("UNWIND range(1, 100000000) AS i WITH i WHERE i < 0 RETURN count(i)").consume()
+        assert caught.value.code == "Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration"
 
 
 def test_explain_and_profile_plans_reach_the_driver(driver):

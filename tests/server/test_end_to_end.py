@@ -183,9 +183,10 @@ def test_query_timeout_terminates_a_runaway_query(tmp_path):
         with relate.connect(server.url, auth=AUTH) as conn:
             conn.execute("UNWIND range(1, 3000) AS i CREATE (:X {i: i})").consume()
             started = time.perf_counter()
-            with pytest.raises(relate.QueryTimeout):
+            with pytest.raises(relate.QueryTimeout) as caught:
                 conn.execute("MATCH (a:X), (b:X), (c:X) RETURN count(*) AS c").fetchall()
             assert time.perf_counter() - started < 5
+            assert caught.value.code == "Neo.ClientError.Transaction.TransactionTimedOut"     # the server's limit
             assert conn.execute("MATCH (x:X) RETURN count(x) AS c").fetchone().c == 3000
     finally:
         server.stop()
