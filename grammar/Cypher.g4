@@ -376,6 +376,7 @@ command
     | createUser
     | alterUser
     | dropUser
+    | renameUser
     | grantRole
     | revokeRole
     | createRelevanceJoin
@@ -455,6 +456,7 @@ showKind
     | (PROCEDURE | PROCEDURES)                                                             # ShowProcedures
     | filter=ALL? (FUNCTION | FUNCTIONS)                                                   # ShowFunctions
     | CURRENT? (USER | USERS)                                                              # ShowUsers
+    | (ROLE | ROLES) (WITH (USER | USERS))?                                                # ShowRoles
     | (TRANSACTION | TRANSACTIONS)                                                         # ShowTransactions
     | scope=(DEFAULT | HOME)? (DATABASE | DATABASES) (symbolicName | STRING)?             # ShowDatabases
     | RELEVANCE (JOIN | JOINS)                                                             # ShowRelevanceJoins
@@ -471,15 +473,25 @@ constraintFilter
     | entity=(NODE | RELATIONSHIP | REL)? kind=KEY
     ;
 
+// Neo4j 5: CREATE [OR REPLACE] USER name [IF NOT EXISTS] SET [PLAINTEXT | ENCRYPTED] PASSWORD password
+//   [[SET PASSWORD] CHANGE [NOT] REQUIRED] [SET STATUS {ACTIVE | SUSPENDED}] [SET HOME DATABASE name]
 createUser
-    : CREATE USER symbolicName ifNotExists? SET (PLAINTEXT | ENCRYPTED)? PASSWORD password
-      passwordChange?
+    : CREATE (OR REPLACE)? USER symbolicName ifNotExists? SET encryption=(PLAINTEXT | ENCRYPTED)? PASSWORD password
+      passwordChange? userOption*
     ;
 
 alterUser
-    : ALTER USER symbolicName ifExists? SET (PLAINTEXT | ENCRYPTED)? PASSWORD password passwordChange?   # AlterPassword
-    | ALTER USER symbolicName ifExists? SET PASSWORD passwordChange                                     # AlterChangeRequired
-    | ALTER CURRENT USER SET PASSWORD FROM old=password TO new=password                                # AlterCurrentPassword
+    : ALTER USER symbolicName ifExists? SET encryption=(PLAINTEXT | ENCRYPTED)? PASSWORD password passwordChange?
+      userOption*                                                                                    # AlterPassword
+    | ALTER USER symbolicName ifExists? userOption+                                                  # AlterChangeRequired
+    | ALTER CURRENT USER SET PASSWORD FROM old=password TO new=password                             # AlterCurrentPassword
+    ;
+
+userOption
+    : SET PASSWORD passwordChange
+    | SET STATUS status=(ACTIVE | SUSPENDED)
+    | SET HOME DATABASE symbolicName
+    | REMOVE HOME DATABASE
     ;
 
 password : STRING | PARAMETER ;
@@ -487,6 +499,8 @@ password : STRING | PARAMETER ;
 passwordChange : CHANGE NOT? REQUIRED ;
 
 dropUser : DROP USER symbolicName ifExists? ;
+
+renameUser : RENAME USER symbolicName ifExists? TO symbolicName ;
 
 grantRole : GRANT (ROLE | ROLES) symbolicName (COMMA symbolicName)* TO symbolicName ;
 
@@ -522,7 +536,7 @@ nonNotName : IDENTIFIER | ESCAPED_IDENTIFIER | nonNotKeyword ;
 keyword : nonNotKeyword | NOT ;
 
 nonNotKeyword
-    : ALL | ALLSHORTESTPATHS | ALTER | AND | ANY | AS | ASC | ASCENDING | ASSERT | BOTH | BREAK | BY | CALL | CASE
+    : ACTIVE | ALL | ALLSHORTESTPATHS | ALTER | AND | ANY | AS | ASC | ASCENDING | ASSERT | BOTH | BREAK | BY | CALL | CASE
     | CHANGE | COLLECT | COMBINE | CONCURRENT | CONSTANT | CONSTRAINT | CONSTRAINTS | CONTAINS | CONTINUE
     | COUNT | CREATE | CSV | CYPHER
     | CURRENT | DATABASE | DATABASES | DECLARATION | DECLARATIONS | DEFAULT | DELETE | DESC | DESCENDING | DETACH | DIFFERENT | DISTINCT | DROP | EACH
@@ -531,16 +545,17 @@ nonNotKeyword
     | FUNCTIONS | GRANT | GROUPS | HEADERS | HOME | IF | IN | INDEX | INDEXES | INF | INFINITY | INSERT | IS | JOIN | JOINS | KEY | LABEL | LAST | LEADING | LET | LIMIT | LOAD
     | LOOKUP | MATCH | MERGE | NAN | NODE | NODETACH | NONE
     | NEXT | NORMALIZED | NULL | NULLS | OF | OFFSET | ON | OPTIONAL | OPTIONS | OR | ORDER | PASSWORD | PLAINTEXT | POINT
-    | PROCEDURE | PROCEDURES | PROFILE | PROPERTY | RANGE | REDUCE | REL | RELATIONSHIP | RELATIONSHIPS | RELEVANCE | REMOVE | REPEATABLE | REPORT
+    | PROCEDURE | PROCEDURES | PROFILE | PROPERTY | RANGE | REDUCE | REL | RELATIONSHIP | RELATIONSHIPS | RELEVANCE | REMOVE | RENAME | REPEATABLE | REPLACE | REPORT
     | REQUIRE | REQUIRED | RETRY | RETURN | REVOKE | ROLE | ROLES | ROW | ROWS | RRF | SCAN | SCORE | SEARCH | SECOND
     | SEEK
-    | SECONDS | SET | SETTING | SETTINGS | SHORTEST | SHORTESTPATH | SHOW | SINGLE | SKIP_ | STARTS | STATUS | TERMINATE | TEXT | THEN | TO | TRAILING | TRANSACTION | TRANSACTIONS | TRIM | TRUE | TYPE | TYPED | UNION | UNIQUE | UNIQUENESS
+    | SECONDS | SET | SETTING | SETTINGS | SHORTEST | SHORTESTPATH | SHOW | SINGLE | SKIP_ | STARTS | STATUS | SUSPENDED | TERMINATE | TEXT | THEN | TO | TRAILING | TRANSACTION | TRANSACTIONS | TRIM | TRUE | TYPE | TYPED | UNION | UNIQUE | UNIQUENESS
     | UNWIND | USE | USER | USERS | USING | VECTOR | WEIGHT | WHEN | WHERE | WITH | WRRF | XOR | YIELD
     ;
 
 // ------------------------------------------------------------------------------------------------
 // Lexer
 // ------------------------------------------------------------------------------------------------
+ACTIVE : 'ACTIVE' ;
 ALL : 'ALL' ;
 ALLSHORTESTPATHS : 'ALLSHORTESTPATHS' ;
 ALTER : 'ALTER' ;
@@ -658,6 +673,8 @@ RELATIONSHIP : 'RELATIONSHIP' ;
 RELATIONSHIPS : 'RELATIONSHIPS' ;
 RELEVANCE : 'RELEVANCE' ;
 REMOVE : 'REMOVE' ;
+RENAME : 'RENAME' ;
+REPLACE : 'REPLACE' ;
 REPEATABLE : 'REPEATABLE' ;
 REPORT : 'REPORT' ;
 REQUIRE : 'REQUIRE' ;
@@ -686,6 +703,7 @@ SINGLE : 'SINGLE' ;
 SKIP_ : 'SKIP' ;
 STARTS : 'STARTS' ;
 STATUS : 'STATUS' ;
+SUSPENDED : 'SUSPENDED' ;
 TERMINATE : 'TERMINATE' ;
 TEXT : 'TEXT' ;
 THEN : 'THEN' ;

@@ -80,21 +80,44 @@ class UserStore:
 
     def create_user(self, name: str, password: str, *, change_required: bool = False,
                     suspended: bool = False, if_not_exists: bool = False, roles: list[str] | None = None,
-                    tx=None) -> bool:
-        """Add a user; False when it exists and ``if_not_exists``, else an error. True when created."""
+                    home: str | None = None, replace: bool = False, tx=None) -> bool:
+        """Add a user (``replace``: in place of one of that name); False when it exists and
+        ``if_not_exists``, else an error. True when created."""
         def action(t):
-            if USER_PREFIX + name in t.schema():
+            if USER_PREFIX + name in t.schema() and not replace:
                 if if_not_exists:
                     return False
                 raise ClientError(f"User '{name}' already exists.", code=_INVALID_ARGUMENTS)
-            t.put_schema(USER_PREFIX + name, {"kind": "user", "name": name, "password": hash_password(password),
-                                              "change_required": change_required, "suspended": suspended,
-                                              "roles": list(DEFAULT_ROLES if roles is None else roles)})
+            entry = {"kind": "user", "name": name, "password": hash_password(password),
+                     "change_required": change_required, "suspended": suspended,
+                     "roles": list(DEFAULT_ROLES if roles is None else roles)}
+            if home:
+                entry["home"] = home
+            t.put_schema(USER_PREFIX + name, entry)
+            return True
+        return self._write(tx, action)
+
+    def rename_user(self, old: str, new: str, *, if_exists: bool = False, tx=None) -> bool:
+        """Give user ``old`` the name ``new`` (password, roles and flags kept); False when ``old`` is missing
+        and ``if_exists``."""
+        def action(t):
+            entry = t.schema().get(USER_PREFIX + old)
+            if entry is None:
+                if if_exists:
+                    return False
+                raise ClientError(f"Failed to rename the specified user '{old}' to '{new}': "
+                                  f"The user '{old}' does not exist.", code=_INVALID_ARGUMENTS)
+            if USER_PREFIX + new in t.schema():
+                raise ClientError(f"Failed to rename the specified user '{old}' to '{new}': "
+                                  f"User '{new}' already exists.", code=_INVALID_ARGUMENTS)
+            t.drop_schema(USER_PREFIX + old)
+            t.put_schema(USER_PREFIX + new, {**entry, "name": new})
             return True
         return self._write(tx, action)
 
     def alter_user(self, name: str, *, password: str | None = None, change_required: bool | None = None,
-                   suspended: bool | None = None, if_exists: bool = False, tx=None) -> bool:
+                   suspended: bool | None = None, home: str | None = None, if_exists: bool = False,
+                   tx=None) -> bool:
         """Change a user's password or flags; False when missing and ``if_exists``."""
         def action(t):
             entry = t.schema().get(USER_PREFIX + name)
@@ -109,6 +132,8 @@ class UserStore:
                 entry["change_required"] = change_required
             if suspended is not None:
                 entry["suspended"] = suspended
+            if home is not None:                 # "" : REMOVE HOME DATABASE
+                entry["home"] = home or None
             t.put_schema(USER_PREFIX + name, entry)
             return True
         return self._write(tx, action)
@@ -139,7 +164,7 @@ class UserStore:
             if key.startswith(USER_PREFIX):
                 rows.append({"user": entry["name"], "roles": roles_of(entry),
                              "passwordChangeRequired": bool(entry.get("change_required")),
-                             "suspended": bool(entry.get("suspended")), "home": None})   # home: the default db
+                             "suspended": bool(entry.get("suspended")), "home": entry.get("home")})
         return sorted(rows, key=lambda row: row["user"])
 
     def verify(self, name: str, password: str) -> bool:

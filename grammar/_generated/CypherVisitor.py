@@ -890,6 +890,11 @@ class CypherVisitor(ParseTreeVisitor):
         return self.visitChildren(ctx)
 
 
+    # Visit a parse tree produced by CypherParser#ShowRoles.
+    def visitShowRoles(self, ctx:CypherParser.ShowRolesContext):
+        return self.visitChildren(ctx)
+
+
     # Visit a parse tree produced by CypherParser#ShowTransactions.
     def visitShowTransactions(self, ctx:CypherParser.ShowTransactionsContext):
         return self.visitChildren(ctx)
@@ -940,6 +945,11 @@ class CypherVisitor(ParseTreeVisitor):
         return self.visitChildren(ctx)
 
 
+    # Visit a parse tree produced by CypherParser#userOption.
+    def visitUserOption(self, ctx:CypherParser.UserOptionContext):
+        return self.visitChildren(ctx)
+
+
     # Visit a parse tree produced by CypherParser#password.
     def visitPassword(self, ctx:CypherParser.PasswordContext):
         return self.visitChildren(ctx)
@@ -952,6 +962,11 @@ class CypherVisitor(ParseTreeVisitor):
 
     # Visit a parse tree produced by CypherParser#dropUser.
     def visitDropUser(self, ctx:CypherParser.DropUserContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#renameUser.
+    def visitRenameUser(self, ctx:CypherParser.RenameUserContext):
         return self.visitChildren(ctx)
 
 

@@ -17,7 +17,7 @@ _GRAPH_READS = (logical.AllNodesScan, logical.NodeByLabelScan, logical.NodeIndex
                 logical.NodeByIdSeek, logical.RelTypeScan, logical.Expand, logical.QuantifiedExpand,
                 logical.ShortestPath, logical.PinnedAnchor, logical.Search, logical.LoadCsv)
 # Commands of the system database: SHOW ... and user administration (schema commands are not).
-_SYSTEM_COMMANDS = (ast.ShowCommand, ast.CreateUser, ast.AlterUser, ast.DropUser, ast.AlterCurrentPassword,
+_SYSTEM_COMMANDS = (ast.ShowCommand, ast.CreateUser, ast.AlterUser, ast.DropUser, ast.RenameUser, ast.AlterCurrentPassword,
                     ast.GrantRole, ast.TerminateTransactions)
 
 

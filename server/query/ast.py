@@ -668,6 +668,10 @@ class CreateUser:
     change_required: bool = False
     if_not_exists: bool = False
     pos: Pos = _pos()
+    encrypted: bool = False          # SET ENCRYPTED PASSWORD: refused (Relate hashes what it stores)
+    suspended: Optional[bool] = None     # SET STATUS SUSPENDED | ACTIVE
+    home: Optional[str] = None           # SET HOME DATABASE name ("" : REMOVE HOME DATABASE)
+    replace: bool = False                # CREATE OR REPLACE USER
 
 
 @dataclass(slots=True)
@@ -675,6 +679,18 @@ class AlterUser:
     name: str
     password: Optional[Expr]
     change_required: Optional[bool] = None
+    if_exists: bool = False
+    pos: Pos = _pos()
+    encrypted: bool = False
+    suspended: Optional[bool] = None
+    home: Optional[str] = None
+
+
+@dataclass(slots=True)
+class RenameUser:
+    """RENAME USER old [IF EXISTS] TO new."""
+    old: str
+    new: str
     if_exists: bool = False
     pos: Pos = _pos()
 
@@ -747,7 +763,7 @@ class TerminateTransactions:
 
 
 Command = Union[CreateIndex, DropIndex, CreateConstraint, DropConstraint, ShowCommand,
-                CreateUser, AlterUser, DropUser, AlterCurrentPassword, GrantRole, CreateRelevanceJoin,
+                CreateUser, AlterUser, DropUser, RenameUser, AlterCurrentPassword, GrantRole, CreateRelevanceJoin,
                 DropRelevanceJoin, CreateLabel, DropLabel, TerminateTransactions]
 
 

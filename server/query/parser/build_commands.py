@@ -13,7 +13,8 @@ _SHOW_KINDS = {P.ShowIndexesContext: "INDEXES", P.ShowConstraintsContext: "CONST
                P.ShowProceduresContext: "PROCEDURES", P.ShowFunctionsContext: "FUNCTIONS",
                P.ShowUsersContext: "USERS", P.ShowTransactionsContext: "TRANSACTIONS",
                P.ShowRelevanceJoinsContext: "RELEVANCE JOINS", P.ShowLabelDeclarationsContext: "LABELS",
-               P.ShowDatabasesContext: "DATABASES", P.ShowSettingsContext: "SETTINGS"}
+               P.ShowDatabasesContext: "DATABASES", P.ShowSettingsContext: "SETTINGS",
+               P.ShowRolesContext: "ROLES"}
 
 
 class CommandBuilder(ClauseBuilder):
@@ -110,6 +111,8 @@ class CommandBuilder(ClauseBuilder):
         kind = _SHOW_KINDS[type(show_kind)]
         if kind == "USERS" and show_kind.CURRENT() is not None:
             kind = "CURRENT USER"
+        if kind == "ROLES" and show_kind.WITH() is not None:
+            kind = "ROLES WITH USERS"
         show_filter = getattr(show_kind, "filter_", None)
         named = None
         if kind == "CONSTRAINTS" and show_kind.constraintFilter() is not None:
@@ -155,19 +158,53 @@ class CommandBuilder(ClauseBuilder):
     def _change_required(ctx):
         return None if ctx is None else ctx.NOT() is None
 
+    def _user_options(self, ctx) -> dict:
+        """The SET PASSWORD CHANGE [NOT] REQUIRED / SET STATUS / [SET | REMOVE] HOME DATABASE clauses, each
+        at most once (Neo4j refuses a repeated one)."""
+        out: dict = {}
+        passwords = [ctx.passwordChange()] if getattr(ctx, "passwordChange", None) and ctx.passwordChange() else []
+        if passwords:
+            out["change_required"] = self._change_required(passwords[0])
+        for option in ctx.userOption():
+            if option.passwordChange() is not None:
+                key, value = "change_required", self._change_required(option.passwordChange())
+            elif option.status is not None:
+                key, value = "suspended", option.status.type == P.SUSPENDED
+            elif option.REMOVE() is not None:
+                key, value = "home", ""
+            else:
+                key, value = "home", self.name(option.symbolicName())
+            if key in out:
+                raise self.error(option, f"Duplicate {option.getChild(0).getText().upper()} "
+                                         f"{option.getChild(1).getText().upper()} clause", "InvalidUserClause")
+            out[key] = value
+        return out
+
     def _create_user(self, ctx):
-        required = self._change_required(ctx.passwordChange())
+        options = self._user_options(ctx)
+        replace = ctx.REPLACE() is not None
+        if replace and ctx.ifNotExists() is not None:
+            raise self.error(ctx, f"Failed to create the specified user '{self.name(ctx.symbolicName())}': "
+                                  "cannot have both `OR REPLACE` and `IF NOT EXISTS`.", "InvalidUserClause")
+        required = options.get("change_required")
         # Neo4j requires a password change on first login unless told otherwise.
         return ast.CreateUser(self.name(ctx.symbolicName()), self._password(ctx.password()),
                               True if required is None else required, ctx.ifNotExists() is not None,
-                              pos=self.pos(ctx))
+                              pos=self.pos(ctx), encrypted=ctx.ENCRYPTED() is not None,
+                              suspended=options.get("suspended"), home=options.get("home"), replace=replace)
 
     def _alter_user(self, ctx):
         password = ctx.password() if type(ctx) is P.AlterPasswordContext else None
+        options = self._user_options(ctx)
         return ast.AlterUser(self.name(ctx.symbolicName()),
                              None if password is None else self._password(password),
-                             self._change_required(ctx.passwordChange()), ctx.ifExists() is not None,
-                             pos=self.pos(ctx))
+                             options.get("change_required"), ctx.ifExists() is not None, pos=self.pos(ctx),
+                             encrypted=password is not None and ctx.ENCRYPTED() is not None,
+                             suspended=options.get("suspended"), home=options.get("home"))
+
+    def _rename_user(self, ctx):
+        old, new = (self.name(name) for name in ctx.symbolicName())
+        return ast.RenameUser(old, new, ctx.ifExists() is not None, pos=self.pos(ctx))
 
     def _drop_user(self, ctx):
         return ast.DropUser(self.name(ctx.symbolicName()), ctx.ifExists() is not None, pos=self.pos(ctx))
@@ -223,6 +260,7 @@ CommandBuilder._command_handlers = {
     P.AlterPasswordContext: CommandBuilder._alter_user,
     P.AlterChangeRequiredContext: CommandBuilder._alter_user,
     P.DropUserContext: CommandBuilder._drop_user,
+    P.RenameUserContext: CommandBuilder._rename_user,
     P.AlterCurrentPasswordContext: CommandBuilder._alter_current_password,
     P.GrantRoleContext: CommandBuilder._grant_role,
     P.RevokeRoleContext: CommandBuilder._grant_role,

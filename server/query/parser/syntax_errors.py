@@ -18,7 +18,8 @@ _TOKEN_CLASS_NAMES = {
     CypherParser.STRING: "a string value",
     Token.EOF: "<EOF>",
 }
-_KEYWORD_TYPES = frozenset(range(CypherParser.ALL, CypherParser.YIELD + 1))
+# (the lexer numbers keywords alphabetically, ACTIVE first and YIELD last)
+_KEYWORD_TYPES = frozenset(range(CypherParser.ACTIVE, CypherParser.YIELD + 1))
 # The tokens an expression can start with (besides keywords); listed as "an expression".
 _EXPRESSION_START = frozenset({
     CypherParser.LPAREN, CypherParser.PLUS, CypherParser.MINUS, CypherParser.LBRACK, CypherParser.LBRACE,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Optional
 
-from relate.protocol.errors import (ConstraintNotFound, CypherSyntaxError, CypherTypeError,
+from relate.protocol.errors import (ClientError, ConstraintNotFound, CypherSyntaxError, CypherTypeError,
                                     EquivalentSchemaRuleAlreadyExists, IndexNotFound, ParameterMissing,
                                     SchemaError)
 from relate.protocol.summary import Counters
@@ -356,10 +356,24 @@ def _search_index_exists(db, name: str, tx) -> bool:
 
 
 # ---------------------------------------------------------------- users
+def _plain_password(cmd, params) -> str | None:
+    """The password a CREATE/ALTER USER sets (None: it sets none). ``SET ENCRYPTED PASSWORD`` names a hash
+    made elsewhere (Neo4j's own format): taking it as the password would let that text log in, so it is
+    refused; Relate stores only the salted scrypt hashes it makes itself."""
+    if cmd.password is None:
+        return None
+    if cmd.encrypted:
+        raise ClientError(f"User '{cmd.name}': SET ENCRYPTED PASSWORD is not supported (Relate stores only hashes "
+                          "it makes itself); set the password in plain text: it is hashed before it is stored.",
+                          code="Neo.ClientError.General.InvalidArguments")
+    return _evaluate(cmd.password, params)
+
+
 def _create_user(db, tx, cmd: ast.CreateUser, params, catalog) -> CommandResult:
     result = CommandResult()
-    created = db.users.create_user(cmd.name, _evaluate(cmd.password, params), change_required=cmd.change_required,
-                                   if_not_exists=cmd.if_not_exists, tx=tx)
+    created = db.users.create_user(cmd.name, _plain_password(cmd, params), change_required=cmd.change_required,
+                                   suspended=bool(cmd.suspended), home=cmd.home or None,
+                                   if_not_exists=cmd.if_not_exists, replace=cmd.replace, tx=tx)
     if created:
         result.counters.add("system_updates")
     return result
@@ -367,9 +381,15 @@ def _create_user(db, tx, cmd: ast.CreateUser, params, catalog) -> CommandResult:
 
 def _alter_user(db, tx, cmd: ast.AlterUser, params, catalog) -> CommandResult:
     result = CommandResult()
-    password = _evaluate(cmd.password, params) if cmd.password is not None else None
-    if db.users.alter_user(cmd.name, password=password, change_required=cmd.change_required,
-                           if_exists=cmd.if_exists, tx=tx):
+    if db.users.alter_user(cmd.name, password=_plain_password(cmd, params), change_required=cmd.change_required,
+                           suspended=cmd.suspended, home=cmd.home, if_exists=cmd.if_exists, tx=tx):
+        result.counters.add("system_updates")
+    return result
+
+
+def _rename_user(db, tx, cmd: ast.RenameUser, params, catalog) -> CommandResult:
+    result = CommandResult()
+    if db.users.rename_user(cmd.old, cmd.new, if_exists=cmd.if_exists, tx=tx):
         result.counters.add("system_updates")
     return result
 
@@ -379,6 +399,21 @@ def _drop_user(db, tx, cmd: ast.DropUser, params, catalog) -> CommandResult:
     if db.users.drop_user(cmd.name, if_exists=cmd.if_exists, tx=tx):
         result.counters.add("system_updates")
     return result
+
+
+def show_roles(db, tx, with_users: bool) -> list[dict]:
+    """SHOW ROLES [WITH USERS]: Relate's fixed roles (each may do what the ones before it may), and
+    with users one row per (role, member), as Neo4j lists them."""
+    from relate.server.privileges import ROLES
+    if not with_users:
+        return [{"role": role} for role in ROLES]
+    users = db.users.list_users(tx=tx)
+    rows = [{"role": role, "member": user["user"]} for role in ROLES for user in users
+            if role in user["roles"]]
+    held = {row["role"] for row in rows}
+    rows += [{"role": role, "member": None} for role in ROLES if role not in held]
+    order = {role: i for i, role in enumerate(ROLES)}
+    return sorted(rows, key=lambda r: (order[r["role"]], r["member"] or ""))
 
 
 def terminate_ids(cmd: ast.TerminateTransactions, params) -> list[str]:
@@ -420,6 +455,9 @@ def _show(db, tx, cmd: ast.ShowCommand, params, catalog: Catalog) -> CommandResu
         rows, default, extra = db.users.list_users(tx=tx), USER_COLUMNS, []
         if kind == "CURRENT USER":
             rows = [row for row in rows if row["user"] == roles.current_user_name()]
+    elif kind in ("ROLES", "ROLES WITH USERS"):
+        with_users = kind == "ROLES WITH USERS"
+        rows, default, extra = show_roles(db, tx, with_users), ["role", "member"] if with_users else ["role"], []
     elif kind == "TRANSACTIONS":
         rows, default, extra = (db.show_transactions(roles.current_user_name()), TRANSACTION_COLUMNS,
                                 TRANSACTION_EXTRA)
@@ -583,6 +621,7 @@ _HANDLERS = {
     ast.CreateConstraint: _create_constraint, ast.DropConstraint: _drop_constraint,
     ast.CreateIndex: _create_index, ast.DropIndex: _drop_index, ast.ShowCommand: _show,
     ast.CreateUser: _create_user, ast.AlterUser: _alter_user, ast.DropUser: _drop_user,
+    ast.RenameUser: _rename_user,
     ast.GrantRole: roles.grant_role, ast.AlterCurrentPassword: roles.alter_current_password,
 }
 
