@@ -493,7 +493,9 @@ class Session:
             refs = prepared.references = notifications.references(prepared.statement)
         if not refs.names and not refs.cartesian:
             return []
-        return notifications.for_run(refs, self.db.store, prepared.statement.text, self._relevance_names)
+        explicit = self._explicit
+        return notifications.for_run(refs, self.db.store, prepared.statement.text, self._relevance_names,
+                                     explicit.tx if explicit is not None else None)
 
     def _relevance_names(self) -> dict[str, set[str]]:
         """The names relevance joins make real when read (their edges are virtual, anchors may be pinned)."""

@@ -57,14 +57,16 @@ RELEVANCE_EDGE_KEYS = frozenset(("score", "rank", "mode", "snippet", "matchedTer
 FILES_NODE_KEYS = frozenset(("id", "text", "path", "line", "source", "section", "status"))
 
 
-def for_run(refs: References, store, text: str, virtual_names=dict) -> list[dict]:
+def for_run(refs: References, store, text: str, virtual_names=dict, tx=None) -> list[dict]:
     """The notifications for one run: names the store does not hold now, and the cartesian products.
     ``virtual_names()``: {kind: names} that relevance joins make exist whenever they are read (their edge
-    types and edge keys, their anchor labels and keys: a pinned anchor), asked only when a name is missing."""
+    types and edge keys, their anchor labels and keys: a pinned anchor), asked only when a name is missing.
+    ``tx``: the explicit transaction the statement runs in, whose own writes make names known too."""
     out = []
     virtual = None
+    pending = getattr(tx, "has_pending_token", None)
     for kind, name, pos in refs.names:
-        if store.has_token(kind, name) or _created(store, kind, name):
+        if store.has_token(kind, name) or _created(store, kind, name) or (pending is not None and pending(kind, name)):
             continue
         if virtual is None:
             virtual = virtual_names()

@@ -202,12 +202,13 @@ class GraphStore:
     # -- transactions --------------------------------------------------------------------------------
 
     def has_token(self, kind: str, name: str) -> bool:
-        """Whether the database holds ``name`` now as a label (``kind`` 'label'), relationship type ('type')
-        or property key ('key'): in use by committed data, or named by an index or constraint."""
+        """Whether the database knows ``name`` as a label (``kind`` 'label'), relationship type ('type')
+        or property key ('key'): used by committed data since it was opened (a label whose nodes were all
+        deleted stays known, as Neo4j keeps a token once created), or named by an index or constraint."""
         if kind == "key":
             return name in self._key_names
         counts = self._counts.nodes if kind == "label" else self._counts.rels
-        if counts.get(name, 0) > 0:
+        if name in counts:
             return True
         entity = "node" if kind == "label" else "relationship"
         return any(entry.get("entity") == entity and (entry.get("label") == name or name in entry.get("tokens", ()))

@@ -104,6 +104,11 @@ class WriteTx(ReadTx):
             rels[key] = rels.get(key, 0) + delta
         return type(counts)(PENDING, nodes, rels, None)
 
+    def has_pending_token(self, kind: str, name: str) -> bool:
+        """Whether this transaction's own writes use ``name`` as a label or relationship type (a statement
+        later in the transaction that reads it must not be told it is unknown)."""
+        return name in (self._node_delta if kind == "label" else self._rel_delta if kind == "type" else ())
+
     def count_nodes(self, label: str | None = None) -> int:
         return self._store._counts.nodes.get(label, 0) + self._node_delta.get(label, 0)
 
