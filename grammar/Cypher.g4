@@ -453,8 +453,8 @@ showCommand
 showKind
     : filter=(ALL | RANGE | TEXT | POINT | VECTOR | FULLTEXT | LOOKUP)? (INDEX | INDEXES)  # ShowIndexes
     | constraintFilter? (CONSTRAINT | CONSTRAINTS)                                         # ShowConstraints
-    | (PROCEDURE | PROCEDURES)                                                             # ShowProcedures
-    | filter=ALL? (FUNCTION | FUNCTIONS)                                                   # ShowFunctions
+    | (PROCEDURE | PROCEDURES) executableBy?                                               # ShowProcedures
+    | functionFilter? (FUNCTION | FUNCTIONS) executableBy?                                 # ShowFunctions
     | CURRENT? (USER | USERS)                                                              # ShowUsers
     | (ROLE | ROLES) (WITH (USER | USERS))?                                                # ShowRoles
     | (TRANSACTION | TRANSACTIONS)                                                         # ShowTransactions
@@ -463,6 +463,11 @@ showKind
     | LABEL (DECLARATION | DECLARATIONS)                                                   # ShowLabelDeclarations
     | (SETTING | SETTINGS) (STRING (COMMA STRING)*)?                                       # ShowSettings
     ;
+
+// Neo4j 5: SHOW [ALL | BUILT IN | USER DEFINED] FUNCTIONS, SHOW ... EXECUTABLE [BY {CURRENT USER | name}]
+functionFilter : ALL | BUILT IN | USER DEFINED ;
+
+executableBy : EXECUTABLE (BY (CURRENT USER | symbolicName))? ;
 
 // Neo4j 5: SHOW [NODE | REL[ATIONSHIP]] UNIQUE[NESS] | [PROPERTY] EXIST[ENCE] | PROPERTY TYPE | KEY CONSTRAINTS
 constraintFilter
@@ -538,10 +543,10 @@ keyword : nonNotKeyword | NOT ;
 nonNotKeyword
     : ACTIVE | ALL | ALLSHORTESTPATHS | ALTER | AND | ANY | AS | ASC | ASCENDING | ASSERT | BOTH | BREAK | BY | CALL | CASE
     | CHANGE | COLLECT | COMBINE | CONCURRENT | CONSTANT | CONSTRAINT | CONSTRAINTS | CONTAINS | CONTINUE
-    | COUNT | CREATE | CSV | CYPHER
-    | CURRENT | DATABASE | DATABASES | DECLARATION | DECLARATIONS | DEFAULT | DELETE | DESC | DESCENDING | DETACH | DIFFERENT | DISTINCT | DROP | EACH
+    | BUILT | COUNT | CREATE | CSV | CYPHER
+    | CURRENT | DATABASE | DATABASES | DECLARATION | DECLARATIONS | DEFAULT | DEFINED | DELETE | DESC | DESCENDING | DETACH | DIFFERENT | DISTINCT | DROP | EACH
     | ELEMENTS | ELSE | ENCRYPTED | END | ERROR | FAIL
-    | ENDS | EXIST | EXISTENCE | EXISTS | EXPLAIN | FALSE | FIELDTERMINATOR | FILTER | FINISH | FIRST | FOR | FOREACH | FROM | FULLTEXT | FUNCTION
+    | ENDS | EXECUTABLE | EXIST | EXISTENCE | EXISTS | EXPLAIN | FALSE | FIELDTERMINATOR | FILTER | FINISH | FIRST | FOR | FOREACH | FROM | FULLTEXT | FUNCTION
     | FUNCTIONS | GRANT | GROUPS | HEADERS | HOME | IF | IN | INDEX | INDEXES | INF | INFINITY | INSERT | IS | JOIN | JOINS | KEY | LABEL | LAST | LEADING | LET | LIMIT | LOAD
     | LOOKUP | MATCH | MERGE | NAN | NODE | NODETACH | NONE
     | NEXT | NORMALIZED | NULL | NULLS | OF | OFFSET | ON | OPTIONAL | OPTIONS | OR | ORDER | PASSWORD | PLAINTEXT | POINT
@@ -567,6 +572,7 @@ ASCENDING : 'ASCENDING' ;
 ASSERT : 'ASSERT' ;
 BOTH : 'BOTH' ;
 BREAK : 'BREAK' ;
+BUILT : 'BUILT' ;
 BY : 'BY' ;
 CALL : 'CALL' ;
 CASE : 'CASE' ;
@@ -589,6 +595,7 @@ DATABASES : 'DATABASES' ;
 DECLARATION : 'DECLARATION' ;
 DECLARATIONS : 'DECLARATIONS' ;
 DEFAULT : 'DEFAULT' ;
+DEFINED : 'DEFINED' ;
 DELETE : 'DELETE' ;
 DESC : 'DESC' ;
 DESCENDING : 'DESCENDING' ;
@@ -603,6 +610,7 @@ ENCRYPTED : 'ENCRYPTED' ;
 END : 'END' ;
 ENDS : 'ENDS' ;
 ERROR : 'ERROR' ;
+EXECUTABLE : 'EXECUTABLE' ;
 EXIST : 'EXIST' ;
 EXISTENCE : 'EXISTENCE' ;
 EXISTS : 'EXISTS' ;

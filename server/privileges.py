@@ -87,6 +87,19 @@ def _writes(prepared, procedures) -> bool:
     return False
 
 
+def procedure_role(name: str, mode: str) -> str:
+    """The least role that may call procedure ``name`` of ``mode`` (SHOW PROCEDURES EXECUTABLE)."""
+    if name.lower() in _ADMIN_PROCEDURES:
+        return "admin"
+    return "editor" if mode in _WRITING_MODES else "reader"       # as required_role decides for a CALL
+
+
+def holds(entry: dict | None, role: str) -> bool:
+    """Whether a user (its catalog entry) holds ``role`` or a higher one."""
+    rank = _RANK[role]
+    return entry is not None and any(_RANK.get(held, -1) >= rank for held in roles_of(entry))
+
+
 def check(principal: str, entry: dict | None, prepared) -> None:
     """Raise Forbidden (or CredentialsExpired) unless ``principal`` may run ``prepared``."""
     # The last user this cached statement was allowed for, with that user's committed entry: a

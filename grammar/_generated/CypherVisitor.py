@@ -920,6 +920,16 @@ class CypherVisitor(ParseTreeVisitor):
         return self.visitChildren(ctx)
 
 
+    # Visit a parse tree produced by CypherParser#functionFilter.
+    def visitFunctionFilter(self, ctx:CypherParser.FunctionFilterContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#executableBy.
+    def visitExecutableBy(self, ctx:CypherParser.ExecutableByContext):
+        return self.visitChildren(ctx)
+
+
     # Visit a parse tree produced by CypherParser#constraintFilter.
     def visitConstraintFilter(self, ctx:CypherParser.ConstraintFilterContext):
         return self.visitChildren(ctx)

@@ -659,6 +659,8 @@ class ShowCommand:
     order_by: list[SortItem] = field(default_factory=list)     # YIELD ... ORDER BY ... SKIP ... LIMIT ...
     skip: Optional[Expr] = None
     limit: Optional[Expr] = None
+    # SHOW PROCEDURES | FUNCTIONS EXECUTABLE [BY name]: "" for the current user, None without EXECUTABLE
+    executable_by: Optional[str] = None
 
 
 @dataclass(slots=True)

@@ -83,3 +83,19 @@ def test_the_new_words_stay_usable_as_names(db):
                       "RETURN rename + suspended + active + replace AS n").values() == [[10]]
     db.execute("CREATE (:Job {status: 'ACTIVE', replace: true})").consume()
     assert db.execute("MATCH (j:Job) WHERE j.status = 'ACTIVE' AND j.replace RETURN count(j)").values() == [[1]]
+
+
+def test_show_functions_by_origin_and_procedures_executable_by_a_user(db):
+    every = db.execute("SHOW FUNCTIONS YIELD name").values()
+    built_in = db.execute("SHOW BUILT IN FUNCTIONS YIELD name, isBuiltIn").values()
+    defined = db.execute("SHOW USER DEFINED FUNCTIONS YIELD name, isBuiltIn").values()
+    assert built_in and defined and len(built_in) + len(defined) == len(every)
+    assert {row[1] for row in built_in} == {True} and all(row[0].startswith("apoc.") for row in defined)
+    procedures = db.execute("SHOW PROCEDURES YIELD name").values()
+    assert db.execute("SHOW PROCEDURES EXECUTABLE BY CURRENT USER YIELD name").values() == procedures  # embedded
+    db.execute("CREATE USER rita SET PASSWORD 'password-1'").consume()      # a reader
+    readable = {row[0] for row in db.execute("SHOW PROCEDURES EXECUTABLE BY rita YIELD name").values()}
+    assert "db.labels" in readable and "dbms.components" in readable
+    assert "db.backup" not in readable and "db.createLabel" not in readable
+    db.execute("GRANT ROLE admin TO rita").consume()
+    assert len(db.execute("SHOW PROCEDURES EXECUTABLE BY rita YIELD name").values()) == len(procedures)

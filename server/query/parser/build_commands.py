@@ -115,6 +115,12 @@ class CommandBuilder(ClauseBuilder):
             kind = "ROLES WITH USERS"
         show_filter = getattr(show_kind, "filter_", None)
         named = None
+        if kind == "FUNCTIONS" and show_kind.functionFilter() is not None:
+            named = " ".join(child.getText().upper() for child in show_kind.functionFilter().getChildren())
+        executable_by = None
+        by = show_kind.executableBy() if hasattr(show_kind, "executableBy") else None
+        if by is not None:
+            executable_by = "" if by.symbolicName() is None else self.name(by.symbolicName())
         if kind == "CONSTRAINTS" and show_kind.constraintFilter() is not None:
             named = self._constraint_filter(show_kind.constraintFilter())
         if kind == "DATABASES":
@@ -134,7 +140,7 @@ class CommandBuilder(ClauseBuilder):
         return ast.ShowCommand(kind, yields, ctx.STAR() is not None, self.where(ctx.whereClause()),
                                None if returns is None else self.projection(returns), pos=self.pos(ctx),
                                filter=named if show_filter is None else show_filter.text.upper(),
-                               order_by=order_by, skip=skip, limit=limit)
+                               order_by=order_by, skip=skip, limit=limit, executable_by=executable_by)
 
     @staticmethod
     def _constraint_filter(ctx) -> str:

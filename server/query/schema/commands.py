@@ -449,8 +449,12 @@ def _show(db, tx, cmd: ast.ShowCommand, params, catalog: Catalog) -> CommandResu
         rows, default, extra = show_constraints(catalog, cmd.filter), CONSTRAINT_COLUMNS, CONSTRAINT_EXTRA
     elif kind == "PROCEDURES":
         rows, default, extra = show_procedures(db), PROCEDURE_COLUMNS, PROCEDURE_EXTRA
+        if cmd.executable_by is not None:
+            rows = _executable(db, tx, rows, cmd.executable_by)
     elif kind == "FUNCTIONS":
         rows, default, extra = show_functions(), FUNCTION_COLUMNS, FUNCTION_EXTRA
+        if cmd.filter in ("BUILT IN", "USER DEFINED"):      # APOC's are Neo4j's user-defined functions
+            rows = [row for row in rows if row["isBuiltIn"] == (cmd.filter == "BUILT IN")]
     elif kind in ("USERS", "CURRENT USER"):
         rows, default, extra = db.users.list_users(tx=tx), USER_COLUMNS, []
         if kind == "CURRENT USER":
@@ -593,6 +597,19 @@ def show_constraints(catalog: Catalog, filter_: Optional[str]) -> list[dict]:
     elif wanted == "TYPE":
         rows = [r for r in rows if r["type"].endswith("PROPERTY_TYPE")]
     return rows
+
+
+def _executable(db, tx, rows: list[dict], user: str) -> list[dict]:
+    """The procedures ``user`` ("" : the current one) may call; every one where nobody logs in (embedded,
+    or a server without authentication)."""
+    from relate.server.privileges import holds, procedure_role
+    name = user or roles.current_user_name()
+    if name is None:
+        return rows
+    entry = db.users.get(name, tx=tx)
+    if entry is None:
+        raise ClientError(f"User '{name}' does not exist.", code="Neo.ClientError.General.InvalidArguments")
+    return [row for row in rows if holds(entry, procedure_role(row["name"], row["mode"]))]
 
 
 def show_procedures(db) -> list[dict]:
