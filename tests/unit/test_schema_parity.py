@@ -395,3 +395,22 @@ def test_schema_ids_are_given_once_in_creation_order():
         assert dict(run(fresh, "SHOW INDEXES YIELD name, id"))["d_idx"] == 7
     finally:
         fresh.close()
+
+
+@pytest.mark.parametrize("statement, code", [
+    ("CREATE TEXT INDEX t2 FOR (n:L) ON (n.a, n.b)", "Neo.ClientError.Statement.SyntaxError"),
+    ("CREATE POINT INDEX p2 FOR (n:L) ON (n.a, n.b)", "Neo.ClientError.Statement.SyntaxError"),
+    ("CREATE INDEX r FOR (n:L) ON (n.a) OPTIONS {indexProvider: 'native-btree-1.0'}",
+     "Neo.ClientError.Statement.ArgumentError"),
+    ("CREATE TEXT INDEX t FOR (n:L) ON (n.a) OPTIONS {indexProvider: 'range-1.0'}",
+     "Neo.ClientError.Statement.ArgumentError"),
+])
+def test_index_forms_neo4j_5_refuses(db, statement, code):
+    assert fails(db, statement).code == code
+    assert run(db, "SHOW INDEXES YIELD name WHERE name IN ['t2', 'p2', 'r', 't']") == []
+
+
+def test_index_providers_neo4j_5_accepts(db):
+    run(db, "CREATE INDEX r FOR (n:L) ON (n.a) OPTIONS {indexProvider: 'range-1.0'}")
+    run(db, "CREATE TEXT INDEX t FOR (n:L) ON (n.b) OPTIONS {indexProvider: 'text-1.0'}")
+    assert sorted(run(db, "SHOW INDEXES YIELD name WHERE name IN ['r', 't']")) == [("r",), ("t",)]

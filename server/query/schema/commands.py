@@ -196,9 +196,12 @@ def _create_index(db, tx, cmd: ast.CreateIndex, params, catalog: Catalog) -> Com
     if kind not in ("RANGE", "TEXT", "POINT", "LOOKUP"):
         raise CypherSyntaxError(f"Unknown index kind `{cmd.kind}`; index kinds: RANGE, TEXT, POINT, LOOKUP, "
                                 f"{', '.join(search_kinds())}", phase="compile time")
+    _check_provider(kind, cmd, params)
     if kind == "LOOKUP":
         return _create_lookup_index(tx, cmd, catalog, result)
     props = tuple(cmd.properties)
+    if kind in ("TEXT", "POINT") and len(props) != 1:
+        raise CypherSyntaxError(f"Only single property {kind.lower()} indexes are supported", phase="compile time")
     label = cmd.labels[0]
     name = cmd.name or generated_name("index", kind, cmd.entity, label, props)
     index = RangeIndex(name, cmd.entity, label, props, kind)
@@ -246,6 +249,21 @@ def _create_index(db, tx, cmd: ast.CreateIndex, params, catalog: Catalog) -> Com
     result.counters.add("indexes_added")
     result.schema_changed = True
     return result
+
+
+def _check_provider(kind: str, cmd: ast.CreateIndex, params) -> None:
+    """OPTIONS {indexProvider: ...} must name the kind's own provider (Neo4j 5 refuses the removed
+    ``native-btree-1.0`` and the like; ``text-1.0`` is still accepted for a text index)."""
+    options = _evaluate(cmd.options, params) if cmd.options is not None else None
+    provider = options.get("indexProvider") if isinstance(options, dict) else None
+    if provider is None:
+        return
+    allowed = {"LOOKUP": ("token-lookup-1.0",), "TEXT": ("text-2.0", "text-1.0")}.get(
+        kind, (describe.PROVIDERS.get(kind, "range-1.0"),))
+    if provider not in allowed:
+        raise ClientError(f"Could not create index with specified index provider '{provider}'. To create "
+                          f"{kind.lower()} index, please use '{allowed[0]}'.",
+                          code="Neo.ClientError.Statement.ArgumentError")
 
 
 def _create_lookup_index(tx, cmd: ast.CreateIndex, catalog: Catalog, result: CommandResult) -> CommandResult:
