@@ -1,13 +1,16 @@
 """The graph side of retrieval: entities named in a question, and the facts two hops around them.
 
 With an AI provider configured its model lists the names in the question (spec 003) and each is looked
-up in the trigram index of the graph's own entity names. Without one (or ``{entities: 'gazetteer'}``, or
+up in the trigram index of the graph's own entity names; a name found there by no entity is looked up by
+meaning through the entities' vector index where one declares its embedder (resolution's embedding stage). Without one (or ``{entities: 'gazetteer'}``, or
 when the model fails) a deterministic gazetteer: every phrase of one to four words of the question is
 looked up there; the best non-overlapping matches above a threshold win.
 """
 from __future__ import annotations
 
 import re
+
+import numpy as np
 
 from ..ai import providers, replies
 from ..index.trigram import trigram_similarity
@@ -68,6 +71,10 @@ def find_entities(ctx, question: str, opts: dict, diagnostics=None) -> tuple[lis
             sim = trigram_similarity(norm, current)
             if sim >= wanted:
                 candidates.append((sim * (last - first + 1), sim, first, last, nid, phrase))
+    if source == "llm":
+        found = {c[2] for c in candidates}
+        candidates += _by_meaning(ctx, [(p, f, last) for p, f, last in phrases if f not in found], opts,
+                                  lambda n: _in_scope(tx, n, label, workspace))
     # the most words covered, weighted by similarity, first: "Ada Lovelace" (0.9 x 2) beats an entity
     # called "Ada" (1.0 x 1); spans may not overlap; one phrase per entity
     candidates.sort(key=lambda c: (-c[0], -c[1], c[2], c[4]))
@@ -81,6 +88,39 @@ def find_entities(ctx, question: str, opts: dict, diagnostics=None) -> tuple[lis
         seen.add(nid)
         chosen.append({"id": nid, "name": tx.node_prop(nid, "name"), "phrase": phrase, "similarity": sim})
     return chosen, source
+
+
+def _by_meaning(ctx, phrases, opts: dict, in_scope) -> list[tuple]:
+    """Entity resolution's last stage for the names a model listed that no exact or trigram lookup
+    found (spec 003: the same entity sharing no characters, "Facebook" for Meta): each name embedded as
+    the entities' vector index declares, its nearest entities in scope, cosine at least
+    ``entityEmbeddingThreshold``. Nothing without such an index."""
+    if not phrases:
+        return []
+    from .resolve import entity_vector_index
+    manager = ctx.db.index_manager
+    index = entity_vector_index(manager, opts["entityLabel"])
+    if index is None:
+        return []
+    from ..ai.statement import for_ctx
+    model = manager.get(index).definition.config.get("vector.embedder")
+    vectors = for_ctx(ctx).embed_many([p for p, _, _ in phrases], model)
+    threshold, tx, out = opts["entityEmbeddingThreshold"], ctx.tx, []
+    for (phrase, first, last), vector in zip(phrases, vectors):
+        q = np.asarray(vector, dtype=np.float64)
+        qn = np.linalg.norm(q)
+        if not qn:
+            continue
+        for nid, _ in manager.vector_search(index, vector, 10, tx=tx):
+            ctx.check()
+            stored = tx.node_prop(nid, "embedding") if in_scope(nid) else None
+            v = None if stored is None else np.asarray(list(stored), dtype=np.float64)
+            if v is None or v.shape != q.shape or not np.linalg.norm(v):
+                continue
+            sim = float(q @ v / (qn * np.linalg.norm(v)))
+            if sim >= threshold:
+                out.append((sim * (last - first + 1), sim, first, last, nid, phrase))
+    return out
 
 
 def _llm_names(ctx, question: str) -> list[str]:

@@ -31,6 +31,7 @@ DEFAULTS = {
     # gazetteer without one; 'llm' or 'gazetteer' force either
     "entities": "auto",
     "entityThreshold": 0.5,        # trigram similarity for a question phrase to name an entity
+    "entityEmbeddingThreshold": 0.9,   # cosine for a model-named entity found by meaning (db.entity.resolve's)
     "hops": 2, "maxFacts": 200,
     "maxFanout": 2,                # facts kept per entity and (type, direction), best corroborated (0: all)
     "siblings": False,             # follow a fact type back the way it came (A->B<-C): off by default
@@ -86,8 +87,9 @@ def options(given, extra: dict | None = None) -> dict:
             raise ArgumentError(f"Option `{key}` must be a string", detail="InvalidArgumentValue")
     if out["workspace"] is not None and not isinstance(out["workspace"], str):
         raise ArgumentError("Option `workspace` must be a string", detail="InvalidArgumentValue")
-    if type(out["entityThreshold"]) not in (int, float) or not 0 < out["entityThreshold"] <= 1:
-        raise ArgumentError("Option `entityThreshold` must be a number in (0, 1]", detail="InvalidArgumentValue")
+    for key in ("entityThreshold", "entityEmbeddingThreshold"):
+        if type(out[key]) not in (int, float) or not 0 < out[key] <= 1:
+            raise ArgumentError(f"Option `{key}` must be a number in (0, 1]", detail="InvalidArgumentValue")
     constant = out["rrfConstant"]
     if type(constant) not in (int, float) or not math.isfinite(constant) or constant < 0:
         raise ArgumentError("Option `rrfConstant` must be a finite non-negative number", detail="InvalidArgumentValue")

@@ -100,6 +100,31 @@ def test_entities_are_extracted_by_the_providers_model_when_one_is_configured(db
     assert out["answer"] == "The sources do not contain the answer." and out["citations"] == []
 
 
+def test_a_model_named_entity_sharing_few_characters_resolves_by_meaning():
+    """Resolution's embedding stage at query time: the entities' vector index declares its embedder, and a
+    name the model lists that no trigram lookup finds is matched by cosine (spec 003: "semantically the
+    same entity but share no characters")."""
+    from relate.server.engine import Database
+    from tests.retrieval.corpus import load
+    db = Database.open(None)
+    try:
+        db.session().run("CREATE VECTOR INDEX entity_vectors FOR (e:Entity) ON (e.embedding) "
+                         "OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.embedder`: 'hash-384'}}").consume()
+        load(db)
+        db.session().run("CALL db.entity.resolve([{name: 'Acme Rockets', type: 'Company'}], {workspace: 'w'}) "
+                         "YIELD entity MATCH (r:Entity {name: 'React', workspace: 'w'}) "
+                         "CREATE (entity)-[:USES {predicate: 'uses', sources: ['d1']}]->(r)").consume()
+        db.index_manager.await_indexes(30)
+        reply = _extracting('["the rockets company Acme that builds rockets"]')     # trigram 0.37, cosine 0.78
+        with FakeOpenAI(chat=reply) as fake:
+            found = ask(db, fake, question="What does the rockets company use?", entityEmbeddingThreshold=0.7)
+            strict = ask(db, fake, question="What does the rockets company use?")      # default 0.9
+        assert _step(found, "entities")["resolved"] == ["Acme Rockets"] and _step(found, "traversal")["facts"] > 0
+        assert _step(strict, "entities")["resolved"] == []
+    finally:
+        db.close()
+
+
 def test_the_gazetteer_can_be_chosen_with_a_provider_configured(db):
     with FakeOpenAI(chat=_extracting('["Nothing"]')) as fake:
         out = ask(db, fake, entities="gazetteer")
