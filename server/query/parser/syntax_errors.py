@@ -5,7 +5,7 @@ from antlr4.error.ErrorListener import ErrorListener
 from antlr4.error.ErrorStrategy import DefaultErrorStrategy
 from antlr4.Token import Token
 
-from relate.protocol.errors import CypherSyntaxError
+from relate.protocol.errors import CypherSyntaxError, offset_in, position_suffix
 from relate.grammar._generated.CypherParser import CypherParser
 
 # Token types that name a class of input rather than one spelling.
@@ -48,24 +48,13 @@ def excerpt_for(text: str, line: int, column: int) -> str:
     return f"{source}\n{pad}^"
 
 
-def offset_of(text: str, line: int, column: int) -> int:
-    """The 0-based character offset of a 1-based (line, column)."""
-    offset = 0
-    for _ in range(line - 1):
-        newline = text.find("\n", offset)
-        if newline < 0:
-            break
-        offset = newline + 1
-    return offset + column - 1
-
-
 def make_syntax_error(text: str, line: int, column: int, head: str,
                       detail: str = "UnexpectedSyntax") -> CypherSyntaxError:
     """A CypherSyntaxError whose message is ``head (line L, column C (offset: O))`` plus the excerpt."""
     excerpt = excerpt_for(text, line, column)
     if len(head) > MAX_HEAD:
         head = head[:MAX_HEAD - 3] + "..."
-    message = f"{head} (line {line}, column {column} (offset: {offset_of(text, line, column)}))\n{excerpt}"
+    message = f"{head}{position_suffix(line, column, offset_in(text, line, column))}\n{excerpt}"
     error = CypherSyntaxError(message, detail=detail, line=line, column=column, excerpt=excerpt,
                               phase="compile time")
     error.__suppress_context__ = True     # raised inside ANTLR's own handlers; their trace is noise
