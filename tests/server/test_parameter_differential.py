@@ -43,6 +43,14 @@ VALUES = {
     "int_too_big": 2**64, "int_too_small": -2**63 - 1, "nested_bad": [1, {"a": decimal.Decimal(1)}],
     "bad_key": {1: "a"},
     "point": relate.Point.cartesian(1.5, -2.0), "point_wgs84_3d": relate.Point.wgs84(12.5, 55.6, 10.0),
+    # Lists of floats (embeddings): the same values must come out, every bit of them.
+    "float_list": [i / 7 for i in range(-10, 30)],
+    "float_list_edges": [-0.0, 0.0, 5e-324, 1.7976931348623157e308, float("inf"), float("-inf")] * 3,
+    "float_list_with_int": [0.5] * 20 + [3],
+    "float_tuple": tuple(i * 0.25 for i in range(20)),
+    "np_f64_long": np.arange(20, dtype=np.float64) / 3,
+    "rows_with_embeddings": [{"id": i, "e": [i + j / 10 for j in range(16)]} for i in range(3)],
+    "nested_float_lists": [[j / 3 for j in range(16)], [1.0] * 16],
 }
 
 STATEMENTS = [
@@ -123,6 +131,20 @@ def test_unsupported_values_are_refused_alike(both, value):
         with pytest.raises(relate.CypherTypeError) as info:
             connection.execute("RETURN $x AS x", {"x": value})
         assert info.value.code == "Neo.ClientError.Statement.TypeError"
+
+
+def test_float_lists_come_back_exact_and_as_floats(both):
+    """An embedding as a list of floats: every bit survives the wire (negative zero, the extremes,
+    subnormals, NaN), the items stay floats (not ints, not a vector), an int among them stays an int."""
+    floats = [-0.0, 5e-324, 1.7976931348623157e308, float("nan"), float("-inf")] + [i / 3 for i in range(20)]
+    for connection in both:
+        got = connection.execute("RETURN $x AS x", {"x": floats}).fetchall()[0][0]
+        assert [repr(v) for v in got] == [repr(v) for v in floats] and all(type(v) is float for v in got)
+        mixed = connection.execute("RETURN $x AS x", {"x": [0.5] * 20 + [3]}).fetchall()[0][0]
+        assert mixed[-1] == 3 and type(mixed[-1]) is int
+        stored = connection.execute("CREATE (n:Packed {e: $x}) RETURN n.e AS e, size($x) AS n",
+                                    {"x": floats[5:]}).fetchall()[0]
+        assert stored == (floats[5:], 20)
 
 
 def test_deep_nesting_is_a_typed_error(both):
