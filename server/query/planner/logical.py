@@ -36,9 +36,13 @@ class AllNodesScan(LogicalOp):
 
 @dataclass(eq=False)
 class NodeByLabelScan(LogicalOp):
+    """The label's nodes; with ``key`` only those whose ``key`` may equal ``value`` (a scalar read per
+    input row): the filters above the scan stay, this only spares them the nodes that cannot pass."""
     source: LogicalOp
     var: str
     label: str
+    key: Optional[str] = None
+    value: Optional[ast.Expr] = None
 
 
 @dataclass(eq=False)

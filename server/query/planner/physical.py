@@ -118,7 +118,8 @@ class PhysicalBuilder:
         return P.AllNodesScan(self.build(op.source), op.var)
 
     def _NodeByLabelScan(self, op):
-        return P.NodeByLabelScan(self.build(op.source), op.var, op.label)
+        value = None if op.value is None else self.compile(op.value)
+        return P.NodeByLabelScan(self.build(op.source), op.var, op.label, op.key, value)
 
     def _NodeIndexSeek(self, op):
         return P.NodeIndexSeek(self.build(op.source), op.var, op.label, op.key, self.compile(op.value), op.many,

@@ -126,23 +126,46 @@ class AllNodesScan(Operator):
 
 
 class NodeByLabelScan(Operator):
-    __slots__ = ("var", "label")
+    """The label's nodes; with ``key`` and ``value`` (a compiled expression of the input row) only those
+    whose property ``key`` equals it, compared by the store as it scans, when the value is a plain
+    scalar (for any other value every node is yielded: the filter above decides)."""
+    __slots__ = ("var", "label", "key", "value")
     name = "NodeByLabelScan"
 
-    def __init__(self, source, var, label):
+    def __init__(self, source, var, label, key=None, value=None):
         self.source, self.var, self.label = source, var, label
+        self.key, self.value = key, value
 
     def details(self):
         return f"{self.var}:{self.label}"
 
     def rows(self, ctx, arg):
         var, label, check = self.var, self.label, ctx.check
+        key, value_fn = self.key, self.value
         for row in self.source.rows(ctx, arg):
-            for nid in ctx.tx.nodes_by_label(label):
+            nodes = None
+            if value_fn is not None:
+                try:
+                    value = value_fn(row, ctx)
+                except Exception:       # the filter raises it, per node, as it would without this
+                    value = _UNKNOWN
+                if value is None:
+                    continue            # n.key = null holds for no node
+                if type(value) in _SCALARS and value == value:      # not NaN: equal to nothing
+                    nodes = ctx.tx.nodes_by_label_and_value(label, key, value, check)
+                elif type(value) is float:
+                    continue
+            if nodes is None:
+                nodes = ctx.tx.nodes_by_label(label)
+            for nid in nodes:
                 check()
                 out = dict(row)
                 out[var] = NodeRef(nid)
                 yield out
+
+
+_SCALARS = frozenset((str, int, float, bool))
+_UNKNOWN = object()
 
 
 list_iterator = type(iter([]))
