@@ -149,13 +149,16 @@ def test_volatile_predicates_stay_per_row(db):
 def test_an_unindexed_equality_is_compared_by_the_scan_and_the_filter_stays(db):
     plan = logical(db, "MATCH (n:Note) WHERE n.ts > 0 AND n.id = $id RETURN n.ts")
     scan = next(o for o in ops(plan) if isinstance(o, L.NodeByLabelScan))
-    assert scan.key == "id" and isinstance(scan.value, ast.Parameter)
+    assert scan.key == "id" and isinstance(scan.value, ast.Parameter) and not scan.many
     assert chain(plan).count("Filter") == 2                     # both filters still decide
+    listed = logical(db, "MATCH (n:Note) WHERE n.id IN $ids RETURN n")
+    assert any(isinstance(o, L.NodeByLabelScan) and o.key == "id" and o.many for o in ops(listed))
     merge = logical(db, "UNWIND $ids AS i MERGE (n:Note {id: i}) RETURN n")
     assert any(isinstance(o, L.NodeByLabelScan) and o.key == "id" for o in ops(merge))
     for text in ("MATCH (n:Note) WHERE n.id = n.ts RETURN n",          # the value depends on the node
                  "MATCH (n:Note) WHERE n.id = toInteger(rand() * 50) RETURN n",  # a new value per node
-                 "MATCH (n:Note) WHERE n.id > $id RETURN n"):
+                 "MATCH (n:Note) WHERE n.id > $id RETURN n",
+                 "MATCH (n:Note) WHERE $ids IN n.id RETURN n"):                 # the list is the node's
         assert all(o.key is None for o in ops(logical(db, text)) if isinstance(o, L.NodeByLabelScan)), text
 
 
@@ -174,16 +177,22 @@ def test_a_prefiltered_scan_finds_what_the_plain_filter_finds(db):
     queries = ["MATCH (n:V) WHERE n.v = $x RETURN n.i ORDER BY n.i",
                "MATCH (n:V {v: $x}) RETURN n.i ORDER BY n.i",
                "MATCH (n:V) WHERE $x = n.v RETURN n.i ORDER BY n.i",
-               "UNWIND [$x, $x] AS x MATCH (n:V {v: x}) RETURN n.i ORDER BY n.i"]
+               "UNWIND [$x, $x] AS x MATCH (n:V {v: x}) RETURN n.i ORDER BY n.i",
+               "MATCH (n:V) WHERE n.v IN [$x] RETURN n.i ORDER BY n.i",
+               "MATCH (n:V) WHERE n.v IN [$x, 'a', null] RETURN n.i ORDER BY n.i",
+               "MATCH (n:V) WHERE n.v IN $x RETURN n.i ORDER BY n.i"]
     from relate.server.query.context import ExecContext
     tx = db.store.begin_read()
     try:
-        for x in SCAN_VALUES + [1.5, "zzz"]:
+        for x in SCAN_VALUES + [1.5, "zzz", [], [1, "a"], [[1]], [None]]:
             for query in queries:
                 got = []
                 for optimize in (True, False):
                     plan = plan_query(parse(query).body, tx, db.procedures, optimize_plans=optimize)
-                    got.append(sorted(row[0] for row in plan.root.rows(ExecContext(tx, {"x": x}, db), {})))
+                    try:
+                        got.append(sorted(row[0] for row in plan.root.rows(ExecContext(tx, {"x": x}, db), {})))
+                    except Exception as exc:                    # the same error both ways
+                        got.append(type(exc).__name__)
                 assert got[0] == got[1], (x, query, got)
     finally:
         tx.close()

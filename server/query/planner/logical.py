@@ -36,13 +36,15 @@ class AllNodesScan(LogicalOp):
 
 @dataclass(eq=False)
 class NodeByLabelScan(LogicalOp):
-    """The label's nodes; with ``key`` only those whose ``key`` may equal ``value`` (a scalar read per
-    input row): the filters above the scan stay, this only spares them the nodes that cannot pass."""
+    """The label's nodes; with ``key`` only those whose ``key`` may equal ``value`` (``many``: may be in
+    the list ``value``), read per input row: the filters above the scan stay, this only spares them the
+    nodes that cannot pass."""
     source: LogicalOp
     var: str
     label: str
     key: Optional[str] = None
     value: Optional[ast.Expr] = None
+    many: bool = False
 
 
 @dataclass(eq=False)

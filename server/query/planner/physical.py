@@ -119,7 +119,7 @@ class PhysicalBuilder:
 
     def _NodeByLabelScan(self, op):
         value = None if op.value is None else self.compile(op.value)
-        return P.NodeByLabelScan(self.build(op.source), op.var, op.label, op.key, value)
+        return P.NodeByLabelScan(self.build(op.source), op.var, op.label, op.key, value, op.many)
 
     def _NodeIndexSeek(self, op):
         return P.NodeIndexSeek(self.build(op.source), op.var, op.label, op.key, self.compile(op.value), op.many,

@@ -127,34 +127,32 @@ class AllNodesScan(Operator):
 
 class NodeByLabelScan(Operator):
     """The label's nodes; with ``key`` and ``value`` (a compiled expression of the input row) only those
-    whose property ``key`` equals it, compared by the store as it scans, when the value is a plain
-    scalar (for any other value every node is yielded: the filter above decides)."""
-    __slots__ = ("var", "label", "key", "value")
+    whose property ``key`` may equal it (``many``: any item of it), compared by the store as it scans,
+    when the sought values are plain scalars (else every node is yielded: the filter above decides)."""
+    __slots__ = ("var", "label", "key", "value", "many")
     name = "NodeByLabelScan"
 
-    def __init__(self, source, var, label, key=None, value=None):
+    def __init__(self, source, var, label, key=None, value=None, many=False):
         self.source, self.var, self.label = source, var, label
-        self.key, self.value = key, value
+        self.key, self.value, self.many = key, value, many
 
     def details(self):
         return f"{self.var}:{self.label}"
 
     def rows(self, ctx, arg):
         var, label, check = self.var, self.label, ctx.check
-        key, value_fn = self.key, self.value
+        key, value_fn, many = self.key, self.value, self.many
         for row in self.source.rows(ctx, arg):
             nodes = None
             if value_fn is not None:
                 try:
-                    value = value_fn(row, ctx)
+                    sought = _sought(value_fn(row, ctx), many)
                 except Exception:       # the filter raises it, per node, as it would without this
-                    value = _UNKNOWN
-                if value is None:
-                    continue            # n.key = null holds for no node
-                if type(value) in _SCALARS and value == value:      # not NaN: equal to nothing
-                    nodes = ctx.tx.nodes_by_label_and_value(label, key, value, check)
-                elif type(value) is float:
+                    sought = None
+                if sought is _NOTHING:
                     continue
+                if sought is not None:
+                    nodes = ctx.tx.nodes_by_label_and_values(label, key, sought, check)
             if nodes is None:
                 nodes = ctx.tx.nodes_by_label(label)
             for nid in nodes:
@@ -165,7 +163,21 @@ class NodeByLabelScan(Operator):
 
 
 _SCALARS = frozenset((str, int, float, bool))
-_UNKNOWN = object()
+_NOTHING = frozenset()
+
+
+def _sought(value, many: bool) -> frozenset | None:
+    """The scalars a property must be among to pass ``= value`` (``IN value`` when ``many``); _NOTHING
+    when none can (null, NaN, an empty list); None when the scan cannot tell (lists, maps, temporals)."""
+    if not many:
+        if value is None or value != value:        # null, NaN: equal to nothing
+            return _NOTHING
+        return frozenset((value,)) if type(value) in _SCALARS else None
+    if type(value) is not list:
+        return None if value is not None else _NOTHING
+    if not set(map(type, value)) <= _SCALARS | {type(None)}:
+        return None
+    return frozenset(item for item in value if item is not None and item == item)
 
 
 list_iterator = type(iter([]))
