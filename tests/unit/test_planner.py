@@ -226,3 +226,14 @@ def test_a_value_that_fails_still_fails_per_node_as_before(db):
     assert session.run("MATCH (n:Nothing) WHERE n.id = 1 / 0 RETURN n").fetch(10) == []
     with pytest.raises(CypherArithmeticError):
         session.run("MATCH (n:Note) WHERE n.id = 1 / 0 RETURN n").fetch(10)
+
+
+def test_a_node_compared_by_property_anchors_over_an_equal_sized_label(db):
+    """Without indexes, ``(a:Note)-[:ABOUT]->(t:Topic {name: $n})`` used to start from the label with fewer
+    nodes whatever the filters; an equality cuts a label's rows (Neo4j's default selectivity, 0.1)."""
+    session = db.session()
+    session.run("UNWIND range(1, 40) AS i CREATE (:Left {id: i})-[:TO]->(:Right {id: i})").consume()
+    plan = logical(db, "MATCH (a:Left)-[:TO]->(b:Right {id: $id}) RETURN a.id")
+    scans = [o for o in ops(plan) if isinstance(o, L.NodeByLabelScan)]
+    assert [(s.var, s.key) for s in scans] == [("b", "id")]
+    assert session.run("MATCH (a:Left)-[:TO]->(b:Right {id: 7}) RETURN a.id").fetch(10) == [(7,)]

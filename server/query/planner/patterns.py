@@ -144,12 +144,17 @@ class PatternPlanner:
         total = self.catalog.count_nodes()
         if not labels:
             return float(total) + 1.0
+        compared = False             # an equality on a property without an index: the scan compares it
         for label in labels:
             for term in predicates:
                 key = seekable_key(term, var, bound)
                 if key is not None and self.catalog.has_property_index("node", label, key[0]):
                     return 1.0 if key[1] == "=" else 10.0
-        return float(min(self.catalog.count_nodes(label) for label in labels))
+                compared = compared or (key is not None and key[1] in ("=", "IN"))
+        count = float(min(self.catalog.count_nodes(label) for label in labels))
+        # Few nodes pass such a scan, and it reads each at a fraction of a row's cost (prefilter_scans):
+        # Neo4j's default equality selectivity, 0.1, as the rows it gives.
+        return count * EQUALITY_SELECTIVITY if compared else count
 
     # ------------------------------------------------------------ one part
     def _plan_part(self, op, part: ast.PatternPart, bound: set[str], predicates, rels_in_match) -> L.LogicalOp:
@@ -446,6 +451,9 @@ def label_rest(labels: ast.LabelExpr, used: str) -> Optional[ast.LabelExpr]:
             return None
         return rest[0] if len(rest) == 1 else ast.LabelAnd(rest)
     return labels
+
+
+EQUALITY_SELECTIVITY = 0.1
 
 
 def seekable_key(term: ast.Expr, var: str, bound) -> Optional[tuple[str, str]]:
