@@ -198,6 +198,36 @@ def test_a_prefiltered_scan_finds_what_the_plain_filter_finds(db):
         tx.close()
 
 
+def test_a_prefiltered_relationship_scan_finds_what_the_plain_filter_finds(db):
+    session = db.session()
+    session.run("UNWIND range(0, size($values) - 1) AS i CREATE (:S)-[:W {i: i, v: $values[i]}]->(:T)",
+                {"values": SCAN_VALUES}).consume()
+    session.run("CREATE (:S)-[:W {i: 100}]->(:T), (:S)-[:W {i: 101, v: 1}]->(:S)").consume()
+    session.run("MATCH ()-[r:W {i: 101}]->() DELETE r").consume()
+    plan = logical(db, "MATCH (a)-[r:W]->(b) WHERE r.v = $x RETURN r.i")
+    assert any(isinstance(o, L.RelTypeScan) and o.key == "v" for o in ops(plan))
+    queries = ["MATCH (a)-[r:W]->(b) WHERE r.v = $x RETURN r.i",
+               "MATCH ()-[r:W {v: $x}]-() RETURN r.i",
+               "MATCH (a:S)<-[r:W]-(b) WHERE $x = r.v RETURN r.i",
+               "MATCH ()-[r:W]->() WHERE r.v IN [$x, 'a', null] RETURN r.i",
+               "MATCH ()-[r:W]->() WHERE r.v IN $x RETURN r.i"]
+    from relate.server.query.context import ExecContext
+    tx = db.store.begin_read()
+    try:
+        for x in SCAN_VALUES + [1.5, [], [1, "a"], [[1]]]:
+            for query in queries:
+                got = []
+                for optimize in (True, False):
+                    plan = plan_query(parse(query).body, tx, db.procedures, optimize_plans=optimize)
+                    try:
+                        got.append(sorted(row[0] for row in plan.root.rows(ExecContext(tx, {"x": x}, db), {})))
+                    except Exception as exc:
+                        got.append(type(exc).__name__)
+                assert got[0] == got[1], (x, query, got)
+    finally:
+        tx.close()
+
+
 def test_merge_without_an_index_sees_its_own_nodes_and_snapshots_stay_apart(db):
     session = db.session()
     rows = session.run("UNWIND [1, 1, 2, 2.0, true, 'x', 'x', 3] AS i MERGE (n:Key {k: i}) RETURN n.k").fetch(100)

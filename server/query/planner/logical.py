@@ -78,7 +78,8 @@ class NodeByIdSeek(LogicalOp):
 
 @dataclass(eq=False)
 class RelTypeScan(LogicalOp):
-    """``()-[r:T]->()`` with nothing bound: scan relationships by type, bind both endpoints."""
+    """``()-[r:T]->()`` with nothing bound: scan relationships by type, bind both endpoints; ``key``,
+    ``value`` and ``many`` as for NodeByLabelScan (the relationship's property)."""
     source: LogicalOp
     start: str
     rel: str
@@ -88,6 +89,9 @@ class RelTypeScan(LogicalOp):
     start_labels: Optional[ast.LabelExpr] = None
     end_labels: Optional[ast.LabelExpr] = None
     unique_with: tuple[str, ...] = ()
+    key: Optional[str] = None
+    value: Optional[ast.Expr] = None
+    many: bool = False
 
 
 @dataclass(eq=False)

@@ -134,8 +134,9 @@ class PhysicalBuilder:
         return P.NodeByIdSeek(self.build(op.source), op.var, self.compile(op.ids), op.many)
 
     def _RelTypeScan(self, op):
+        value = None if op.value is None else self.compile(op.value)
         return P.RelTypeScan(self.build(op.source), op.start, op.rel, op.end, op.types, op.direction,
-                             op.start_labels, op.end_labels, op.unique_with)
+                             op.start_labels, op.end_labels, op.unique_with, op.key, value, op.many)
 
     def _Expand(self, op):
         source = self.build(op.source)

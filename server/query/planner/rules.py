@@ -124,29 +124,31 @@ def _is_id_of(expr, var) -> bool:
 
 # ---------------------------------------------------------------- prefilter_scans
 def prefilter_scans(op: L.LogicalOp, catalog=None) -> L.LogicalOp:
-    """A label scan under filters, one of them ``n.key = value`` (or ``n.key IN list``) with the value
-    known before the scan (no index on it): the scan compares ``n.key`` itself and yields only the nodes that may pass
-    (MERGE and MATCH by a property without an index: ~8x fewer steps per node). The filters stay."""
+    """A label (or relationship type) scan under filters, one of them ``n.key = value`` (or ``n.key IN
+    list``) with the value known before the scan (no index on it): the scan compares ``n.key`` itself and
+    yields only what may pass (MERGE and MATCH by a property without an index: ~6x fewer steps per
+    entity). The filters stay."""
     op = map_children(op, lambda child: prefilter_scans(child, catalog))
     if not isinstance(op, L.Filter):
         return op
     scan = op.source
     while isinstance(scan, L.Filter):
         scan = scan.source
-    if not isinstance(scan, L.NodeByLabelScan) or scan.key is not None:
+    if not isinstance(scan, (L.NodeByLabelScan, L.RelTypeScan)) or scan.key is not None:
         return op
+    var = scan.var if isinstance(scan, L.NodeByLabelScan) else scan.rel
     term = op.predicate
     if not isinstance(term, ast.BinaryOp) or term.op not in ("=", "IN") or _volatile(term):
         return op
     left, right = term.left, term.right
-    if term.op == "=" and not _prop_of(left, scan.var):
+    if term.op == "=" and not _prop_of(left, var):
         left, right = right, left
-    if not _prop_of(left, scan.var) or not free_variables(right) <= bound_vars(scan.source):
+    if not _prop_of(left, var) or not free_variables(right) <= bound_vars(scan.source):
         return op
     return _with_scan(op, dataclasses.replace(scan, key=left.key, value=right, many=term.op == "IN"))
 
 
-def _with_scan(op: L.LogicalOp, scan: L.NodeByLabelScan) -> L.LogicalOp:
+def _with_scan(op: L.LogicalOp, scan: L.LogicalOp) -> L.LogicalOp:
     """``op`` (filters down to a label scan) with that scan replaced."""
     if isinstance(op, L.Filter):
         return dataclasses.replace(op, source=_with_scan(op.source, scan))

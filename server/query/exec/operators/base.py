@@ -334,14 +334,17 @@ def used_rel_ids(row: dict, names) -> set:
 
 class RelTypeScan(Operator):
     """``(a)-[r:T]->(b)`` with nothing bound: every relationship of the types, both endpoints bound."""
-    __slots__ = ("start", "rel", "end", "types", "direction", "start_test", "end_test", "unique_with")
+    __slots__ = ("start", "rel", "end", "types", "direction", "start_test", "end_test", "unique_with", "key",
+                 "value", "many")
     name = "RelTypeScan"
 
-    def __init__(self, source, start, rel, end, types, direction, start_labels, end_labels, unique_with):
+    def __init__(self, source, start, rel, end, types, direction, start_labels, end_labels, unique_with,
+                 key=None, value=None, many=False):
         self.source, self.start, self.rel, self.end = source, start, rel, end
         self.types, self.direction = types, direction
         self.start_test, self.end_test = label_test(start_labels), label_test(end_labels)
         self.unique_with = unique_with
+        self.key, self.value, self.many = key, value, many     # as NodeByLabelScan's, for the relationship
 
     def details(self):
         return f"()-[{self.rel.strip()}:{'|'.join(self.types)}]-()"
@@ -350,10 +353,21 @@ class RelTypeScan(Operator):
         tx = ctx.tx
         start_var, rel_var, end_var = self.start, self.rel, self.end
         start_test, end_test, direction = self.start_test, self.end_test, self.direction
+        key, value_fn = self.key, self.value
         for row in self.source.rows(ctx, arg):
+            sought = None
+            if value_fn is not None:
+                try:
+                    sought = _sought(value_fn(row, ctx), self.many)
+                except Exception:       # the filter raises it, per relationship, as it would without this
+                    sought = None
+                if sought is _NOTHING:
+                    continue
             used = used_rel_ids(row, self.unique_with) if self.unique_with else None
             for rel_type in self.types:
-                for rid in tx.rels_by_type(rel_type):
+                rids = tx.rels_by_type(rel_type) if sought is None else \
+                    tx.rels_by_type_and_values(rel_type, key, sought, ctx.check)
+                for rid in rids:
                     ctx.check()
                     if used and rid in used:
                         continue
