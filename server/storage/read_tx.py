@@ -186,7 +186,11 @@ class ReadTx:
         (the statement's cancel and deadline checks)."""
         return self._members_with(self._store._label_index, label, self._nodes_get, label, key, values, tick)
 
-    def _members_with(self, index: dict[str, dict[int, None]], name: str, get: Callable[[int], Any],
+    def all_nodes_with_values(self, key: str, values: frozenset, tick: Callable[[], Any]) -> Iterator[int]:
+        """``nodes_by_label_and_values`` over every node (a pattern node without a label)."""
+        return self._members_with({"": self._store._nodes}, "", self._nodes_get, None, key, values, tick)
+
+    def _members_with(self, index: dict[str, Any], name: str, get: Callable[[int], Any],
                       label: str | None, key: str, values: frozenset, tick: Callable[[], Any]) -> Iterator[int]:
         """``_members`` of ``index[name]`` whose ``key`` is a scalar among ``values`` (see above)."""
         members = index.get(name)

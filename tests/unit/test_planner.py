@@ -151,6 +151,8 @@ def test_an_unindexed_equality_is_compared_by_the_scan_and_the_filter_stays(db):
     scan = next(o for o in ops(plan) if isinstance(o, L.NodeByLabelScan))
     assert scan.key == "id" and isinstance(scan.value, ast.Parameter) and not scan.many
     assert chain(plan).count("Filter") == 2                     # both filters still decide
+    unlabelled = logical(db, "MATCH (n) WHERE n.id = $id RETURN n")
+    assert any(isinstance(o, L.AllNodesScan) and o.key == "id" for o in ops(unlabelled))
     listed = logical(db, "MATCH (n:Note) WHERE n.id IN $ids RETURN n")
     assert any(isinstance(o, L.NodeByLabelScan) and o.key == "id" and o.many for o in ops(listed))
     merge = logical(db, "UNWIND $ids AS i MERGE (n:Note {id: i}) RETURN n")
@@ -180,7 +182,9 @@ def test_a_prefiltered_scan_finds_what_the_plain_filter_finds(db):
                "UNWIND [$x, $x] AS x MATCH (n:V {v: x}) RETURN n.i ORDER BY n.i",
                "MATCH (n:V) WHERE n.v IN [$x] RETURN n.i ORDER BY n.i",
                "MATCH (n:V) WHERE n.v IN [$x, 'a', null] RETURN n.i ORDER BY n.i",
-               "MATCH (n:V) WHERE n.v IN $x RETURN n.i ORDER BY n.i"]
+               "MATCH (n:V) WHERE n.v IN $x RETURN n.i ORDER BY n.i",
+               "MATCH (n {v: $x}) RETURN n.i ORDER BY n.i",                  # no label: every node
+               "MATCH (n) WHERE n.v IN [$x, 'a', null] RETURN n.i ORDER BY n.i"]
     from relate.server.query.context import ExecContext
     tx = db.store.begin_read()
     try:

@@ -30,8 +30,12 @@ class Argument(LogicalOp):
 # ---------------------------------------------------------------- leaves that find entities
 @dataclass(eq=False)
 class AllNodesScan(LogicalOp):
+    """Every node; ``key``, ``value`` and ``many`` as for NodeByLabelScan."""
     source: LogicalOp
     var: str
+    key: Optional[str] = None
+    value: Optional[ast.Expr] = None
+    many: bool = False
 
 
 @dataclass(eq=False)

@@ -115,7 +115,8 @@ class PhysicalBuilder:
         return P.Argument(op.bound)
 
     def _AllNodesScan(self, op):
-        return P.AllNodesScan(self.build(op.source), op.var)
+        value = None if op.value is None else self.compile(op.value)
+        return P.AllNodesScan(self.build(op.source), op.var, op.key, value, op.many)
 
     def _NodeByLabelScan(self, op):
         value = None if op.value is None else self.compile(op.value)

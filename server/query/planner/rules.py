@@ -134,9 +134,9 @@ def prefilter_scans(op: L.LogicalOp, catalog=None) -> L.LogicalOp:
     scan = op.source
     while isinstance(scan, L.Filter):
         scan = scan.source
-    if not isinstance(scan, (L.NodeByLabelScan, L.RelTypeScan)) or scan.key is not None:
+    if not isinstance(scan, (L.NodeByLabelScan, L.AllNodesScan, L.RelTypeScan)) or scan.key is not None:
         return op
-    var = scan.var if isinstance(scan, L.NodeByLabelScan) else scan.rel
+    var = scan.rel if isinstance(scan, L.RelTypeScan) else scan.var
     term = op.predicate
     if not isinstance(term, ast.BinaryOp) or term.op not in ("=", "IN") or _volatile(term):
         return op

@@ -106,19 +106,32 @@ def label_test(labels) -> Optional[Callable[[frozenset], bool]]:
 
 # ---------------------------------------------------------------- node scans and seeks
 class AllNodesScan(Operator):
-    __slots__ = ("var",)
+    """Every node; ``key``, ``value`` and ``many`` as for NodeByLabelScan."""
+    __slots__ = ("var", "key", "value", "many")
     name = "AllNodesScan"
 
-    def __init__(self, source, var):
+    def __init__(self, source, var, key=None, value=None, many=False):
         self.source, self.var = source, var
+        self.key, self.value, self.many = key, value, many
 
     def details(self):
         return self.var
 
     def rows(self, ctx, arg):
         var, check = self.var, ctx.check
+        key, value_fn = self.key, self.value
         for row in self.source.rows(ctx, arg):
-            for nid in ctx.tx.all_nodes():
+            nodes = None
+            if value_fn is not None:
+                try:
+                    sought = _sought(value_fn(row, ctx), self.many)
+                except Exception:       # the filter raises it, per node, as it would without this
+                    sought = None
+                if sought is _NOTHING:
+                    continue
+                if sought is not None:
+                    nodes = ctx.tx.all_nodes_with_values(key, sought, check)
+            for nid in (ctx.tx.all_nodes() if nodes is None else nodes):
                 check()
                 out = dict(row)
                 out[var] = NodeRef(nid)
