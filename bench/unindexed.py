@@ -1,0 +1,64 @@
+"""Statements that find entities by a property with no index on it (not a test): each timed with the
+optimizer rule that lets the scan compare the property itself (``prefilter_scans``) and without it, in
+one process on one in-memory graph, medians of alternating runs.
+
+    python bench/unindexed.py [--n 20000] [--runs 5]
+
+The graph: N (:A {id})-[:R {k}]->(:B {id}) chains. Statements: 100 lookups by id (UNWIND + MATCH), a
+single lookup by an unlabelled pattern node, a relationship by its property, a two-label pattern whose
+filtered end should anchor, and an UNWIND MERGE of N/4 rows into an empty label.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import relate
+from relate.server.query.planner import rules
+
+STATEMENTS = [
+    ("100 MATCH by id (UNWIND)", "UNWIND range(1, 100) AS i MATCH (n:A {id: i}) RETURN count(n)"),
+    ("MATCH by id, no label", "MATCH (n {id: 5}) RETURN count(n)"),
+    ("relationship by property", "MATCH ()-[r:R {k: 5}]->() RETURN count(r)"),
+    ("(a:A)-[:R]->(b:B {id})", "MATCH (a:A)-[:R]->(b:B {id: 5}) RETURN count(a)"),
+]
+WITH_RULE = rules.RULES
+WITHOUT_RULE = tuple(rule for rule in rules.RULES if rule is not rules.prefilter_scans)
+
+
+def timed(db, query: str, params: dict | None = None) -> float:
+    # Plans are cached by statement text: each way gets its own text (and plan).
+    query += " // prefiltered" if rules.RULES is WITH_RULE else " // plain"
+    started = time.perf_counter()
+    db.execute(query, params or {}).consume()
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=20_000)
+    ap.add_argument("--runs", type=int, default=5)
+    args = ap.parse_args()
+    db = relate.connect(":memory:")
+    db.execute("UNWIND range(1, $n) AS i CREATE (:A {id: i})-[:R {k: i}]->(:B {id: i})", {"n": args.n}).consume()
+    print(f"N = {args.n}; medians of {args.runs} alternating runs, ms (without the rule -> with it)")
+    for label, query in STATEMENTS:
+        samples: dict[bool, list[float]] = {True: [], False: []}
+        for run in range(args.runs):
+            for on in ((True, False) if run % 2 else (False, True)):
+                rules.RULES = WITH_RULE if on else WITHOUT_RULE
+                samples[on].append(timed(db, query))
+        off, on = (statistics.median(samples[flag]) * 1000 for flag in (False, True))
+        print(f"  {label:28} {off:9.1f} -> {on:8.1f}   {off / on:5.1f}x")
+    rows = [{"id": i} for i in range(args.n // 4)]
+    for on in (False, True):
+        rules.RULES = WITH_RULE if on else WITHOUT_RULE
+        db.execute("MATCH (n:M) DELETE n").consume()
+        seconds = timed(db, "UNWIND $rows AS r MERGE (n:M {id: r.id})", {"rows": rows})
+        print(f"  UNWIND MERGE of {len(rows)} rows, {'with' if on else 'without'} the rule: {seconds:.2f} s")
+    rules.RULES = WITH_RULE
+
+
+if __name__ == "__main__":
+    main()
