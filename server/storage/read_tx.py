@@ -23,6 +23,10 @@ _SCALARS = frozenset((str, bool, int, float))      # hashable, compared by value
 SCAN_TICK = 1024          # members a scan reads between two of its caller's checks
 
 
+def _no_tick() -> None:
+    """The check between blocks of a scan whose caller checks per result instead."""
+
+
 def _missing_node(nid: int) -> EntityNotFound:
     return EntityNotFound(f"node {nid} does not exist or has been deleted", detail="EntityNotFound")
 
@@ -496,7 +500,7 @@ class ReadTx:
             return iter(())
         index = self._store._prop_indexes.get((entity, label, key))
         if index is None:
-            return self._seek_scan(entity, label, key, target)
+            return self._seek_scan(entity, label, key, target, value)
         entry = index.entries.get(target)
         if entry is None:
             return iter(())
@@ -548,8 +552,17 @@ class ReadTx:
                 out.append(eid)
         return out
 
-    def _seek_scan(self, entity: str, label: str, key: str, target: OrderKey) -> Iterator[int]:
-        for eid in self._scan(entity, label):
+    def _seek_scan(self, entity: str, label: str, key: str, target: OrderKey, value: Any = None) -> Iterator[int]:
+        candidates: Iterable[int]
+        if type(value) in _SCALARS and value == value:      # compared in place first (NaN: by order key)
+            store = self._store
+            candidates = (self.nodes_by_label_and_values(label, key, frozenset((value,)), _no_tick)
+                          if entity == "node" else
+                          self._members_with(store._type_index, label, self._rels_get, None, key,
+                                             frozenset((value,)), _no_tick))
+        else:
+            candidates = self._scan(entity, label)
+        for eid in candidates:
             found = self._indexed_value(entity, label, key, eid)
             if found is not _MISS and order_key(found) == target:
                 yield eid

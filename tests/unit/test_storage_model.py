@@ -95,6 +95,10 @@ def check(rd, model):
     for t in TYPES:
         expect = sorted(r for r, v in model.rels.items() if v[0] == t)
         assert sorted(rd.rels_by_type(t)) == expect and rd.count_rels(t) == len(expect)
+        for value in (0, 7, 7.0, 20, True, "7"):     # no index: the scan compares the property in place
+            assert sorted(rd.index_seek("relationship", t, "w", value)) == sorted(
+                r for r in expect if type(value) is not bool and type(value) is not str
+                and model.rels[r][3].get("w") == value)
         assert sorted(rd.index_range("relationship", t, "w", 10, True, None, True)) == sorted(
             r for r in expect if model.rels[r][3].get("w", -1) >= 10)
     for nid in model.nodes:
