@@ -181,7 +181,7 @@ class ReadTx:
     def nodes_by_label(self, label: str) -> Iterator[int]:
         return self._members(self._store._label_index, label, self._nodes_get, True)
 
-    def nodes_by_label_and_values(self, label: str, key: str, values: frozenset, tick: Callable[[], Any]) \
+    def nodes_by_label_and_values(self, label: str, key: str, values: frozenset[Any], tick: Callable[[], Any]) \
             -> Iterator[int]:
         """Ids of the live nodes labelled ``label`` whose ``key`` is a str, bool, int or float among
         ``values``, with no index: one pass over the label's members reading each property in place
@@ -190,12 +190,12 @@ class ReadTx:
         (the statement's cancel and deadline checks)."""
         return self._members_with(self._store._label_index, label, self._nodes_get, label, key, values, tick)
 
-    def all_nodes_with_values(self, key: str, values: frozenset, tick: Callable[[], Any]) -> Iterator[int]:
+    def all_nodes_with_values(self, key: str, values: frozenset[Any], tick: Callable[[], Any]) -> Iterator[int]:
         """``nodes_by_label_and_values`` over every node (a pattern node without a label)."""
         return self._members_with({"": self._store._nodes}, "", self._nodes_get, None, key, values, tick)
 
     def _members_with(self, index: dict[str, Any], name: str, get: Callable[[int], Any],
-                      label: str | None, key: str, values: frozenset, tick: Callable[[], Any]) -> Iterator[int]:
+                      label: str | None, key: str, values: frozenset[Any], tick: Callable[[], Any]) -> Iterator[int]:
         """``_members`` of ``index[name]`` whose ``key`` is a scalar among ``values`` (see above)."""
         members = index.get(name)
         if not members:
@@ -271,7 +271,7 @@ class ReadTx:
     def rels_by_type(self, type: str) -> Iterator[int]:
         return self._members(self._store._type_index, type, self._rels_get, False)
 
-    def rels_by_type_and_values(self, type: str, key: str, values: frozenset, tick: Callable[[], Any]) \
+    def rels_by_type_and_values(self, type: str, key: str, values: frozenset[Any], tick: Callable[[], Any]) \
             -> Iterator[int]:
         """``nodes_by_label_and_values`` for the relationships of one type."""
         return self._members_with(self._store._type_index, type, self._rels_get, None, key, values, tick)
