@@ -12,9 +12,10 @@ PROCEDURES = {
     "db.index.vector.queryRelationships": "Query a vector relationship index: the k nearest relationships and "
                                           "their similarity scores.",
     "db.index.vector.setSearchOptions": "Set a vector index's search options (e.g. how many candidates to visit).",
-    "db.labels": "List the node labels in use.",
-    "db.propertyKeys": "List the property keys ever written.",
-    "db.relationshipTypes": "List the relationship types in use.",
+    "db.labels": "List the node labels in use (by nodes, indexes or constraints), in creation order.",
+    "db.propertyKeys": "List every property key ever created, in creation order.",
+    "db.relationshipTypes": "List the relationship types in use (by relationships, indexes or constraints), "
+                            "in creation order.",
     "dbms.procedures": "List every procedure with its signature and mode.",
     "dbms.components": "The kernel's name, version and edition, as Neo4j tools expect them (Neo4j 5.26 compatible).",
     "db.schema.visualization": "The schema as a graph: one node per label and one relationship per "

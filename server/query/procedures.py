@@ -98,22 +98,41 @@ _TYPE_CHECKS = {
 
 
 def _property_keys(tx) -> list[str]:
-    """Every key ever written, and those made known by db.createProperty (Neo4j lists both)."""
+    """Every key ever written or named by the schema, and those made known by db.createProperty (Neo4j
+    lists all its property key tokens), in creation order: token order, as Neo4j's (storage/tokens.py)."""
     from relate.server.storage import tokens
-    return sorted(set(tx.property_keys()) | set(tokens.names(tx.schema(), "key")))
+    keys = tx.property_keys()
+    known = set(keys)
+    # created earlier in this transaction: a token only once its transaction commits
+    return keys + [name for name in tokens.names(tx.schema(), "key") if name not in known]
+
+
+def _in_use(tx, kind: str) -> list[str]:
+    """Neo4j's labels (``kind`` 'label') or relationship types ('type') in use: carried by data or named
+    by an index or constraint, in token order (the order they were first created, not by name)."""
+    from relate.server.storage import tokens
+    used = tx.labels() if kind == "label" else tx.rel_types()
+    schema = tokens.schema_names(tx.schema(), kind)
+    if not schema:
+        return used
+    wanted = set(used) | schema
+    names = [name for name in tx.token_names(kind) if name in wanted]
+    # a name only an index or constraint of this uncommitted transaction uses has no token yet
+    return names + sorted(schema - set(names))
 
 
 def register_builtins(registry: ProcedureRegistry) -> None:
     """The db.* procedures every database has."""
     registry.register("db.labels", [], [("label", "STRING?")],
-                      lambda ctx: ({"label": name} for name in sorted(ctx.tx.labels())),
-                      description="The node labels in use.")
+                      lambda ctx: ({"label": name} for name in _in_use(ctx.tx, "label")),
+                      description="The node labels in use (by nodes, indexes or constraints), in creation order.")
     registry.register("db.relationshipTypes", [], [("relationshipType", "STRING?")],
-                      lambda ctx: ({"relationshipType": name} for name in sorted(ctx.tx.rel_types())),
-                      description="The relationship types in use.")
+                      lambda ctx: ({"relationshipType": name} for name in _in_use(ctx.tx, "type")),
+                      description="The relationship types in use (by relationships, indexes or constraints), "
+                                  "in creation order.")
     registry.register("db.propertyKeys", [], [("propertyKey", "STRING?")],
                       lambda ctx: ({"propertyKey": name} for name in _property_keys(ctx.tx)),
-                      description="Every property key ever written.")
+                      description="Every property key ever created, in creation order.")
     registry.register("dbms.procedures", [], [("name", "STRING?"), ("signature", "STRING?"), ("mode", "STRING?")],
                       lambda ctx: ({"name": p.name, "signature": p.signature(), "mode": p.mode}
                                    for p in ctx.db.procedures.all()),

@@ -41,6 +41,7 @@ def backup(store: GraphStore, directory: str) -> dict[str, Any]:
             "schema": dict(reader.schema()),
             "keys": list(store._key_names),
             "labels": list(store._label_names),
+            "types": list(store._type_names),
             "indexes": [list(ident) for ident in reader.property_indexes()],
         }
         snapshot.write_snapshot(directory, store, ts, header)

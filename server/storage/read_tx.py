@@ -435,13 +435,24 @@ class ReadTx:
         return counts
 
     def labels(self) -> list[str]:
-        return sorted(k for k, v in self._counts().nodes.items() if k is not None and v > 0)
+        """The labels some node in this snapshot carries, in token order (creation order, as Neo4j's)."""
+        counts = self._counts().nodes
+        return [name for name in list(self._store._label_names) if counts.get(name, 0) > 0]
 
     def rel_types(self) -> list[str]:
-        return sorted(k for k, v in self._counts().rels.items() if k is not None and v > 0)
+        """The relationship types some relationship in this snapshot has, in token (creation) order."""
+        counts = self._counts().rels
+        return [name for name in list(self._store._type_names) if counts.get(name, 0) > 0]
 
     def property_keys(self) -> list[str]:
-        return sorted(self._store._key_names)
+        """Every property key the database knows (tokens: kept once created), in creation order."""
+        return list(self._store._key_names)
+
+    def token_names(self, kind: str) -> list[str]:
+        """Every ``kind`` token ('label', 'type' or 'key') the database knows, in creation order."""
+        store = self._store
+        return list(store._label_names if kind == "label" else store._type_names if kind == "type"
+                    else store._key_names)
 
     def schema(self) -> dict[str, dict[str, Any]]:
         version = self._store._schema

@@ -15,7 +15,7 @@ from .snapshot import NODE_RECORD, SNAPSHOT_NAME, TEMP_NAME, read_snapshot
 from .indexes import PropertyIndex
 from .vacuum import fill_index
 from .versions import EMPTY_PROPS, NodeVersion, RelVersion
-from . import integrity
+from . import integrity, tokens
 from .wal import HEADER_SIZE, fsync_directory, list_segments, read_segment
 
 if TYPE_CHECKING:
@@ -82,6 +82,8 @@ def load_snapshot(store: GraphStore, path: str) -> int:
         store._intern_key(key)        # msgpack interns map keys, so entity dicts share these
     for label in header.get("labels") or ():
         store._intern_label(label)    # label order survives (older snapshots: first met, node by node)
+    for type_name in header.get("types") or ():
+        store._intern_type(type_name)  # so does the types' (older snapshots: first met, relationship by one)
     nodes, rels = store._nodes, store._rels
     label_index = store._label_index
     labelset, intern_type = store._labelset, store._intern_type
@@ -131,6 +133,7 @@ def load_snapshot(store: GraphStore, path: str) -> int:
     del ids
     store._counts.nodes, store._counts.rels = node_counts, rel_counts
     store._schema.entries = dict(header.get("schema") or {})
+    tokens.adopt(store, store._schema.entries.values())   # older snapshots: names only the catalog uses
     store._next_node_id = header["next_node_id"]
     store._next_rel_id = header["next_rel_id"]
     for entity, label, key in header.get("indexes") or ():
@@ -239,6 +242,7 @@ def apply_change(tx: WriteTx, change: Change) -> None:
         tx.delete_rel(change[1])
     elif kind == "schema+":
         tx.put_schema(change[1], change[2])
+        tokens.adopt(tx._store, (change[2],))     # as the commit did (in commit order: tokens.py)
     elif kind == "schema-":
         tx.drop_schema(change[1])
     elif kind == "pidx+":

@@ -15,7 +15,7 @@ from relate.protocol.errors import (ArgumentError, DatabaseError, ReadOnlyDataba
                                    TransientError)
 from relate.protocol.values import LabelSet
 
-from . import codec, integrity, recovery, snapshot, vacuum
+from . import codec, integrity, recovery, snapshot, tokens, vacuum
 from .group_commit import GroupCommit
 from .read_tx import ReadTx
 from .versions import PENDING, CountsVersion, SchemaVersion
@@ -203,16 +203,11 @@ class GraphStore:
 
     def has_token(self, kind: str, name: str) -> bool:
         """Whether the database knows ``name`` as a label (``kind`` 'label'), relationship type ('type')
-        or property key ('key'): used by committed data since it was opened (a label whose nodes were all
-        deleted stays known, as Neo4j keeps a token once created), or named by an index or constraint."""
+        or property key ('key'): a token (tokens.py), kept for ever once data, an index or a constraint
+        used it (a label whose nodes were all deleted stays known, across restarts too, as in Neo4j)."""
         if kind == "key":
             return name in self._key_names
-        counts = self._counts.nodes if kind == "label" else self._counts.rels
-        if name in counts:
-            return True
-        entity = "node" if kind == "label" else "relationship"
-        return any(entry.get("entity") == entity and (entry.get("label") == name or name in entry.get("tokens", ()))
-                   for entry in self._schema.entries.values())
+        return name in (self._label_names if kind == "label" else self._type_names)
 
     def begin_read(self) -> ReadTx:
         """A snapshot of the last published commit; never waits for writers."""
@@ -281,6 +276,7 @@ class GraphStore:
             merged = tx._counts()
             self._counts = CountsVersion(commit_ts, merged.nodes, merged.rels, self._counts)
         if tx._schema_entries is not None:
+            tokens.adopt(self, tx._schema_entries.values())     # the tokens new entries name (tokens.py)
             self._schema = SchemaVersion(commit_ts, tx._schema_entries, self._schema)
         if tx._has_deletes or any(c[0] in _STRUCTURAL_KINDS for c in changes):
             self._structure_ts = commit_ts         # before any snapshot can see commit_ts
@@ -388,6 +384,7 @@ class GraphStore:
                 "schema": self._schema.entries,
                 "keys": list(self._key_names),
                 "labels": list(self._label_names),
+                "types": list(self._type_names),
                 "indexes": [list(ident) for ident in self._prop_indexes],
             }
             old_seq = self._wal.rotate()
