@@ -16,7 +16,7 @@ from relate.protocol.errors import ClientError, RelateError
 
 from .auth import Authenticator, UserStore
 from .auth_tokens import TokenStore
-from .config import DEFAULT_BOLT_LISTEN, Config, split_address
+from .config import DEFAULT_BOLT_LISTEN, Config, Serving, split_address
 from .net.bolt_connection import BoltConnection
 from .net.connection import ClientConnection
 from .net.preauth import PreAuthGate
@@ -103,6 +103,10 @@ class RelateServer:
                 self._http = None
                 raise StartupError(f"cannot listen on {config.http_listen}: the address is in use or not "
                                    "available (pick another with --http-listen)") from None
+        try:          # what SHOW SETTINGS and dbms.routing.getRoutingTable report (config.Serving)
+            self.database.serving = Serving(config, bound["listen"], bound.get("bolt"), bound.get("http"))
+        except AttributeError:
+            pass      # an engine that keeps no attributes (tests' scripted ones)
         _log.info("listening", **bound, data=config.data or ":memory:", auth=config.auth,
                   loop=type(asyncio.get_running_loop()).__module__.split(".")[0])
         if config.ready_file:

@@ -59,6 +59,18 @@ class Config:
         return split_address(self.listen)
 
 
+@dataclass(frozen=True)
+class Serving:
+    """What a running server tells its database about itself (``Database.serving``; None embedded), for
+    the procedures that report it: SHOW SETTINGS / dbms.listConfig and dbms.routing.getRoutingTable.
+    The addresses are the ones bound ("host:port": a port 0 in the settings is the real port here);
+    ``bolt`` and ``http`` are None when that listener is off or did not start."""
+    config: Config
+    listen: str
+    bolt: str | None = None
+    http: str | None = None
+
+
 _ENV_ONLY = {"RELATE_PASSWORD": "init_password"}
 _BOOL_TRUE = {"1", "true", "yes", "on"}
 

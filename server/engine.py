@@ -109,6 +109,9 @@ class Database:
         self.import_dir = import_dir          # LOAD CSV reads files only below it (None: refused)
         self.query_timeout = query_timeout
         self.max_statement_bytes = max_statement_bytes
+        # Set by a server that serves this database (config.Serving: its settings and bound addresses);
+        # None embedded. SHOW SETTINGS and dbms.routing.getRoutingTable read it.
+        self.serving: Optional[Any] = None
         self.plan_cache = PlanCache(plan_cache_size)
         self.procedures = ProcedureRegistry()
         register_builtins(self.procedures)

@@ -1,8 +1,9 @@
 """Schema and information procedures Neo4j tools call: ``db.schema.nodeTypeProperties`` /
 ``db.schema.relTypeProperties`` (Neo4j 5's derived property schema), ``apoc.meta.stats``, the deprecated
 ``db.index.vector.createNodeIndex`` / ``createRelationshipIndex`` (older LangChain versions create their
-vector index with them), ``db.info`` / ``dbms.info`` and ``dbms.listConfig`` (the engine's own settings:
-the server's network settings are not the engine's to know)."""
+vector index with them), ``db.info`` / ``dbms.info`` and ``dbms.listConfig`` / SHOW SETTINGS (the engine's
+settings, and the Neo4j 5 settings that map onto Relate's running configuration: a server's come from
+``Database.serving``)."""
 from __future__ import annotations
 
 import datetime as _dt
@@ -249,34 +250,85 @@ def _dbms_info(ctx):
     return [{"id": dbms_id, "name": "Relate", "creationDate": _iso(created)}]
 
 
-def _settings(db) -> list[tuple[str, str, object]]:
+def _settings(db) -> list[tuple[str, str, object, object]]:
+    """(name, description, value, default) of every setting, by name: the engine's own under Relate's
+    names, and the Neo4j 5 settings tools read that map onto Relate's running configuration (each value
+    the one in force: a server's settings and bound addresses come from ``db.serving``, config.Serving;
+    embedded, the connect() options). Neo4j settings with no Relate counterpart are not listed."""
     manager = getattr(db, "index_manager", None)
     store = getattr(db, "store", None)
     cache = getattr(db, "plan_cache", None)
-    return [
-        ("data", "The database directory (null: in memory).", getattr(db, "directory", None)),
+    serving = getattr(db, "serving", None)
+    config = getattr(serving, "config", None)
+    # the statement time limit in force: a server applies its own per session; embedded, connect()'s
+    timeout = config.query_timeout if config is not None else getattr(db, "query_timeout", None)
+    import_dir = getattr(db, "import_dir", None)
+    rows: list[tuple[str, str, object, object]] = [
+        ("data", "The database directory (null: in memory).", getattr(db, "directory", None), None),
         ("fulltext_engine", "The default engine of new full-text indexes.",
-         getattr(manager, "default_fulltext_engine", None)),
-        ("import_dir", "LOAD CSV reads files only below this directory (null: file URLs refused).",
-         getattr(db, "import_dir", None)),
+         getattr(manager, "default_fulltext_engine", None), None),
+        ("import_dir", "LOAD CSV reads files only below this directory (null: file URLs refused).", import_dir, None),
         ("max_statement_bytes", "Longer statements are refused before parsing.",
-         getattr(db, "max_statement_bytes", None)),
-        ("plan_cache_size", "How many query plans are cached.", getattr(cache, "capacity", None)),
-        ("query_timeout", "Seconds a statement may run (null: no limit).", getattr(db, "query_timeout", None)),
-        ("read_only", "Whether the database was opened read-only.", getattr(store, "read_only", None)),
+         getattr(db, "max_statement_bytes", None), None),
+        ("plan_cache_size", "How many query plans are cached.", getattr(cache, "capacity", None), None),
+        ("query_timeout", "Seconds a statement may run (null: no limit).", timeout, None),
+        ("read_only", "Whether the database was opened read-only.", getattr(store, "read_only", None), None),
+        # Neo4j 5's names for the same configuration
+        ("db.transaction.timeout", "How long a statement may run before it is terminated (Relate's "
+         "query_timeout; Neo4j applies its limit to a whole transaction); 0s: no limit.",
+         _duration(timeout), "0s"),
+        ("dbms.security.allow_csv_import_from_file_urls", "Whether LOAD CSV may read file:/// URLs (Relate: "
+         "only when an import directory is configured).", import_dir is not None, False),
+        ("server.directories.import", "The directory LOAD CSV's file:/// URLs are relative to (Relate's "
+         "import_dir; null: none, file URLs are refused).", import_dir, None),
+        ("server.db.query_cache_size", "How many query plans are cached (Relate's plan_cache_size).",
+         getattr(cache, "capacity", None), 1000),
+        ("dbms.security.auth_enabled", "Whether clients must log in (an embedded database has no logins).",
+         bool(config.auth) if config is not None else False, True if config is not None else False),
+        ("server.bolt.enabled", "Whether the server listens for Bolt clients (the neo4j drivers; an embedded "
+         "database has no listener).", getattr(serving, "bolt", None) is not None,
+         True if serving is not None else False),
+        ("server.http.enabled", "Whether the server listens for HTTP (the Query API and the browser console; "
+         "Relate's http_listen).", getattr(serving, "http", None) is not None, False),
     ]
+    if serving is not None and config is not None:
+        from relate.server.config import DEFAULT_BOLT_LISTEN
+        if serving.bolt is not None:
+            rows.append(("server.bolt.listen_address", "The address the Bolt listener is bound to (Relate's "
+                         "bolt_listen; a port 0 there is the one bound).", serving.bolt, DEFAULT_BOLT_LISTEN))
+            rows.append(("server.bolt.tls_level", "Whether Bolt connections use TLS: REQUIRED with "
+                         "--tls-cert, else DISABLED.", "REQUIRED" if config.tls_cert else "DISABLED", "DISABLED"))
+        if serving.http is not None:
+            rows.append(("server.http.listen_address", "The address the HTTP listener is bound to (Relate's "
+                         "http_listen).", serving.http, None))
+        rows.append(("db.logs.query.threshold", "Statements that run longer are logged, with their "
+                     "parameters redacted (Relate's slow_query_log).", _duration(config.slow_query_log), "1s"))
+    return sorted(rows, key=lambda row: row[0])
+
+
+def _duration(seconds) -> str:
+    """Seconds as a Neo4j duration setting: ``30s``, ``2500ms``; ``0s`` for none."""
+    if not seconds:
+        return "0s"
+    millis = round(float(seconds) * 1000)
+    return f"{millis // 1000}s" if millis % 1000 == 0 else f"{millis}ms"
+
+
+def _setting_text(value) -> str | None:
+    return None if value is None else (str(value).lower() if isinstance(value, bool) else str(value))
 
 
 def show_settings(db, names: str | None) -> list[dict]:
-    """SHOW SETTINGS ['name', ...]: the engine's settings, all or those named (newline-joined)."""
+    """SHOW SETTINGS ['name', ...]: the settings, all or those named (newline-joined), by name."""
     wanted = None if names is None else set(names.split("\n"))
     rows = []
-    for name, description, value in _settings(db):
+    for name, description, value, default in _settings(db):
         if wanted is not None and name not in wanted:
             continue
-        text = None if value is None else (str(value).lower() if isinstance(value, bool) else str(value))
-        rows.append({"name": name, "value": text, "isDynamic": False, "defaultValue": None,
-                     "description": description, "startupValue": text, "isExplicitlySet": value is not None,
+        text, default_text = _setting_text(value), _setting_text(default)
+        explicit = value is not None if default is None else text != default_text
+        rows.append({"name": name, "value": text, "isDynamic": False, "defaultValue": default_text,
+                     "description": description, "startupValue": text, "isExplicitlySet": explicit,
                      "validValues": None, "isDeprecated": False})
     return rows
 
@@ -315,8 +367,8 @@ def _current_user(ctx):
 def _list_config(ctx, search=""):
     wanted = (search or "").lower()
     rows = []
-    for name, description, value in _settings(ctx.db):
+    for name, description, value, _ in _settings(ctx.db):
         if wanted in name.lower():
-            text = None if value is None else (str(value).lower() if isinstance(value, bool) else str(value))
+            text = _setting_text(value)
             rows.append({"name": name, "description": description, "value": text, "dynamic": False})
     return rows

@@ -2,12 +2,26 @@
 (health checks), ``tx.setMetaData`` (tags a transaction), ``db.clearQueryCaches`` (benchmarks) and
 ``db.index.fulltext.awaitEventuallyConsistentIndexRefresh`` (tests, after writing indexed text), and
 ``db.resampleIndex`` / ``db.resampleOutdatedIndexes`` (statistics refresh: Relate's index statistics are
-always current, so they only check the name)."""
+always current, so they only check the name), and ``dbms.routing.getRoutingTable`` (the routing table
+a ``neo4j://`` driver asks for, as the Bolt ROUTE message answers it)."""
 from __future__ import annotations
 
-from relate.protocol.errors import IndexNotFound, ProcedureCallFailed
+from relate.protocol.errors import ClientError, IndexNotFound, ProcedureCallFailed
 
 AWAIT_REFRESH_S = 300.0
+# Seconds a routing table holds: the Bolt ROUTE answer's (server/net/bolt_connection.ROUTING_TTL_S),
+# Neo4j's dbms.routing_ttl default.
+ROUTING_TTL_S = 300
+BOLT_DEFAULT_PORT = 7687                 # an address in the routing context without a port gets it
+_ROUTABLE = ("neo4j", "system")          # the databases a routing table can be asked for
+_WILDCARDS = ("", "0.0.0.0", "::", "[::]")
+ROUTING_DESCRIPTION = (
+    "Returns the advertised bolt capable endpoints for a given database, divided by each endpoint's "
+    "capabilities (WRITE, READ, ROUTE). Relate is one server: each role lists the same address, the "
+    "routing context's `address` when the caller gives one (as the Bolt ROUTE message answers), else "
+    "the server's Bolt listen address (a wildcard host advertised as localhost). Without a Bolt listener, "
+    "embedded (relate.connect(path)) or with --bolt-listen none, it fails with ProcedureCallFailed, as "
+    "Neo4j does when Bolt is not enabled.")
 
 
 def register_neo4j(registry) -> None:
@@ -24,6 +38,10 @@ def register_neo4j(registry) -> None:
                       description='Schedule resampling of an index (for example: CALL db.resampleIndex("MyIndex")).')
     registry.register("db.resampleOutdatedIndexes", [], [], _resample_outdated,
                       description="Schedule resampling of all outdated indexes.")
+    for name in ("dbms.routing.getRoutingTable", "dbms.cluster.routing.getRoutingTable"):
+        registry.register(name, [("context", "MAP?"), ("database", "STRING?", None)],
+                          [("ttl", "INTEGER?"), ("servers", "LIST? OF MAP?")], _routing_table, mode="DBMS",
+                          description=ROUTING_DESCRIPTION)
 
 
 def _ping(ctx):
@@ -73,3 +91,55 @@ def _resample_index(ctx, index_name):
 
 def _resample_outdated(ctx):
     return []
+
+
+def _routing_table(ctx, context, database=None):
+    """Neo4j's answer for a single server: one address in every role (see ROUTING_DESCRIPTION)."""
+    name = DEFAULT_DATABASE if database is None or database == "" else database
+    if not isinstance(name, str) or name.lower() not in _ROUTABLE:
+        raise ClientError(f"Unable to get a routing table for database '{name}' because this database does "
+                          "not exist", code="Neo.ClientError.Database.DatabaseNotFound", phase="runtime")
+    serving = getattr(ctx.db, "serving", None)
+    bolt = getattr(serving, "bolt", None)
+    if bolt is None:
+        where = ("this database is embedded (no server listens for it)" if serving is None
+                 else "the server runs without a Bolt listener (--bolt-listen none, or its port was taken)")
+        raise ProcedureCallFailed(f"Cannot get routing table for {name.lower()} because Bolt is not enabled: "
+                                  f"{where}", phase="runtime")
+    address = _context_address(context) or _advertised(bolt)
+    servers = [{"addresses": [address], "role": role} for role in ("WRITE", "READ", "ROUTE")]
+    return [{"ttl": ROUTING_TTL_S, "servers": servers}]
+
+
+DEFAULT_DATABASE = "neo4j"
+
+
+def _context_address(context) -> str | None:
+    """The ``address`` a driver puts in the routing context (the host:port it reached the server at)."""
+    if context is None:
+        return None
+    if not isinstance(context, dict):
+        raise ProcedureCallFailed("dbms.routing.getRoutingTable takes the routing context as a map",
+                                  phase="runtime")
+    address = context.get("address")
+    if address is None:
+        return None
+    if not isinstance(address, str) or not address.strip() or address.strip().endswith(":"):
+        raise ProcedureCallFailed("An address key is included in the query string provided to the "
+                                  "GetRoutingTableProcedure, but its value could not be parsed.", phase="runtime")
+    address = address.strip()
+    host, sep, port = address.rpartition(":")
+    if sep and port.isdigit() and (not host.count(":") or host.endswith("]")):
+        return address
+    return f"{address}:{BOLT_DEFAULT_PORT}"     # no port (an IPv6 literal without one is bracketed)
+
+
+def _advertised(bound: str) -> str:
+    """The bound Bolt address as a client can dial it: a wildcard host is advertised as localhost
+    (Neo4j's default advertised address), an IPv6 host in brackets."""
+    host, _, port = bound.rpartition(":")
+    if host in _WILDCARDS:
+        host = "localhost"
+    elif ":" in host and not host.startswith("["):
+        host = f"[{host}]"
+    return f"{host}:{port}"
