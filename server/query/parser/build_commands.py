@@ -8,6 +8,7 @@ from relate.server.query import ast
 
 from .build_clauses import ClauseBuilder
 from .literals import decode_parameter
+from .syntax_errors import LEGACY_CONSTRAINT, legacy_constraint_keyword
 
 _SHOW_KINDS = {P.ShowIndexesContext: "INDEXES", P.ShowConstraintsContext: "CONSTRAINTS",
                P.ShowProceduresContext: "PROCEDURES", P.ShowFunctionsContext: "FUNCTIONS",
@@ -63,6 +64,9 @@ class CommandBuilder(ClauseBuilder):
 
     # -- constraints ----------------------------------------------------------------------------
     def _create_constraint(self, ctx):
+        legacy = legacy_constraint_keyword(ctx)      # 4.x's ON ... ASSERT: a syntax error in Neo4j 5
+        if legacy is not None:
+            raise self.error(legacy, LEGACY_CONSTRAINT.format(keyword=legacy.text))
         target = ctx.constraintTarget()
         entity = "node" if type(target) is P.NodeConstraintTargetContext else "relationship"
         props = ctx.constraintProperties()

@@ -4,6 +4,7 @@ from __future__ import annotations
 from antlr4.error.ErrorListener import ErrorListener
 from antlr4.error.ErrorStrategy import DefaultErrorStrategy
 from antlr4.Token import Token
+from antlr4.tree.Tree import TerminalNode
 
 from relate.protocol.errors import CypherSyntaxError, offset_in, position_suffix
 from relate.grammar._generated.CypherParser import CypherParser
@@ -149,9 +150,53 @@ class ParserErrorListener(ErrorListener):
             detail = "InvalidUnicodeCharacter"
         elif _inside(recognizer._ctx, CypherParser.RelationshipDetailContext):
             detail = "InvalidRelationshipPattern"
+        legacy = _legacy_constraint(recognizer, offendingSymbol)
+        if legacy is not None:
+            raise make_syntax_error(self.text, legacy[0].line, legacy[0].column + 1, legacy[1])
         wanted = describe_expected(expected)
         head = f"Invalid input '{text}': expected {wanted}" if wanted else f"Invalid input '{text}'"
         raise make_syntax_error(self.text, line, column + 1, head, detail)
+
+
+# Neo4j 5 removed the 4.x constraint forms (a syntax error there, as here); the message names the 5.x one.
+LEGACY_CONSTRAINT = ("Invalid input '{keyword}': CREATE CONSTRAINT ... ON ... ASSERT ... is the Neo4j 4.x syntax, "
+                     "removed in Neo4j 5; write CREATE CONSTRAINT [name] [IF NOT EXISTS] FOR (n:Label) REQUIRE "
+                     "n.property IS UNIQUE (or IS NODE KEY, IS NOT NULL, IS :: <type>)")
+LEGACY_DROP_CONSTRAINT = ("Invalid input '(': DROP CONSTRAINT ON ... ASSERT ... is the Neo4j 4.x syntax, removed "
+                          "in Neo4j 5; drop a constraint by its name: DROP CONSTRAINT name [IF EXISTS] (SHOW "
+                          "CONSTRAINTS lists the names)")
+
+
+def legacy_constraint_keyword(ctx):
+    """The ON or ASSERT keyword token of a CreateConstraintContext (the 4.x form), or None. A constraint
+    named ON or ASSERT is a name inside symbolicName, not one of these children."""
+    for child in getattr(ctx, "children", None) or ():
+        if isinstance(child, TerminalNode) and child.symbol.type in (CypherParser.ON, CypherParser.ASSERT):
+            return child.symbol
+    return None
+
+
+def _legacy_constraint(recognizer, offending):
+    """(token, message) when a syntax error falls in a 4.x constraint statement: CREATE CONSTRAINT ON ...
+    ASSERT with a clause 5.x does not have (ASSERT exists(n.p)), or DROP CONSTRAINT ON (...)."""
+    ctx = recognizer._ctx
+    while ctx is not None:
+        if type(ctx) is CypherParser.CreateConstraintContext:
+            token = legacy_constraint_keyword(ctx)
+            return None if token is None else (token, LEGACY_CONSTRAINT.format(keyword=token.text))
+        ctx = ctx.parentCtx
+    if offending is None or offending.type != CypherParser.LPAREN:
+        return None
+    # DROP CONSTRAINT ON (: the rule took ON as the constraint's name and ended; the '(' is what fails
+    stream, index, before = recognizer.getTokenStream(), offending.tokenIndex - 1, []
+    while index >= 0 and len(before) < 3:
+        token = stream.get(index)
+        if token.channel == Token.DEFAULT_CHANNEL:
+            before.append(token.type)
+        index -= 1
+    if before == [CypherParser.ON, CypherParser.CONSTRAINT, CypherParser.DROP]:
+        return offending, LEGACY_DROP_CONSTRAINT
+    return None
 
 
 def _inside(ctx, context_class) -> bool:
