@@ -6,7 +6,7 @@ one process on one in-memory graph, medians of alternating runs.
 
 The graph: N (:A {id})-[:R {k}]->(:B {id}) chains. Statements: 100 lookups by id (UNWIND + MATCH), a
 single lookup by an unlabelled pattern node, a relationship by its property, a two-label pattern whose
-filtered end should anchor, and an UNWIND MERGE of N/4 rows into an empty label.
+filtered end should anchor, a range and a STARTS WITH, and an UNWIND MERGE of N/4 rows into an empty label.
 """
 from __future__ import annotations
 
@@ -22,6 +22,8 @@ STATEMENTS = [
     ("MATCH by id, no label", "MATCH (n {id: 5}) RETURN count(n)"),
     ("relationship by property", "MATCH ()-[r:R {k: 5}]->() RETURN count(r)"),
     ("(a:A)-[:R]->(b:B {id})", "MATCH (a:A)-[:R]->(b:B {id: 5}) RETURN count(a)"),
+    ("range: id > N - 10", "MATCH (n:A) WHERE n.id > $n - 10 RETURN count(n)"),
+    ("STARTS WITH on a string", "MATCH (n:B) WHERE n.name STARTS WITH 'b199' RETURN count(n)"),
 ]
 WITH_RULE = rules.RULES
 WITHOUT_RULE = tuple(rule for rule in rules.RULES if rule is not rules.prefilter_scans)
@@ -41,14 +43,15 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=5)
     args = ap.parse_args()
     db = relate.connect(":memory:")
-    db.execute("UNWIND range(1, $n) AS i CREATE (:A {id: i})-[:R {k: i}]->(:B {id: i})", {"n": args.n}).consume()
+    db.execute("UNWIND range(1, $n) AS i CREATE (:A {id: i})-[:R {k: i}]->(:B {id: i, name: 'b' + toString(i)})",
+               {"n": args.n}).consume()
     print(f"N = {args.n}; medians of {args.runs} alternating runs, ms (without the rule -> with it)")
     for label, query in STATEMENTS:
         samples: dict[bool, list[float]] = {True: [], False: []}
         for run in range(args.runs):
             for on in ((True, False) if run % 2 else (False, True)):
                 rules.RULES = WITH_RULE if on else WITHOUT_RULE
-                samples[on].append(timed(db, query))
+                samples[on].append(timed(db, query, {"n": args.n}))
         off, on = (statistics.median(samples[flag]) * 1000 for flag in (False, True))
         print(f"  {label:28} {off:9.1f} -> {on:8.1f}   {off / on:5.1f}x")
     rows = [{"id": i} for i in range(args.n // 4)]

@@ -1,7 +1,7 @@
 """ReadTx: a consistent snapshot of the graph at one commit timestamp."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Union
 
 from relate.protocol.errors import EntityNotFound, TransactionError
 
@@ -10,7 +10,7 @@ from .indexes import in_bounds, order_key, range_bounds
 from .versions import visible
 
 if TYPE_CHECKING:
-    from typing import Any, Callable, Hashable, Iterable, Self, Sequence
+    from typing import Hashable, Iterable, Self, Sequence
 
     from .adjacency import Adjacency
     from .indexes import OrderKey, PropertyIndex
@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 _EMPTY: dict[str, Any] = {}
 _SCALARS = frozenset((str, bool, int, float))      # hashable, compared by value
 SCAN_TICK = 1024          # members a scan reads between two of its caller's checks
+# What a scan compares a property with: the values it must be among, or a test it must pass.
+Sought = Union[frozenset[Any], Callable[[Any], bool]]
 
 
 def _no_tick() -> None:
@@ -181,26 +183,28 @@ class ReadTx:
     def nodes_by_label(self, label: str) -> Iterator[int]:
         return self._members(self._store._label_index, label, self._nodes_get, True)
 
-    def nodes_by_label_and_values(self, label: str, key: str, values: frozenset[Any], tick: Callable[[], Any]) \
+    def nodes_by_label_and_values(self, label: str, key: str, values: Sought, tick: Callable[[], Any]) \
             -> Iterator[int]:
-        """Ids of the live nodes labelled ``label`` whose ``key`` is a str, bool, int or float among
-        ``values``, with no index: one pass over the label's members reading each property in place
-        (~6x a scan that hands every node to a filter). Python's equality, so a superset of Cypher's
-        (``true`` finds 1 too): the caller's filter decides. ``tick`` is called every SCAN_TICK members
-        (the statement's cancel and deadline checks)."""
+        """Ids of the live nodes labelled ``label`` whose ``key`` may pass a comparison, with no index:
+        ``values`` is a frozenset the value must be a str, bool, int or float of (Python's equality, so a
+        superset of Cypher's: ``true`` finds 1 too), or a test a non-null value must pass. One pass over
+        the label's members reading each property in place (~4-6x a scan that hands every node to a
+        filter): the caller's filter decides. ``tick`` is called every SCAN_TICK members (the statement's
+        cancel and deadline checks)."""
         return self._members_with(self._store._label_index, label, self._nodes_get, label, key, values, tick)
 
-    def all_nodes_with_values(self, key: str, values: frozenset[Any], tick: Callable[[], Any]) -> Iterator[int]:
+    def all_nodes_with_values(self, key: str, values: Sought, tick: Callable[[], Any]) -> Iterator[int]:
         """``nodes_by_label_and_values`` over every node (a pattern node without a label)."""
         return self._members_with({"": self._store._nodes}, "", self._nodes_get, None, key, values, tick)
 
     def _members_with(self, index: dict[str, Any], name: str, get: Callable[[int], Any],
-                      label: str | None, key: str, values: frozenset[Any], tick: Callable[[], Any]) -> Iterator[int]:
-        """``_members`` of ``index[name]`` whose ``key`` is a scalar among ``values`` (see above)."""
+                      label: str | None, key: str, values: Sought, tick: Callable[[], Any]) -> Iterator[int]:
+        """``_members`` of ``index[name]`` whose ``key`` may pass ``values`` (see above)."""
         members = index.get(name)
         if not members:
             return
         ts, scalars = self._ts, _SCALARS
+        among, test = (values, None) if isinstance(values, frozenset) else (None, values)
         ids = list(members)
         for start in range(0, len(ids), SCAN_TICK):
             if start:
@@ -217,7 +221,14 @@ class ReadTx:
                 if props is None:
                     continue
                 found = props.get(key)
-                if type(found) in scalars and found in values and (label is None or label in rec.labels):
+                if found is None:
+                    continue
+                if among is not None:
+                    if type(found) not in scalars or found not in among:
+                        continue
+                elif test is not None and not test(found):
+                    continue
+                if label is None or label in rec.labels:
                     yield eid
 
     def count_nodes(self, label: str | None = None) -> int:
@@ -271,7 +282,7 @@ class ReadTx:
     def rels_by_type(self, type: str) -> Iterator[int]:
         return self._members(self._store._type_index, type, self._rels_get, False)
 
-    def rels_by_type_and_values(self, type: str, key: str, values: frozenset[Any], tick: Callable[[], Any]) \
+    def rels_by_type_and_values(self, type: str, key: str, values: Sought, tick: Callable[[], Any]) \
             -> Iterator[int]:
         """``nodes_by_label_and_values`` for the relationships of one type."""
         return self._members_with(self._store._type_index, type, self._rels_get, None, key, values, tick)

@@ -149,17 +149,20 @@ def test_volatile_predicates_stay_per_row(db):
 def test_an_unindexed_equality_is_compared_by_the_scan_and_the_filter_stays(db):
     plan = logical(db, "MATCH (n:Note) WHERE n.ts > 0 AND n.id = $id RETURN n.ts")
     scan = next(o for o in ops(plan) if isinstance(o, L.NodeByLabelScan))
-    assert scan.key == "id" and isinstance(scan.value, ast.Parameter) and not scan.many
+    assert scan.key == "id" and isinstance(scan.value, ast.Parameter) and scan.compare == "="
     assert chain(plan).count("Filter") == 2                     # both filters still decide
+    ranged = logical(db, "MATCH (n:Note) WHERE $lo < n.ts AND n.id STARTS WITH $p RETURN n")
+    assert [(o.key, o.compare) for o in ops(ranged) if isinstance(o, L.NodeByLabelScan)] == [("id", "STARTS WITH")]
+    flipped = logical(db, "MATCH (n:Note) WHERE $lo < n.ts RETURN n")
+    assert [(o.key, o.compare) for o in ops(flipped) if isinstance(o, L.NodeByLabelScan)] == [("ts", ">")]
     unlabelled = logical(db, "MATCH (n) WHERE n.id = $id RETURN n")
     assert any(isinstance(o, L.AllNodesScan) and o.key == "id" for o in ops(unlabelled))
     listed = logical(db, "MATCH (n:Note) WHERE n.id IN $ids RETURN n")
-    assert any(isinstance(o, L.NodeByLabelScan) and o.key == "id" and o.many for o in ops(listed))
+    assert any(isinstance(o, L.NodeByLabelScan) and o.key == "id" and o.compare == "IN" for o in ops(listed))
     merge = logical(db, "UNWIND $ids AS i MERGE (n:Note {id: i}) RETURN n")
     assert any(isinstance(o, L.NodeByLabelScan) and o.key == "id" for o in ops(merge))
     for text in ("MATCH (n:Note) WHERE n.id = n.ts RETURN n",          # the value depends on the node
                  "MATCH (n:Note) WHERE n.id = toInteger(rand() * 50) RETURN n",  # a new value per node
-                 "MATCH (n:Note) WHERE n.id > $id RETURN n",
                  "MATCH (n:Note) WHERE $ids IN n.id RETURN n"):                 # the list is the node's
         assert all(o.key is None for o in ops(logical(db, text)) if isinstance(o, L.NodeByLabelScan)), text
 
@@ -167,7 +170,7 @@ def test_an_unindexed_equality_is_compared_by_the_scan_and_the_filter_stays(db):
 # Every value kind the scan may meet on either side of `=`: Cypher's equality, not Python's (1 = 1.0, true <> 1,
 # NaN equal to nothing, null to nothing, lists element by element).
 SCAN_VALUES = [1, 1.0, 2, True, False, 0, "1", "a", "", None, float("nan"), [1], [1.0], 2 ** 60, 2 ** 60 + 1,
-               float(2 ** 60), -0.0]
+               float(2 ** 60), -0.0, "ab", "ba", "Ab", "é", float("inf"), -5]
 
 
 def test_a_prefiltered_scan_finds_what_the_plain_filter_finds(db):
@@ -184,11 +187,18 @@ def test_a_prefiltered_scan_finds_what_the_plain_filter_finds(db):
                "MATCH (n:V) WHERE n.v IN [$x, 'a', null] RETURN n.i ORDER BY n.i",
                "MATCH (n:V) WHERE n.v IN $x RETURN n.i ORDER BY n.i",
                "MATCH (n {v: $x}) RETURN n.i ORDER BY n.i",                  # no label: every node
-               "MATCH (n) WHERE n.v IN [$x, 'a', null] RETURN n.i ORDER BY n.i"]
+               "MATCH (n) WHERE n.v IN [$x, 'a', null] RETURN n.i ORDER BY n.i",
+               "MATCH (n:V) WHERE n.v < $x RETURN n.i ORDER BY n.i",
+               "MATCH (n:V) WHERE n.v >= $x RETURN n.i ORDER BY n.i",
+               "MATCH (n:V) WHERE $x > n.v RETURN n.i ORDER BY n.i",
+               "MATCH (n) WHERE n.v <= $x RETURN n.i ORDER BY n.i",
+               "MATCH (n:V) WHERE n.v STARTS WITH $x RETURN n.i ORDER BY n.i",
+               "MATCH (n:V) WHERE n.v ENDS WITH $x RETURN n.i ORDER BY n.i",
+               "MATCH (n:V) WHERE n.v CONTAINS $x RETURN n.i ORDER BY n.i"]
     from relate.server.query.context import ExecContext
     tx = db.store.begin_read()
     try:
-        for x in SCAN_VALUES + [1.5, "zzz", [], [1, "a"], [[1]], [None]]:
+        for x in SCAN_VALUES + [1.5, "zzz", "b", [], [1, "a"], [[1]], [None]]:
             for query in queries:
                 got = []
                 for optimize in (True, False):
@@ -214,11 +224,13 @@ def test_a_prefiltered_relationship_scan_finds_what_the_plain_filter_finds(db):
                "MATCH ()-[r:W {v: $x}]-() RETURN r.i",
                "MATCH (a:S)<-[r:W]-(b) WHERE $x = r.v RETURN r.i",
                "MATCH ()-[r:W]->() WHERE r.v IN [$x, 'a', null] RETURN r.i",
-               "MATCH ()-[r:W]->() WHERE r.v IN $x RETURN r.i"]
+               "MATCH ()-[r:W]->() WHERE r.v IN $x RETURN r.i",
+               "MATCH ()-[r:W]->() WHERE r.v > $x RETURN r.i",
+               "MATCH ()-[r:W]->() WHERE r.v STARTS WITH $x RETURN r.i"]
     from relate.server.query.context import ExecContext
     tx = db.store.begin_read()
     try:
-        for x in SCAN_VALUES + [1.5, [], [1, "a"], [[1]]]:
+        for x in SCAN_VALUES + [1.5, "b", [], [1, "a"], [[1]]]:
             for query in queries:
                 got = []
                 for optimize in (True, False):

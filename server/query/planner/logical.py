@@ -30,25 +30,25 @@ class Argument(LogicalOp):
 # ---------------------------------------------------------------- leaves that find entities
 @dataclass(eq=False)
 class AllNodesScan(LogicalOp):
-    """Every node; ``key``, ``value`` and ``many`` as for NodeByLabelScan."""
+    """Every node; ``key``, ``value`` and ``compare`` as for NodeByLabelScan."""
     source: LogicalOp
     var: str
     key: Optional[str] = None
     value: Optional[ast.Expr] = None
-    many: bool = False
+    compare: str = "="
 
 
 @dataclass(eq=False)
 class NodeByLabelScan(LogicalOp):
-    """The label's nodes; with ``key`` only those whose ``key`` may equal ``value`` (``many``: may be in
-    the list ``value``), read per input row: the filters above the scan stay, this only spares them the
-    nodes that cannot pass."""
+    """The label's nodes; with ``key`` only those whose ``key`` may pass ``key <compare> value`` (``=``,
+    ``IN``, ``<``, ``<=``, ``>``, ``>=``, ``STARTS WITH``, ``ENDS WITH``, ``CONTAINS``; ``value`` read per
+    input row): the filters above the scan stay, this only spares them the nodes that cannot pass."""
     source: LogicalOp
     var: str
     label: str
     key: Optional[str] = None
     value: Optional[ast.Expr] = None
-    many: bool = False
+    compare: str = "="
 
 
 @dataclass(eq=False)
@@ -83,7 +83,7 @@ class NodeByIdSeek(LogicalOp):
 @dataclass(eq=False)
 class RelTypeScan(LogicalOp):
     """``()-[r:T]->()`` with nothing bound: scan relationships by type, bind both endpoints; ``key``,
-    ``value`` and ``many`` as for NodeByLabelScan (the relationship's property)."""
+    ``value`` and ``compare`` as for NodeByLabelScan (the relationship's property)."""
     source: LogicalOp
     start: str
     rel: str
@@ -95,7 +95,7 @@ class RelTypeScan(LogicalOp):
     unique_with: tuple[str, ...] = ()
     key: Optional[str] = None
     value: Optional[ast.Expr] = None
-    many: bool = False
+    compare: str = "="
 
 
 @dataclass(eq=False)

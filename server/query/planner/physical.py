@@ -116,11 +116,11 @@ class PhysicalBuilder:
 
     def _AllNodesScan(self, op):
         value = None if op.value is None else self.compile(op.value)
-        return P.AllNodesScan(self.build(op.source), op.var, op.key, value, op.many)
+        return P.AllNodesScan(self.build(op.source), op.var, op.key, value, op.compare)
 
     def _NodeByLabelScan(self, op):
         value = None if op.value is None else self.compile(op.value)
-        return P.NodeByLabelScan(self.build(op.source), op.var, op.label, op.key, value, op.many)
+        return P.NodeByLabelScan(self.build(op.source), op.var, op.label, op.key, value, op.compare)
 
     def _NodeIndexSeek(self, op):
         return P.NodeIndexSeek(self.build(op.source), op.var, op.label, op.key, self.compile(op.value), op.many,
@@ -137,7 +137,7 @@ class PhysicalBuilder:
     def _RelTypeScan(self, op):
         value = None if op.value is None else self.compile(op.value)
         return P.RelTypeScan(self.build(op.source), op.start, op.rel, op.end, op.types, op.direction,
-                             op.start_labels, op.end_labels, op.unique_with, op.key, value, op.many)
+                             op.start_labels, op.end_labels, op.unique_with, op.key, value, op.compare)
 
     def _Expand(self, op):
         source = self.build(op.source)

@@ -4,6 +4,7 @@
     utilize_index       Filter(NodeByLabelScan(n:Note), n.id = $id)  ->  NodeIndexSeek(n:Note.id = $id)
     seek_by_id          Filter(AllNodesScan(n), id(n) = $x)  ->  NodeByIdSeek(n, $x)
     prefilter_scans     Filter(NodeByLabelScan(n:P), n.id = $x)  ->  the same, the scan comparing n.id itself
+                        (also IN, <, <=, >, >=, STARTS WITH, ENDS WITH, CONTAINS)
     best_per_row        ordered head(collect(r.x)) over Expand(r)  ->  Expand(Best) (best_per_row.py)
 
 ``optimize(plan, catalog, enabled=False)`` skips them all, so tests can compare both ways.
@@ -123,36 +124,49 @@ def _is_id_of(expr, var) -> bool:
 
 
 # ---------------------------------------------------------------- prefilter_scans
+_SCANS = (L.NodeByLabelScan, L.AllNodesScan, L.RelTypeScan)
+# Comparisons a scan can make as it reads a property, the most selective first (the one chosen).
+_PREFILTER_RANK = {"=": 0, "IN": 1, "STARTS WITH": 2, "<": 3, "<=": 3, ">": 3, ">=": 3, "ENDS WITH": 4,
+                   "CONTAINS": 4}
+_FLIPPED = {"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+
 def prefilter_scans(op: L.LogicalOp, catalog=None) -> L.LogicalOp:
-    """A label (or relationship type) scan under filters, one of them ``n.key = value`` (or ``n.key IN
-    list``) with the value known before the scan (no index on it): the scan compares ``n.key`` itself and
-    yields only what may pass (MERGE and MATCH by a property without an index: ~6x fewer steps per
-    entity). The filters stay."""
-    op = map_children(op, lambda child: prefilter_scans(child, catalog))
+    """A label, type or all-nodes scan under filters, one of them comparing a property of what it scans
+    with a value known before the scan (``n.key = value``, ``IN list``, ``<``/``>``, ``STARTS WITH``,
+    ...; no index took it): the scan compares the property itself and yields only what may pass (MERGE
+    and MATCH by a property without an index: ~4-6x fewer steps per entity). The filters stay."""
     if not isinstance(op, L.Filter):
-        return op
-    scan = op.source
-    while isinstance(scan, L.Filter):
-        scan = scan.source
-    if not isinstance(scan, (L.NodeByLabelScan, L.AllNodesScan, L.RelTypeScan)) or scan.key is not None:
-        return op
-    var = scan.rel if isinstance(scan, L.RelTypeScan) else scan.var
-    term = op.predicate
-    if not isinstance(term, ast.BinaryOp) or term.op not in ("=", "IN") or _volatile(term):
-        return op
-    left, right = term.left, term.right
-    if term.op == "=" and not _prop_of(left, var):
-        left, right = right, left
-    if not _prop_of(left, var) or not free_variables(right) <= bound_vars(scan.source):
-        return op
-    return _with_scan(op, dataclasses.replace(scan, key=left.key, value=right, many=term.op == "IN"))
+        return map_children(op, lambda child: prefilter_scans(child, catalog))
+    filters = []                        # the whole run of filters, handled at its top
+    bottom: L.LogicalOp = op
+    while isinstance(bottom, L.Filter):
+        filters.append(bottom)
+        bottom = bottom.source
+    bottom = prefilter_scans(bottom, catalog)
+    if isinstance(bottom, _SCANS) and bottom.key is None:
+        var = bottom.rel if isinstance(bottom, L.RelTypeScan) else bottom.var
+        found = [c for c in (_compared(f.predicate, var, bottom.source) for f in filters) if c is not None]
+        if found:
+            key, value, compare = min(found, key=lambda c: _PREFILTER_RANK[c[2]])
+            bottom = dataclasses.replace(bottom, key=key, value=value, compare=compare)
+    for f in reversed(filters):
+        bottom = dataclasses.replace(f, source=bottom) if f.source is not bottom else f
+    return bottom
 
 
-def _with_scan(op: L.LogicalOp, scan: L.LogicalOp) -> L.LogicalOp:
-    """``op`` (filters down to a label scan) with that scan replaced."""
-    if isinstance(op, L.Filter):
-        return dataclasses.replace(op, source=_with_scan(op.source, scan))
-    return scan
+def _compared(term: ast.Expr, var: str, source: L.LogicalOp):
+    """(key, value, comparison) when ``term`` compares ``var.key`` with a value its scan can compute."""
+    if not isinstance(term, ast.BinaryOp) or term.op not in _PREFILTER_RANK or _volatile(term):
+        return None
+    left, right, compare = term.left, term.right, term.op
+    if not _prop_of(left, var):
+        if compare not in _FLIPPED or not _prop_of(right, var):
+            return None
+        left, right, compare = right, left, _FLIPPED[compare]
+    if not free_variables(right) <= bound_vars(source):
+        return None
+    return left.key, right, compare
 
 
 from .best_per_row import best_per_row  # noqa: E402  (it imports map_children from here)

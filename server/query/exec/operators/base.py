@@ -106,13 +106,13 @@ def label_test(labels) -> Optional[Callable[[frozenset], bool]]:
 
 # ---------------------------------------------------------------- node scans and seeks
 class AllNodesScan(Operator):
-    """Every node; ``key``, ``value`` and ``many`` as for NodeByLabelScan."""
-    __slots__ = ("var", "key", "value", "many")
+    """Every node; ``key``, ``value`` and ``compare`` as for NodeByLabelScan."""
+    __slots__ = ("var", "key", "value", "compare")
     name = "AllNodesScan"
 
-    def __init__(self, source, var, key=None, value=None, many=False):
+    def __init__(self, source, var, key=None, value=None, compare="="):
         self.source, self.var = source, var
-        self.key, self.value, self.many = key, value, many
+        self.key, self.value, self.compare = key, value, compare
 
     def details(self):
         return self.var
@@ -124,7 +124,7 @@ class AllNodesScan(Operator):
             nodes = None
             if value_fn is not None:
                 try:
-                    sought = _sought(value_fn(row, ctx), self.many)
+                    sought = _sought(value_fn(row, ctx), self.compare)
                 except Exception:       # the filter raises it, per node, as it would without this
                     sought = None
                 if sought is _NOTHING:
@@ -140,26 +140,26 @@ class AllNodesScan(Operator):
 
 class NodeByLabelScan(Operator):
     """The label's nodes; with ``key`` and ``value`` (a compiled expression of the input row) only those
-    whose property ``key`` may equal it (``many``: any item of it), compared by the store as it scans,
-    when the sought values are plain scalars (else every node is yielded: the filter above decides)."""
-    __slots__ = ("var", "label", "key", "value", "many")
+    whose property ``key`` may pass ``key <compare> value``, tested by the store as it scans, when the
+    value is one the scan can compare (else every node is yielded: the filter above decides)."""
+    __slots__ = ("var", "label", "key", "value", "compare")
     name = "NodeByLabelScan"
 
-    def __init__(self, source, var, label, key=None, value=None, many=False):
+    def __init__(self, source, var, label, key=None, value=None, compare="="):
         self.source, self.var, self.label = source, var, label
-        self.key, self.value, self.many = key, value, many
+        self.key, self.value, self.compare = key, value, compare
 
     def details(self):
         return f"{self.var}:{self.label}"
 
     def rows(self, ctx, arg):
         var, label, check = self.var, self.label, ctx.check
-        key, value_fn, many = self.key, self.value, self.many
+        key, value_fn, compare = self.key, self.value, self.compare
         for row in self.source.rows(ctx, arg):
             nodes = None
             if value_fn is not None:
                 try:
-                    sought = _sought(value_fn(row, ctx), many)
+                    sought = _sought(value_fn(row, ctx), compare)
                 except Exception:       # the filter raises it, per node, as it would without this
                     sought = None
                 if sought is _NOTHING:
@@ -176,21 +176,49 @@ class NodeByLabelScan(Operator):
 
 
 _SCALARS = frozenset((str, int, float, bool))
+_NUMBERS = (int, float)
 _NOTHING = frozenset()
 
 
-def _sought(value, many: bool) -> frozenset | None:
-    """The scalars a property must be among to pass ``= value`` (``IN value`` when ``many``); _NOTHING
-    when none can (null, NaN, an empty list); None when the scan cannot tell (lists, maps, temporals)."""
-    if not many:
-        if value is None or value != value:        # null, NaN: equal to nothing
+def _sought(value, compare: str):
+    """What a property must be to pass ``property <compare> value``: a frozenset of scalars it must be
+    among (``=``, ``IN``: Python's equality, a superset of Cypher's), or a test of one property value
+    (``<``, ``STARTS WITH``, ...: True for every value that may pass); _NOTHING when none can (null,
+    NaN, an empty list); None when the scan cannot tell (lists, maps, temporals: it yields everything)."""
+    if value is None:
+        return _NOTHING                             # a comparison with null holds for nothing
+    kind = type(value)
+    if compare == "=":
+        if value != value:                          # NaN: equal to nothing
             return _NOTHING
-        return frozenset((value,)) if type(value) in _SCALARS else None
-    if type(value) is not list:
-        return None if value is not None else _NOTHING
-    if not set(map(type, value)) <= _SCALARS | {type(None)}:
-        return None
-    return frozenset(item for item in value if item is not None and item == item)
+        return frozenset((value,)) if kind in _SCALARS else None
+    if compare == "IN":
+        if kind is not list or not set(map(type, value)) <= _SCALARS | {type(None)}:
+            return None
+        return frozenset(item for item in value if item is not None and item == item)
+    if compare in _STRING_TESTS:
+        return _STRING_TESTS[compare](value) if kind is str else None
+    if (kind is int or kind is float) and value == value:
+        return _RANGE_TESTS[compare](value, _NUMBERS)
+    if kind is float:
+        return _NOTHING                             # NaN: every order comparison is false
+    if kind is str:
+        return _RANGE_TESTS[compare](value, str)
+    return None
+
+
+# Ordering tests: numbers compare with numbers, strings with strings (anything else is null in Cypher).
+_RANGE_TESTS = {
+    "<": lambda bound, kinds: lambda v: isinstance(v, kinds) and type(v) is not bool and v < bound,
+    "<=": lambda bound, kinds: lambda v: isinstance(v, kinds) and type(v) is not bool and v <= bound,
+    ">": lambda bound, kinds: lambda v: isinstance(v, kinds) and type(v) is not bool and v > bound,
+    ">=": lambda bound, kinds: lambda v: isinstance(v, kinds) and type(v) is not bool and v >= bound,
+}
+_STRING_TESTS = {
+    "STARTS WITH": lambda text: lambda v: type(v) is str and v.startswith(text),
+    "ENDS WITH": lambda text: lambda v: type(v) is str and v.endswith(text),
+    "CONTAINS": lambda text: lambda v: type(v) is str and text in v,
+}
 
 
 list_iterator = type(iter([]))
@@ -348,16 +376,16 @@ def used_rel_ids(row: dict, names) -> set:
 class RelTypeScan(Operator):
     """``(a)-[r:T]->(b)`` with nothing bound: every relationship of the types, both endpoints bound."""
     __slots__ = ("start", "rel", "end", "types", "direction", "start_test", "end_test", "unique_with", "key",
-                 "value", "many")
+                 "value", "compare")
     name = "RelTypeScan"
 
     def __init__(self, source, start, rel, end, types, direction, start_labels, end_labels, unique_with,
-                 key=None, value=None, many=False):
+                 key=None, value=None, compare="="):
         self.source, self.start, self.rel, self.end = source, start, rel, end
         self.types, self.direction = types, direction
         self.start_test, self.end_test = label_test(start_labels), label_test(end_labels)
         self.unique_with = unique_with
-        self.key, self.value, self.many = key, value, many     # as NodeByLabelScan's, for the relationship
+        self.key, self.value, self.compare = key, value, compare     # as NodeByLabelScan's, for the relationship
 
     def details(self):
         return f"()-[{self.rel.strip()}:{'|'.join(self.types)}]-()"
@@ -371,7 +399,7 @@ class RelTypeScan(Operator):
             sought = None
             if value_fn is not None:
                 try:
-                    sought = _sought(value_fn(row, ctx), self.many)
+                    sought = _sought(value_fn(row, ctx), self.compare)
                 except Exception:       # the filter raises it, per relationship, as it would without this
                     sought = None
                 if sought is _NOTHING:
