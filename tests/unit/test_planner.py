@@ -283,3 +283,17 @@ def test_a_node_compared_by_property_anchors_over_an_equal_sized_label(db):
     scans = [o for o in ops(plan) if isinstance(o, L.NodeByLabelScan)]
     assert [(s.var, s.key) for s in scans] == [("b", "id")]
     assert session.run("MATCH (a:Left)-[:TO]->(b:Right {id: 7}) RETURN a.id").fetch(10) == [(7,)]
+
+
+def test_profile_counts_every_node_a_scan_reads_as_neo4j_does(db):
+    """PROFILE shows a scan's rows as every entity it reads and the filter's as those that pass, so a
+    missing index shows (the prefiltered scan of a normal run yields only the candidates)."""
+    plan = db.session().run("PROFILE MATCH (n:Note {id: 3}) RETURN n.ts").consume().plan
+    found = {}
+
+    def walk(node):
+        found.setdefault(node["operator"], node["rows"])
+        for child in node["children"]:
+            walk(child)
+    walk(plan)
+    assert found["NodeByLabelScan"] == 50 and found["Filter"] == 1

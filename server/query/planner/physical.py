@@ -114,13 +114,21 @@ class PhysicalBuilder:
     def _Argument(self, op):
         return P.Argument(op.bound)
 
+    def _compared(self, op):
+        """(key, compiled value) of a scan that compares a property as it reads (prefilter_scans), or
+        (None, None): PROFILE counts what Neo4j shows, a scan's rows being every entity it reads, so a
+        profiled plan scans plainly and its filters count what passes."""
+        if op.value is None or self.profile:
+            return None, None
+        return op.key, self.compile(op.value)
+
     def _AllNodesScan(self, op):
-        value = None if op.value is None else self.compile(op.value)
-        return P.AllNodesScan(self.build(op.source), op.var, op.key, value, op.compare)
+        key, value = self._compared(op)
+        return P.AllNodesScan(self.build(op.source), op.var, key, value, op.compare)
 
     def _NodeByLabelScan(self, op):
-        value = None if op.value is None else self.compile(op.value)
-        return P.NodeByLabelScan(self.build(op.source), op.var, op.label, op.key, value, op.compare)
+        key, value = self._compared(op)
+        return P.NodeByLabelScan(self.build(op.source), op.var, op.label, key, value, op.compare)
 
     def _NodeIndexSeek(self, op):
         return P.NodeIndexSeek(self.build(op.source), op.var, op.label, op.key, self.compile(op.value), op.many,
@@ -135,9 +143,9 @@ class PhysicalBuilder:
         return P.NodeByIdSeek(self.build(op.source), op.var, self.compile(op.ids), op.many)
 
     def _RelTypeScan(self, op):
-        value = None if op.value is None else self.compile(op.value)
+        key, value = self._compared(op)
         return P.RelTypeScan(self.build(op.source), op.start, op.rel, op.end, op.types, op.direction,
-                             op.start_labels, op.end_labels, op.unique_with, op.key, value, op.compare)
+                             op.start_labels, op.end_labels, op.unique_with, key, value, op.compare)
 
     def _Expand(self, op):
         source = self.build(op.source)
