@@ -153,6 +153,9 @@ def test_an_unindexed_equality_is_compared_by_the_scan_and_the_filter_stays(db):
     assert chain(plan).count("Filter") == 2                     # both filters still decide
     ranged = logical(db, "MATCH (n:Note) WHERE $lo < n.ts AND n.id STARTS WITH $p RETURN n")
     assert [(o.key, o.compare) for o in ops(ranged) if isinstance(o, L.NodeByLabelScan)] == [("id", "STARTS WITH")]
+    cased = logical(db, "MATCH (n:Note) WHERE toLower(n.name) CONTAINS toLower($q) RETURN n")
+    assert [(o.key, o.compare, o.transform) for o in ops(cased) if isinstance(o, L.NodeByLabelScan)] == [
+        ("name", "CONTAINS", "lower")]
     flipped = logical(db, "MATCH (n:Note) WHERE $lo < n.ts RETURN n")
     assert [(o.key, o.compare) for o in ops(flipped) if isinstance(o, L.NodeByLabelScan)] == [("ts", ">")]
     unlabelled = logical(db, "MATCH (n) WHERE n.id = $id RETURN n")
@@ -194,7 +197,10 @@ def test_a_prefiltered_scan_finds_what_the_plain_filter_finds(db):
                "MATCH (n) WHERE n.v <= $x RETURN n.i ORDER BY n.i",
                "MATCH (n:V) WHERE n.v STARTS WITH $x RETURN n.i ORDER BY n.i",
                "MATCH (n:V) WHERE n.v ENDS WITH $x RETURN n.i ORDER BY n.i",
-               "MATCH (n:V) WHERE n.v CONTAINS $x RETURN n.i ORDER BY n.i"]
+               "MATCH (n:V) WHERE n.v CONTAINS $x RETURN n.i ORDER BY n.i",
+               "MATCH (n:V) WHERE toLower(n.v) = $x RETURN n.i ORDER BY n.i",     # raises for a non-string v
+               "MATCH (n:V) WHERE toLower(n.v) CONTAINS toLower($x) RETURN n.i ORDER BY n.i",
+               "MATCH (n:V) WHERE toUpper(n.v) STARTS WITH $x RETURN n.i ORDER BY n.i"]
     from relate.server.query.context import ExecContext
     tx = db.store.begin_read()
     try:

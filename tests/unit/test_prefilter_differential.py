@@ -17,7 +17,8 @@ STORED = st.one_of(SCALARS, st.lists(st.integers(-3, 3), max_size=3), st.lists(s
                    st.lists(st.floats(-3, 3, allow_nan=False, width=16), max_size=2))
 VALUES = st.one_of(SCALARS, st.lists(SCALARS, max_size=3))
 FORMS = ["n.v = $x", "$x = n.v", "n.v IN $x", "n.v IN [$x, 1]", "n.v < $x", "$x < n.v", "n.v >= $x",
-         "n.v STARTS WITH $x", "n.v ENDS WITH $x", "n.v CONTAINS $x", "n.v > $x AND n.v <> $x"]
+         "n.v STARTS WITH $x", "n.v ENDS WITH $x", "n.v CONTAINS $x", "n.v > $x AND n.v <> $x",
+         "toLower(n.v) = $x", "toUpper(n.v) CONTAINS $x", "$x < lower(n.v)", "toLower(n.v) IN $x"]
 PATTERNS = ["MATCH (n:P) WHERE {} RETURN n.i", "MATCH (n) WHERE {} RETURN n.i",
             "MATCH ()-[n:R]->() WHERE {} RETURN n.i", "UNWIND [1, 2] AS k MATCH (n:P) WHERE {} RETURN n.i"]
 

@@ -36,6 +36,7 @@ class AllNodesScan(LogicalOp):
     key: Optional[str] = None
     value: Optional[ast.Expr] = None
     compare: str = "="
+    transform: Optional[str] = None    # "lower"/"upper": the property is compared as toLower/toUpper gives it
 
 
 @dataclass(eq=False)
@@ -49,6 +50,7 @@ class NodeByLabelScan(LogicalOp):
     key: Optional[str] = None
     value: Optional[ast.Expr] = None
     compare: str = "="
+    transform: Optional[str] = None    # "lower"/"upper": the property is compared as toLower/toUpper gives it
 
 
 @dataclass(eq=False)
@@ -96,6 +98,7 @@ class RelTypeScan(LogicalOp):
     key: Optional[str] = None
     value: Optional[ast.Expr] = None
     compare: str = "="
+    transform: Optional[str] = None    # "lower"/"upper": the property is compared as toLower/toUpper gives it
 
 
 @dataclass(eq=False)

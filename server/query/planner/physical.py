@@ -124,11 +124,11 @@ class PhysicalBuilder:
 
     def _AllNodesScan(self, op):
         key, value = self._compared(op)
-        return P.AllNodesScan(self.build(op.source), op.var, key, value, op.compare)
+        return P.AllNodesScan(self.build(op.source), op.var, key, value, op.compare, op.transform)
 
     def _NodeByLabelScan(self, op):
         key, value = self._compared(op)
-        return P.NodeByLabelScan(self.build(op.source), op.var, op.label, key, value, op.compare)
+        return P.NodeByLabelScan(self.build(op.source), op.var, op.label, key, value, op.compare, op.transform)
 
     def _NodeIndexSeek(self, op):
         return P.NodeIndexSeek(self.build(op.source), op.var, op.label, op.key, self.compile(op.value), op.many,
@@ -145,7 +145,7 @@ class PhysicalBuilder:
     def _RelTypeScan(self, op):
         key, value = self._compared(op)
         return P.RelTypeScan(self.build(op.source), op.start, op.rel, op.end, op.types, op.direction,
-                             op.start_labels, op.end_labels, op.unique_with, key, value, op.compare)
+                             op.start_labels, op.end_labels, op.unique_with, key, value, op.compare, op.transform)
 
     def _Expand(self, op):
         source = self.build(op.source)

@@ -148,25 +148,41 @@ def prefilter_scans(op: L.LogicalOp, catalog=None) -> L.LogicalOp:
         var = bottom.rel if isinstance(bottom, L.RelTypeScan) else bottom.var
         found = [c for c in (_compared(f.predicate, var, bottom.source) for f in filters) if c is not None]
         if found:
-            key, value, compare = min(found, key=lambda c: _PREFILTER_RANK[c[2]])
-            bottom = dataclasses.replace(bottom, key=key, value=value, compare=compare)
+            key, value, compare, transform = min(found, key=lambda c: _PREFILTER_RANK[c[2]])
+            bottom = dataclasses.replace(bottom, key=key, value=value, compare=compare, transform=transform)
     for f in reversed(filters):
         bottom = dataclasses.replace(f, source=bottom) if f.source is not bottom else f
     return bottom
 
 
 def _compared(term: ast.Expr, var: str, source: L.LogicalOp):
-    """(key, value, comparison) when ``term`` compares ``var.key`` with a value its scan can compute."""
+    """(key, value, comparison, transform) when ``term`` compares ``var.key`` (or ``toLower(var.key)``,
+    ``toUpper(...)``: the transform) with a value its scan can compute."""
     if not isinstance(term, ast.BinaryOp) or term.op not in _PREFILTER_RANK or _volatile(term):
         return None
     left, right, compare = term.left, term.right, term.op
-    if not _prop_of(left, var):
-        if compare not in _FLIPPED or not _prop_of(right, var):
+    read = _read_of(left, var)
+    if read is None:
+        read = _read_of(right, var) if compare in _FLIPPED else None
+        if read is None:
             return None
         left, right, compare = right, left, _FLIPPED[compare]
     if not free_variables(right) <= bound_vars(source):
         return None
-    return left.key, right, compare
+    return read[0], right, compare, read[1]
+
+
+_CASE_FUNCTIONS = {"tolower": "lower", "lower": "lower", "toupper": "upper", "upper": "upper"}
+
+
+def _read_of(expr, var):
+    """(key, transform) when ``expr`` is ``var.key`` (transform None) or ``toLower(var.key)`` and kin."""
+    if _prop_of(expr, var):
+        return expr.key, None
+    if isinstance(expr, ast.FunctionCall) and len(expr.args) == 1 and not getattr(expr, "distinct", False) \
+            and expr.name.lower() in _CASE_FUNCTIONS and _prop_of(expr.args[0], var):
+        return expr.args[0].key, _CASE_FUNCTIONS[expr.name.lower()]
+    return None
 
 
 from .best_per_row import best_per_row  # noqa: E402  (it imports map_children from here)

@@ -107,12 +107,12 @@ def label_test(labels) -> Optional[Callable[[frozenset], bool]]:
 # ---------------------------------------------------------------- node scans and seeks
 class AllNodesScan(Operator):
     """Every node; ``key``, ``value`` and ``compare`` as for NodeByLabelScan."""
-    __slots__ = ("var", "key", "value", "compare")
+    __slots__ = ("var", "key", "value", "compare", "transform")
     name = "AllNodesScan"
 
-    def __init__(self, source, var, key=None, value=None, compare="="):
+    def __init__(self, source, var, key=None, value=None, compare="=", transform=None):
         self.source, self.var = source, var
-        self.key, self.value, self.compare = key, value, compare
+        self.key, self.value, self.compare, self.transform = key, value, compare, transform
 
     def details(self):
         return self.var
@@ -124,7 +124,7 @@ class AllNodesScan(Operator):
             nodes = None
             if value_fn is not None:
                 try:
-                    sought = _sought(value_fn(row, ctx), self.compare)
+                    sought = _sought(value_fn(row, ctx), self.compare, self.transform)
                 except Exception:       # the filter raises it, per node, as it would without this
                     sought = None
                 if sought is _NOTHING:
@@ -142,24 +142,24 @@ class NodeByLabelScan(Operator):
     """The label's nodes; with ``key`` and ``value`` (a compiled expression of the input row) only those
     whose property ``key`` may pass ``key <compare> value``, tested by the store as it scans, when the
     value is one the scan can compare (else every node is yielded: the filter above decides)."""
-    __slots__ = ("var", "label", "key", "value", "compare")
+    __slots__ = ("var", "label", "key", "value", "compare", "transform")
     name = "NodeByLabelScan"
 
-    def __init__(self, source, var, label, key=None, value=None, compare="="):
+    def __init__(self, source, var, label, key=None, value=None, compare="=", transform=None):
         self.source, self.var, self.label = source, var, label
-        self.key, self.value, self.compare = key, value, compare
+        self.key, self.value, self.compare, self.transform = key, value, compare, transform
 
     def details(self):
         return f"{self.var}:{self.label}"
 
     def rows(self, ctx, arg):
         var, label, check = self.var, self.label, ctx.check
-        key, value_fn, compare = self.key, self.value, self.compare
+        key, value_fn, compare, transform = self.key, self.value, self.compare, self.transform
         for row in self.source.rows(ctx, arg):
             nodes = None
             if value_fn is not None:
                 try:
-                    sought = _sought(value_fn(row, ctx), compare)
+                    sought = _sought(value_fn(row, ctx), compare, transform)
                 except Exception:       # the filter raises it, per node, as it would without this
                     sought = None
                 if sought is _NOTHING:
@@ -180,11 +180,29 @@ _NUMBERS = (int, float)
 _NOTHING = frozenset()
 
 
-def _sought(value, compare: str):
+def _sought(value, compare: str, transform: str | None = None):
     """What a property must be to pass ``property <compare> value``: a frozenset of scalars it must be
     among (``=``, ``IN``: Python's equality, a superset of Cypher's), or a test of one property value
     (``<``, ``STARTS WITH``, ...: True for every value that may pass); _NOTHING when none can (null,
-    NaN, an empty list); None when the scan cannot tell (lists, maps, temporals: it yields everything)."""
+    NaN, an empty list); None when the scan cannot tell (lists, maps, temporals: it yields everything).
+    With ``transform`` ("lower", "upper") the property is compared as toLower/toUpper gives it; a value
+    that is not a string passes (the filter's toLower raises for it, as it would without the scan's test)."""
+    sought = _plain_sought(value, compare)
+    if transform is None or sought is None:
+        return sought
+    if sought is _NOTHING:              # no string passes; others still reach the filter (it raises)
+        return _not_a_string
+    case = str.lower if transform == "lower" else str.upper
+    if isinstance(sought, frozenset):
+        return lambda v: type(v) is not str or case(v) in sought
+    return lambda v: type(v) is not str or sought(case(v))
+
+
+def _not_a_string(value) -> bool:
+    return type(value) is not str
+
+
+def _plain_sought(value, compare: str):
     if value is None:
         return _NOTHING                             # a comparison with null holds for nothing
     kind = type(value)
@@ -376,16 +394,17 @@ def used_rel_ids(row: dict, names) -> set:
 class RelTypeScan(Operator):
     """``(a)-[r:T]->(b)`` with nothing bound: every relationship of the types, both endpoints bound."""
     __slots__ = ("start", "rel", "end", "types", "direction", "start_test", "end_test", "unique_with", "key",
-                 "value", "compare")
+                 "value", "compare", "transform")
     name = "RelTypeScan"
 
     def __init__(self, source, start, rel, end, types, direction, start_labels, end_labels, unique_with,
-                 key=None, value=None, compare="="):
+                 key=None, value=None, compare="=", transform=None):
         self.source, self.start, self.rel, self.end = source, start, rel, end
         self.types, self.direction = types, direction
         self.start_test, self.end_test = label_test(start_labels), label_test(end_labels)
         self.unique_with = unique_with
-        self.key, self.value, self.compare = key, value, compare     # as NodeByLabelScan's, for the relationship
+        # as NodeByLabelScan's, for the relationship
+        self.key, self.value, self.compare, self.transform = key, value, compare, transform
 
     def details(self):
         return f"()-[{self.rel.strip()}:{'|'.join(self.types)}]-()"
@@ -399,7 +418,7 @@ class RelTypeScan(Operator):
             sought = None
             if value_fn is not None:
                 try:
-                    sought = _sought(value_fn(row, ctx), self.compare)
+                    sought = _sought(value_fn(row, ctx), self.compare, self.transform)
                 except Exception:       # the filter raises it, per relationship, as it would without this
                     sought = None
                 if sought is _NOTHING:
