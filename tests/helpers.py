@@ -38,3 +38,19 @@ def cookbook_spec() -> Path:
     if not found:
         raise FileNotFoundError("the cookbook spec ../shared/spec/000_*.txt is not beside the repository")
     return found[0]
+
+
+def with_rules_and_without(db, tx, text: str, params: dict) -> list:
+    """The sorted first column of ``text`` on snapshot ``tx`` planned with the optimizer rules and without
+    (or the error class each way): two entries that must be equal."""
+    from relate.server.query.context import ExecContext
+    from relate.server.query.parser import parse
+    from relate.server.query.planner import plan_query
+    got: list = []
+    for optimize in (True, False):
+        plan = plan_query(parse(text).body, tx, db.procedures, optimize_plans=optimize)
+        try:
+            got.append(sorted(row[0] for row in plan.root.rows(ExecContext(tx, params, db), {})))
+        except Exception as exc:                    # the same error both ways
+            got.append(type(exc).__name__)
+    return got

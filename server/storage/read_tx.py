@@ -577,11 +577,8 @@ class ReadTx:
     def _seek_scan(self, entity: str, label: str, key: str, target: OrderKey, value: Any = None) -> Iterator[int]:
         candidates: Iterable[int]
         if type(value) in _SCALARS and value == value:      # compared in place first (NaN: by order key)
-            store = self._store
-            candidates = (self.nodes_by_label_and_values(label, key, frozenset((value,)), _no_tick)
-                          if entity == "node" else
-                          self._members_with(store._type_index, label, self._rels_get, None, key,
-                                             frozenset((value,)), _no_tick))
+            seek = self.nodes_by_label_and_values if entity == "node" else self.rels_by_type_and_values
+            candidates = seek(label, key, frozenset((value,)), _no_tick)
         else:
             candidates = self._scan(entity, label)
         for eid in candidates:

@@ -7,6 +7,7 @@ from relate.server.query import ast
 from relate.server.query.parser import parse
 from relate.server.query.planner import logical as L
 from relate.server.query.planner import plan_query
+from tests.helpers import with_rules_and_without
 
 
 @pytest.fixture
@@ -201,18 +202,11 @@ def test_a_prefiltered_scan_finds_what_the_plain_filter_finds(db):
                "MATCH (n:V) WHERE toLower(n.v) = $x RETURN n.i ORDER BY n.i",     # raises for a non-string v
                "MATCH (n:V) WHERE toLower(n.v) CONTAINS toLower($x) RETURN n.i ORDER BY n.i",
                "MATCH (n:V) WHERE toUpper(n.v) STARTS WITH $x RETURN n.i ORDER BY n.i"]
-    from relate.server.query.context import ExecContext
     tx = db.store.begin_read()
     try:
         for x in SCAN_VALUES + [1.5, "zzz", "b", [], [1, "a"], [[1]], [None]]:
             for query in queries:
-                got = []
-                for optimize in (True, False):
-                    plan = plan_query(parse(query).body, tx, db.procedures, optimize_plans=optimize)
-                    try:
-                        got.append(sorted(row[0] for row in plan.root.rows(ExecContext(tx, {"x": x}, db), {})))
-                    except Exception as exc:                    # the same error both ways
-                        got.append(type(exc).__name__)
+                got = with_rules_and_without(db, tx, query, {"x": x})
                 assert got[0] == got[1], (x, query, got)
     finally:
         tx.close()
@@ -233,18 +227,11 @@ def test_a_prefiltered_relationship_scan_finds_what_the_plain_filter_finds(db):
                "MATCH ()-[r:W]->() WHERE r.v IN $x RETURN r.i",
                "MATCH ()-[r:W]->() WHERE r.v > $x RETURN r.i",
                "MATCH ()-[r:W]->() WHERE r.v STARTS WITH $x RETURN r.i"]
-    from relate.server.query.context import ExecContext
     tx = db.store.begin_read()
     try:
         for x in SCAN_VALUES + [1.5, "b", [], [1, "a"], [[1]]]:
             for query in queries:
-                got = []
-                for optimize in (True, False):
-                    plan = plan_query(parse(query).body, tx, db.procedures, optimize_plans=optimize)
-                    try:
-                        got.append(sorted(row[0] for row in plan.root.rows(ExecContext(tx, {"x": x}, db), {})))
-                    except Exception as exc:
-                        got.append(type(exc).__name__)
+                got = with_rules_and_without(db, tx, query, {"x": x})
                 assert got[0] == got[1], (x, query, got)
     finally:
         tx.close()

@@ -5,9 +5,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from relate.server.query.context import ExecContext
-from relate.server.query.parser import parse
-from relate.server.query.planner import plan_query
+from tests.helpers import with_rules_and_without
 
 SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from([2 ** 62, -2 ** 62]),
                     st.floats(-3, 3, allow_nan=False, width=16), st.sampled_from([float("nan"), float("inf"), -0.0]),
@@ -23,17 +21,6 @@ PATTERNS = ["MATCH (n:P) WHERE {} RETURN n.i", "MATCH (n) WHERE {} RETURN n.i",
             "MATCH ()-[n:R]->() WHERE {} RETURN n.i", "UNWIND [1, 2] AS k MATCH (n:P) WHERE {} RETURN n.i"]
 
 
-def _outcome(db, tx, query: str, x):
-    got = []
-    for optimize in (True, False):
-        plan = plan_query(parse(query).body, tx, db.procedures, optimize_plans=optimize)
-        try:
-            got.append(sorted(row[0] for row in plan.root.rows(ExecContext(tx, {"x": x}, db), {})))
-        except Exception as exc:
-            got.append(type(exc).__name__)
-    return got
-
-
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(stored=st.lists(STORED, min_size=1, max_size=12), xs=st.lists(VALUES, min_size=1, max_size=4))
 def test_rules_on_and_off_agree(db, stored, xs):
@@ -46,7 +33,7 @@ def test_rules_on_and_off_agree(db, stored, xs):
         for x in xs + stored[:2]:                  # stored values too: comparisons that find something
             for pattern in PATTERNS:
                 for form in FORMS:
-                    plain, prefiltered = _outcome(db, tx, pattern.format(form), x)
+                    prefiltered, plain = with_rules_and_without(db, tx, pattern.format(form), {"x": x})
                     assert prefiltered == plain, (pattern.format(form), stored, x)
     finally:
         tx.close()

@@ -123,10 +123,7 @@ class AllNodesScan(Operator):
         for row in self.source.rows(ctx, arg):
             nodes = None
             if value_fn is not None:
-                try:
-                    sought = _sought(value_fn(row, ctx), self.compare, self.transform)
-                except Exception:       # the filter raises it, per node, as it would without this
-                    sought = None
+                sought = _row_sought(self, row, ctx)
                 if sought is _NOTHING:
                     continue
                 if sought is not None:
@@ -154,14 +151,11 @@ class NodeByLabelScan(Operator):
 
     def rows(self, ctx, arg):
         var, label, check = self.var, self.label, ctx.check
-        key, value_fn, compare, transform = self.key, self.value, self.compare, self.transform
+        key, value_fn = self.key, self.value
         for row in self.source.rows(ctx, arg):
             nodes = None
             if value_fn is not None:
-                try:
-                    sought = _sought(value_fn(row, ctx), compare, transform)
-                except Exception:       # the filter raises it, per node, as it would without this
-                    sought = None
+                sought = _row_sought(self, row, ctx)
                 if sought is _NOTHING:
                     continue
                 if sought is not None:
@@ -178,6 +172,15 @@ class NodeByLabelScan(Operator):
 _SCALARS = frozenset((str, int, float, bool))
 _NUMBERS = (int, float)
 _NOTHING = frozenset()
+
+
+def _row_sought(scan, row, ctx):
+    """``_sought`` for a prefiltering scan's value in ``row``; None (scan everything) when computing the
+    value fails: the filter above raises that error per entity, as it would without the scan's test."""
+    try:
+        return _sought(scan.value(row, ctx), scan.compare, scan.transform)
+    except Exception:
+        return None
 
 
 def _sought(value, compare: str, transform: str | None = None):
@@ -417,10 +420,7 @@ class RelTypeScan(Operator):
         for row in self.source.rows(ctx, arg):
             sought = None
             if value_fn is not None:
-                try:
-                    sought = _sought(value_fn(row, ctx), self.compare, self.transform)
-                except Exception:       # the filter raises it, per relationship, as it would without this
-                    sought = None
+                sought = _row_sought(self, row, ctx)
                 if sought is _NOTHING:
                     continue
             used = used_rel_ids(row, self.unique_with) if self.unique_with else None
