@@ -1,8 +1,10 @@
 """Statements that find entities by a property with no index on it (not a test): each timed with the
 optimizer rule that lets the scan compare the property itself (``prefilter_scans``) and without it, in
-one process on one in-memory graph, medians of alternating runs.
+one process on one in-memory graph, medians of alternating runs. With ``--indexed``: the same graph with
+property indexes on A.id, B.name and R.k, and statements timed with the rule that seeks through them
+(``utilize_index``) and without it (then the best plan is the prefiltered scan).
 
-    python bench/unindexed.py [--n 20000] [--runs 5]
+    python bench/unindexed.py [--n 20000] [--runs 5] [--indexed]
 
 The graph: N (:A {id})-[:R {k}]->(:B {id}) chains. Statements: 100 lookups by id (UNWIND + MATCH), a
 single lookup by an unlabelled pattern node, a relationship by its property, a two-label pattern whose
@@ -25,13 +27,23 @@ STATEMENTS = [
     ("range: id > N - 10", "MATCH (n:A) WHERE n.id > $n - 10 RETURN count(n)"),
     ("STARTS WITH on a string", "MATCH (n:B) WHERE n.name STARTS WITH 'b199' RETURN count(n)"),
 ]
+INDEXED_STATEMENTS = [
+    ("relationship by property", "MATCH ()-[r:R {k: 5}]->() RETURN count(r)"),
+    ("(a:A)-[r:R {k}]->(b:B)", "MATCH (a:A)-[r:R {k: 5}]->(b:B) RETURN count(a)"),
+    ("relationship range", "MATCH ()-[r:R]->() WHERE r.k > $n - 10 RETURN count(r)"),
+    ("relationship IN", "MATCH (a)-[r:R]->(b) WHERE r.k IN [5, 50, 500] RETURN count(r)"),
+    ("STARTS WITH on a string", "MATCH (n:B) WHERE n.name STARTS WITH 'b199' RETURN count(n)"),
+    ("two-sided range", "MATCH (n:A) WHERE n.id >= $n / 2 AND n.id < $n / 2 + 10 RETURN count(n)"),
+]
+INDEXES = ["CREATE INDEX FOR (n:A) ON (n.id)", "CREATE INDEX FOR (n:B) ON (n.name)",
+           "CREATE INDEX FOR ()-[r:R]-() ON (r.k)"]
 WITH_RULE = rules.RULES
 WITHOUT_RULE = tuple(rule for rule in rules.RULES if rule is not rules.prefilter_scans)
 
 
 def timed(db, query: str, params: dict | None = None) -> float:
     # Plans are cached by statement text: each way gets its own text (and plan).
-    query += " // prefiltered" if rules.RULES is WITH_RULE else " // plain"
+    query += " // with" if rules.RULES is WITH_RULE else " // without"
     started = time.perf_counter()
     db.execute(query, params or {}).consume()
     return time.perf_counter() - started
@@ -41,12 +53,18 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=20_000)
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--indexed", action="store_true", help="index seeks against prefiltered scans")
     args = ap.parse_args()
+    global WITHOUT_RULE
+    if args.indexed:
+        WITHOUT_RULE = tuple(rule for rule in rules.RULES if rule is not rules.utilize_index)
     db = relate.connect(":memory:")
     db.execute("UNWIND range(1, $n) AS i CREATE (:A {id: i})-[:R {k: i}]->(:B {id: i, name: 'b' + toString(i)})",
                {"n": args.n}).consume()
+    for statement in INDEXES if args.indexed else ():
+        db.execute(statement).consume()
     print(f"N = {args.n}; medians of {args.runs} alternating runs, ms (without the rule -> with it)")
-    for label, query in STATEMENTS:
+    for label, query in INDEXED_STATEMENTS if args.indexed else STATEMENTS:
         samples: dict[bool, list[float]] = {True: [], False: []}
         for run in range(args.runs):
             for on in ((True, False) if run % 2 else (False, True)):
@@ -55,7 +73,7 @@ def main() -> None:
         off, on = (statistics.median(samples[flag]) * 1000 for flag in (False, True))
         print(f"  {label:28} {off:9.1f} -> {on:8.1f}   {off / on:5.1f}x")
     rows = [{"id": i} for i in range(args.n // 4)]
-    for on in (False, True):
+    for on in () if args.indexed else (False, True):
         rules.RULES = WITH_RULE if on else WITHOUT_RULE
         db.execute("MATCH (n:M) DELETE n").consume()
         seconds = timed(db, "UNWIND $rows AS r MERGE (n:M {id: r.id})", {"rows": rows})

@@ -209,6 +209,15 @@ def range_bounds(lo: Any, lo_inclusive: bool, hi: Any, hi_inclusive: bool) -> Bo
     return lo_key, lo_strict, hi_key, hi_strict
 
 
+def prefix_successor(prefix: str) -> str | None:
+    """The least string after every string that starts with ``prefix`` (a prefix as a range seek), or
+    None when there is none (the prefix is all U+10FFFF)."""
+    for i in range(len(prefix) - 1, -1, -1):
+        if ord(prefix[i]) < 0x10FFFF:
+            return prefix[:i] + chr(ord(prefix[i]) + 1)
+    return None
+
+
 def in_bounds(key: OrderKey | None, lo_key: OrderKey, lo_strict: bool, hi_key: OrderKey, hi_strict: bool) -> bool:
     if key is None:
         return False

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Union
 from relate.protocol.errors import EntityNotFound, TransactionError
 
 from .adjacency import pairs, typed_pairs
-from .indexes import in_bounds, order_key, range_bounds
+from .indexes import in_bounds, order_key, prefix_successor, range_bounds
 from .versions import visible
 
 if TYPE_CHECKING:
@@ -619,6 +619,38 @@ class ReadTx:
                 found = self._indexed_value(entity, label, key, eid)
                 if found is not _MISS and order_key(found) == k:
                     yield eid
+
+    def index_candidates(self, entity: str, label: str, key: str, compare: str, value: Any,
+                         upper: tuple[str, Any] | None = None) -> Iterator[int] | list[int] | None:
+        """Ids that may pass ``key <compare> value`` (``=``, ``IN``, ``<``, ``<=``, ``>``, ``>=``, ``STARTS
+        WITH``), and ``key <upper[0]> upper[1]`` (``<``, ``<=``) when given with a lower bound, through the
+        property index of (label, key): a superset of what passes in Cypher, the caller's filters deciding.
+        None when the index cannot tell (a list or other unordered bound, a prefix that is not a string,
+        ``IN`` something not a list): then the caller scans."""
+        if value is None or (upper is not None and upper[1] is None):
+            return []                                   # a comparison with null holds for nothing
+        if compare == "=":
+            return self.index_seek(entity, label, key, value)
+        if compare == "IN":
+            if type(value) is not list:
+                return None
+            found: dict[int, None] = {}
+            for item in value:
+                if item is not None:
+                    found.update(dict.fromkeys(self.index_seek(entity, label, key, item)))
+            return list(found)
+        if compare == "STARTS WITH":
+            if type(value) is not str:
+                return None
+            after = prefix_successor(value)
+            return self.index_range(entity, label, key, value, True, after, False)
+        lo, lo_inclusive, hi, hi_inclusive = ((value, compare == ">=", None, True) if compare in (">", ">=")
+                                              else (None, True, value, compare == "<="))
+        if upper is not None:
+            hi, hi_inclusive = upper[1], upper[0] == "<="
+        if range_bounds(lo, lo_inclusive, hi, hi_inclusive) is None:
+            return None
+        return self.index_range(entity, label, key, lo, lo_inclusive, hi, hi_inclusive)
 
 
 def _live_at(prev: EntityVersion | None, ts: int) -> bool:

@@ -63,6 +63,55 @@ def test_range_predicates_use_the_index_and_keep_the_filter(db):
     assert result == [(48,), (49,), (50,)]
 
 
+def test_prefixes_and_two_sided_ranges_seek_through_the_index(db):
+    session = db.session()
+    session.run("CREATE INDEX ts FOR (n:Note) ON (n.ts)").consume()
+    session.run("CREATE INDEX topic_name FOR (t:Topic) ON (t.name)").consume()
+    plan = logical(db, "MATCH (t:Topic) WHERE t.name STARTS WITH $p RETURN t.name")
+    seek = next(o for o in ops(plan) if isinstance(o, L.NodeIndexRange))
+    assert (seek.key, seek.compare) == ("name", "STARTS WITH")
+    assert session.run("MATCH (t:Topic) WHERE t.name STARTS WITH 't' RETURN count(*)").fetch(9) == [(5,)]
+    assert session.run("MATCH (t:Topic) WHERE t.name STARTS WITH 't3' RETURN t.name").fetch(9) == [("t3",)]
+    # both bounds of one key make one range (the upper bound is not left to the filter alone)
+    plan = logical(db, "MATCH (n:Note) WHERE n.ts >= $lo AND n.ts < $hi RETURN n.id")
+    seek = next(o for o in ops(plan) if isinstance(o, L.NodeIndexRange))
+    assert (seek.compare, seek.upper[0]) == (">=", "<")
+    rows = session.run("MATCH (n:Note) WHERE n.ts < 40 AND n.ts >= 20 RETURN n.id ORDER BY n.id").fetch(9)
+    assert rows == [(2,), (3,)]
+    text = str(session.run("EXPLAIN MATCH (n:Note) WHERE n.ts >= 20 AND n.ts < 40 RETURN n").consume().plan)
+    assert "NodeIndexSeekByRange  n:Note(ts) >= 20 AND < 40" in text
+
+
+def test_a_range_over_lists_through_an_index_finds_what_the_scan_finds(db):
+    """Lists compare in Cypher but the index keeps no order for them: the seek scans the label then."""
+    session = db.session()
+    session.run("UNWIND [[1, 2], [1, 3], [2]] AS l CREATE (:L {l: l})").consume()
+    session.run("CREATE INDEX l_l FOR (n:L) ON (n.l)").consume()
+    assert session.run("MATCH (n:L) WHERE n.l < [1, 3] RETURN n.l").fetch(9) == [([1, 2],)]
+
+
+def test_a_relationship_property_index_is_sought(db):
+    session = db.session()
+    session.run("UNWIND range(1, 200) AS i CREATE (:A {id: i})-[:R {k: i}]->(:B {id: i})").consume()
+    session.run("CREATE INDEX r_k FOR ()-[r:R]-() ON (r.k)").consume()
+    for text in ("MATCH (a)-[r:R {k: $k}]->(b) RETURN a.id", "MATCH (a:A)-[r:R]->(b:B) WHERE r.k = $k RETURN a.id",
+                 "MATCH (a)<-[r:R]-(b) WHERE r.k IN [$k] RETURN b.id"):
+        scan = next(o for o in ops(logical(db, text)) if isinstance(o, L.RelTypeScan))
+        assert scan.indexed and scan.key == "k", text
+        assert db.session().run(text, {"k": 7}).fetch(9) == [(7,)]
+    # an equality on an indexed node still anchors: the index on r.k is no better than one on a.id
+    session.run("CREATE INDEX a_id FOR (n:A) ON (n.id)").consume()
+    plan = logical(db, "MATCH (a:A {id: 3})-[r:R {k: 3}]->(b) RETURN b.id")
+    assert any(isinstance(o, L.NodeIndexSeek) for o in ops(plan))
+    assert not any(isinstance(o, L.RelTypeScan) for o in ops(plan))
+    rows = session.run("MATCH ()-[r:R]->() WHERE r.k > 195 AND r.k <= 197 RETURN r.k ORDER BY r.k").fetch(9)
+    assert rows == [(196,), (197,)]
+    text = str(session.run("EXPLAIN MATCH (a)-[r:R]-(b) WHERE r.k = 5 RETURN a").consume().plan)
+    assert "UndirectedRelationshipIndexSeek  (a)-[r:R]-(b) WHERE r.k = 5" in text
+    text = str(session.run("EXPLAIN MATCH (a)-[r:R]->(b) RETURN a").consume().plan)
+    assert "DirectedRelationshipTypeScan  (a)-[r:R]->(b)" in text
+
+
 def test_the_most_selective_node_anchors_the_pattern(db):
     db.session().run("CREATE CONSTRAINT topic FOR (t:Topic) REQUIRE t.name IS UNIQUE").consume()
     plan = logical(db, "MATCH (n:Note)-[:ABOUT]->(t:Topic {name: 't1'}) RETURN n.id")

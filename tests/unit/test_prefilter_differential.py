@@ -37,3 +37,29 @@ def test_rules_on_and_off_agree(db, stored, xs):
                     assert prefiltered == plain, (pattern.format(form), stored, x)
     finally:
         tx.close()
+
+
+RANGES = ["n.v >= $x AND n.v < $y", "n.v > $x AND $y >= n.v", "n.v < $y AND n.v > $x"]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(stored=st.lists(STORED, min_size=1, max_size=12), xs=st.lists(VALUES, min_size=1, max_size=3),
+       y=VALUES)
+def test_index_seeks_agree_with_scans(db, stored, xs, y):
+    """With a property index on P.v and on R.v the rules seek through it (equality, IN, ranges on one
+    side or both, STARTS WITH, for nodes and relationships); the plain plan scans: the same rows."""
+    session = db.session()
+    session.run("CREATE INDEX p_v IF NOT EXISTS FOR (n:P) ON (n.v)").consume()
+    session.run("CREATE INDEX r_v IF NOT EXISTS FOR ()-[r:R]-() ON (r.v)").consume()
+    session.run("MATCH (n) DETACH DELETE n").consume()
+    session.run("UNWIND range(0, size($vs) - 1) AS i CREATE (:P {i: i, v: $vs[i]})-[:R {i: i, v: $vs[i]}]->(:Q)",
+                {"vs": stored}).consume()
+    tx = db.store.begin_read()
+    try:
+        for x in xs + stored[:2]:
+            for pattern in PATTERNS[:1] + PATTERNS[2:]:
+                for form in FORMS + RANGES:
+                    seeking, plain = with_rules_and_without(db, tx, pattern.format(form), {"x": x, "y": y})
+                    assert seeking == plain, (pattern.format(form), stored, x, y)
+    finally:
+        tx.close()

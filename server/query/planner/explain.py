@@ -34,7 +34,10 @@ def _estimate(op, children, catalog) -> float:
         if name == "NodeIndexRange":
             return below * max(1.0, catalog.count_nodes(op.label) * 0.3)
         if name == "RelTypeScan":
-            return below * sum(catalog.count_rels(t) for t in op.types)
+            rels = sum(catalog.count_rels(t) for t in op.types)
+            if op.indexed:
+                return below * (1.0 if op.compare in ("=", "IN") else max(1.0, rels * 0.3))
+            return below * rels
         if name in ("Expand", "VarExpand"):
             rels = catalog.count_rels()
             return below * (rels / nodes) * (2 if op.direction == "both" else 1)

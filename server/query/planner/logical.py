@@ -66,12 +66,16 @@ class NodeIndexSeek(LogicalOp):
 
 @dataclass(eq=False)
 class NodeIndexRange(LogicalOp):
+    """The label's nodes whose ``key`` may pass ``key <compare> value`` (``<``, ``<=``, ``>``, ``>=``,
+    ``STARTS WITH``) and ``upper`` (``<``/``<=`` and a value, for a lower bound) through a property index;
+    the filters above stay and decide."""
     source: LogicalOp
     var: str
     label: str
     key: str
-    lower: Optional[tuple[ast.Expr, bool]]     # (value, inclusive)
-    upper: Optional[tuple[ast.Expr, bool]]
+    compare: str
+    value: ast.Expr
+    upper: Optional[tuple[str, ast.Expr]] = None
 
 
 @dataclass(eq=False)
@@ -85,7 +89,8 @@ class NodeByIdSeek(LogicalOp):
 @dataclass(eq=False)
 class RelTypeScan(LogicalOp):
     """``()-[r:T]->()`` with nothing bound: scan relationships by type, bind both endpoints; ``key``,
-    ``value`` and ``compare`` as for NodeByLabelScan (the relationship's property)."""
+    ``value`` and ``compare`` as for NodeByLabelScan (the relationship's property); ``indexed``: each
+    type's property index on ``key`` gives the candidates (an index seek) instead of the scan."""
     source: LogicalOp
     start: str
     rel: str
@@ -99,6 +104,8 @@ class RelTypeScan(LogicalOp):
     value: Optional[ast.Expr] = None
     compare: str = "="
     transform: Optional[str] = None    # "lower"/"upper": the property is compared as toLower/toUpper gives it
+    indexed: bool = False
+    upper: Optional[tuple[str, ast.Expr]] = None     # indexed: as NodeIndexRange's
 
 
 @dataclass(eq=False)

@@ -193,9 +193,23 @@ class PatternPlanner:
             return False
         if not rel.types or rel.length is not None or rel.variable in bound:
             return False
+        seek = self._rel_seek_cost(rel, bound, predicates)
+        if seek is not None:        # through an index on the relationship's property: cheaper than either end?
+            return seek < min(self._node_cost(left, bound, predicates), self._node_cost(right, bound, predicates))
         if positive_labels(left.labels) or positive_labels(right.labels):
             return False
         return True
+
+    def _rel_seek_cost(self, rel: ast.RelPattern, bound, predicates) -> Optional[float]:
+        """The cost of finding ``rel`` through a property index every one of its types has (as an indexed
+        node's: 1 for an equality, 10 for a range), or None when no predicate can use one."""
+        best = None
+        for term in predicates:
+            key = seekable_key(term, rel.variable, bound)
+            if key is not None and all(self.catalog.has_property_index("relationship", t, key[0]) for t in rel.types):
+                cost = 1.0 if key[1] == "=" else 10.0
+                best = cost if best is None else min(best, cost)
+        return best
 
     def _rel_type_scan(self, op, elements, bound, predicates, rels_in_match):
         left, rel, right = elements

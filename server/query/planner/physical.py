@@ -135,14 +135,26 @@ class PhysicalBuilder:
                                expr_text(op.value))
 
     def _NodeIndexRange(self, op):
-        lower = None if op.lower is None else (self.compile(op.lower[0]), op.lower[1])
-        upper = None if op.upper is None else (self.compile(op.upper[0]), op.upper[1])
-        return P.NodeIndexRange(self.build(op.source), op.var, op.label, op.key, lower, upper)
+        return P.NodeIndexRange(self.build(op.source), op.var, op.label, op.key, op.compare, self.compile(op.value),
+                                self._upper(op), self._range_text(op))
+
+    def _upper(self, op):
+        return None if op.upper is None else (op.upper[0], self.compile(op.upper[1]))
+
+    @staticmethod
+    def _range_text(op) -> str:
+        """``<compare> value`` of an index seek (``>= 1 AND < 5`` with an upper bound), for EXPLAIN."""
+        text = f"{op.compare} {expr_text(op.value)}"
+        return text if op.upper is None else f"{text} AND {op.upper[0]} {expr_text(op.upper[1])}"
 
     def _NodeByIdSeek(self, op):
         return P.NodeByIdSeek(self.build(op.source), op.var, self.compile(op.ids), op.many)
 
     def _RelTypeScan(self, op):
+        if op.indexed:              # an index seek, profiled or not: its rows are what the index gives
+            return P.RelTypeScan(self.build(op.source), op.start, op.rel, op.end, op.types, op.direction,
+                                 op.start_labels, op.end_labels, op.unique_with, op.key, self.compile(op.value),
+                                 op.compare, None, indexed=True, upper=self._upper(op), range_text=self._range_text(op))
         key, value = self._compared(op)
         return P.RelTypeScan(self.build(op.source), op.start, op.rel, op.end, op.types, op.direction,
                              op.start_labels, op.end_labels, op.unique_with, key, value, op.compare, op.transform)

@@ -2,6 +2,7 @@
 
     push_filters_down   Filter(Expand(Scan(a)), a.x = 1)  ->  Expand(Filter(Scan(a), a.x = 1))
     utilize_index       Filter(NodeByLabelScan(n:Note), n.id = $id)  ->  NodeIndexSeek(n:Note.id = $id)
+                        (ranges and STARTS WITH: NodeIndexRange; relationships: RelTypeScan, indexed)
     seek_by_id          Filter(AllNodesScan(n), id(n) = $x)  ->  NodeByIdSeek(n, $x)
     prefilter_scans     Filter(NodeByLabelScan(n:P), n.id = $x)  ->  the same, the scan comparing n.id itself
                         (also IN, <, <=, >, >=, STARTS WITH, ENDS WITH, CONTAINS)
@@ -65,39 +66,75 @@ def _sink(op: L.LogicalOp, predicate: ast.Expr, needed) -> L.LogicalOp:
     return L.Filter(op, predicate)
 
 
+def _filter_run(op: L.Filter) -> tuple[list[L.Filter], L.LogicalOp]:
+    """The run of filters from ``op`` down (top first) and the operator under it."""
+    filters = []
+    bottom: L.LogicalOp = op
+    while isinstance(bottom, L.Filter):
+        filters.append(bottom)
+        bottom = bottom.source
+    return filters, bottom
+
+
+def _over(filters: list[L.Filter], bottom: L.LogicalOp) -> L.LogicalOp:
+    """``filters`` (top first) stacked again over ``bottom``, each copied only when its source changed."""
+    for f in reversed(filters):
+        bottom = dataclasses.replace(f, source=bottom) if f.source is not bottom else f
+    return bottom
+
+
 # ---------------------------------------------------------------- utilize_index
+# Comparisons a property index answers, the most selective first (the one a seek takes).
+_SEEK_RANK = {"=": 0, "IN": 1, "STARTS WITH": 2, "<": 3, "<=": 3, ">": 3, ">=": 3}
+
+
 def utilize_index(op: L.LogicalOp, catalog) -> L.LogicalOp:
-    op = map_children(op, lambda child: utilize_index(child, catalog))
+    """A label or relationship-type scan under filters, one of them comparing a property that has an
+    index with a value known before the scan: the index finds the candidates. A node equality (``=``,
+    ``IN``) becomes a NodeIndexSeek and its filter goes (the index answers it); a node range or prefix
+    (``<``, ``>=``, ``STARTS WITH``, ...) a NodeIndexRange under its filter; a relationship scan seeks
+    through each type's index, its filters staying."""
     if not isinstance(op, L.Filter):
-        return op
-    scan = op.source
-    if isinstance(scan, L.NodeByLabelScan):
-        seek = _seek_for(scan, op.predicate, catalog)
-        if seek is not None:
-            return seek
-    return op
+        return map_children(op, lambda child: utilize_index(child, catalog))
+    filters, bottom = _filter_run(op)   # the whole run of filters, handled at its top
+    bottom = utilize_index(bottom, catalog)
+    if isinstance(bottom, L.NodeByLabelScan) and bottom.key is None:
+        var, entity, labels = bottom.var, "node", (bottom.label,)
+    elif isinstance(bottom, L.RelTypeScan) and bottom.key is None:
+        var, entity, labels = bottom.rel, "relationship", bottom.types
+    else:
+        var = None
+    if var is not None:
+        found = [(f, c) for f in filters
+                 if (c := _indexed(f.predicate, var, bottom.source, entity, labels, catalog)) is not None]
+        if found:
+            chosen, (key, value, compare) = min(found, key=lambda fc: _SEEK_RANK[fc[1][2]])
+            upper = None            # a lower bound takes an upper bound on the same key along: one range
+            if compare in (">", ">="):
+                upper = next(((c, v) for _, (k, v, c) in found if k == key and c in ("<", "<=")), None)
+            elif compare in ("<", "<="):
+                lower = next(((c, v) for _, (k, v, c) in found if k == key and c in (">", ">=")), None)
+                if lower is not None:
+                    upper, (compare, value) = (compare, value), lower
+            if isinstance(bottom, L.RelTypeScan):
+                bottom = dataclasses.replace(bottom, key=key, value=value, compare=compare, indexed=True, upper=upper)
+            elif compare in ("=", "IN"):
+                bottom = L.NodeIndexSeek(bottom.source, var, bottom.label, key, value, many=compare == "IN")
+                filters.remove(chosen)
+            else:
+                bottom = L.NodeIndexRange(bottom.source, var, bottom.label, key, compare, value, upper)
+    return _over(filters, bottom)
 
 
-def _seek_for(scan: L.NodeByLabelScan, term: ast.Expr, catalog):
-    if not isinstance(term, ast.BinaryOp) or term.op not in ("=", "IN", "<", "<=", ">", ">="):
+def _indexed(term: ast.Expr, var: str, source: L.LogicalOp, entity: str, labels, catalog):
+    """(key, value, comparison) when ``term`` compares ``var.key`` as an index can answer and every one
+    of ``labels`` (or types) has a property index on ``key``."""
+    found = _compared(term, var, source)
+    if found is None or found[3] is not None or found[2] not in _SEEK_RANK:
         return None
-    left, right, kind = term.left, term.right, term.op
-    var = scan.var
-    if not _prop_of(left, var):
-        if kind == "IN" or not _prop_of(right, var):
-            return None
-        left, right = right, left
-        kind = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "="}[kind]
-    if not free_variables(right) <= bound_vars(scan.source):
+    if not all(catalog.has_property_index(entity, label, found[0]) for label in labels):
         return None
-    if not catalog.has_property_index("node", scan.label, left.key):
-        return None
-    if kind in ("=", "IN"):
-        return L.NodeIndexSeek(scan.source, var, scan.label, left.key, right, many=kind == "IN")
-    # Ranges narrow the candidates; the filter stays for Cypher's comparison rules across types.
-    lower = (right, kind == ">=") if kind in (">", ">=") else None
-    upper = (right, kind == "<=") if kind in ("<", "<=") else None
-    return L.Filter(L.NodeIndexRange(scan.source, var, scan.label, left.key, lower, upper), term)
+    return found[:3]
 
 
 def _prop_of(expr, var) -> bool:
@@ -138,11 +175,7 @@ def prefilter_scans(op: L.LogicalOp, catalog=None) -> L.LogicalOp:
     and MATCH by a property without an index: ~4-6x fewer steps per entity). The filters stay."""
     if not isinstance(op, L.Filter):
         return map_children(op, lambda child: prefilter_scans(child, catalog))
-    filters = []                        # the whole run of filters, handled at its top
-    bottom: L.LogicalOp = op
-    while isinstance(bottom, L.Filter):
-        filters.append(bottom)
-        bottom = bottom.source
+    filters, bottom = _filter_run(op)   # the whole run of filters, handled at its top
     bottom = prefilter_scans(bottom, catalog)
     if isinstance(bottom, _SCANS) and bottom.key is None:
         var = bottom.rel if isinstance(bottom, L.RelTypeScan) else bottom.var
@@ -150,9 +183,7 @@ def prefilter_scans(op: L.LogicalOp, catalog=None) -> L.LogicalOp:
         if found:
             key, value, compare, transform = min(found, key=lambda c: _PREFILTER_RANK[c[2]])
             bottom = dataclasses.replace(bottom, key=key, value=value, compare=compare, transform=transform)
-    for f in reversed(filters):
-        bottom = dataclasses.replace(f, source=bottom) if f.source is not bottom else f
-    return bottom
+    return _over(filters, bottom)
 
 
 def _compared(term: ast.Expr, var: str, source: L.LogicalOp):

@@ -307,38 +307,34 @@ class NodeIndexSeek(Operator):
 
 
 class NodeIndexRange(Operator):
-    """``n.key`` within bounds through a property index (the exact predicate is re-checked above)."""
-    __slots__ = ("var", "label", "key", "lower", "upper")
-    name = "NodeIndexRange"
+    """``n:Label`` with ``n.key`` in a range (``<``, ``>=``, ...) or ``STARTS WITH`` a prefix, through a
+    property index; the filter above decides. A bound the index cannot order (a list) scans the label."""
+    __slots__ = ("var", "label", "key", "compare", "value", "upper", "range_text")
+    name = "NodeIndexSeekByRange"
 
-    def __init__(self, source, var, label, key, lower, upper):
+    def __init__(self, source, var, label, key, compare, value, upper=None, range_text=""):
         self.source, self.var, self.label, self.key = source, var, label, key
-        self.lower, self.upper = lower, upper
+        self.compare, self.value, self.upper, self.range_text = compare, value, upper, range_text
 
     def details(self):
-        return f"{self.var}:{self.label}({self.key}) range"
+        return f"{self.var}:{self.label}({self.key}) {self.range_text}".rstrip()
 
     def rows(self, ctx, arg):
-        var, label, key = self.var, self.label, self.key
+        var, label, key, compare, value_fn = self.var, self.label, self.key, self.compare, self.value
+        tx = ctx.tx
+        check = ctx.check
         for row in self.source.rows(ctx, arg):
-            lo = hi = None
-            lo_inc = hi_inc = True
-            if self.lower is not None:
-                lo = self.lower[0](row, ctx)
-                lo_inc = self.lower[1]
-                if lo is None:
-                    continue
-            if self.upper is not None:
-                hi = self.upper[0](row, ctx)
-                hi_inc = self.upper[1]
-                if hi is None:
-                    continue
-            check = ctx.check
-            for nid in ctx.tx.index_range("node", label, key, lo, lo_inc, hi, hi_inc):
+            ids = tx.index_candidates("node", label, key, compare, value_fn(row, ctx), _upper(self.upper, row, ctx))
+            for nid in tx.nodes_by_label(label) if ids is None else ids:
                 check()
                 out = dict(row)
                 out[var] = NodeRef(nid)
                 yield out
+
+
+def _upper(upper, row, ctx):
+    """An index range's upper bound (comparison, value) for ``row``, or None."""
+    return None if upper is None else (upper[0], upper[1](row, ctx))
 
 
 class NodeByIdSeek(Operator):
@@ -395,39 +391,65 @@ def used_rel_ids(row: dict, names) -> set:
 
 
 class RelTypeScan(Operator):
-    """``(a)-[r:T]->(b)`` with nothing bound: every relationship of the types, both endpoints bound."""
+    """``(a)-[r:T]->(b)`` with nothing bound: every relationship of the types, both endpoints bound;
+    ``indexed``: those whose ``key`` may pass ``key <compare> value``, through each type's property index
+    (the filters above decide)."""
     __slots__ = ("start", "rel", "end", "types", "direction", "start_test", "end_test", "unique_with", "key",
-                 "value", "compare", "transform")
-    name = "RelTypeScan"
+                 "value", "compare", "transform", "indexed", "upper", "range_text")
 
     def __init__(self, source, start, rel, end, types, direction, start_labels, end_labels, unique_with,
-                 key=None, value=None, compare="=", transform=None):
+                 key=None, value=None, compare="=", transform=None, indexed=False, upper=None, range_text=""):
         self.source, self.start, self.rel, self.end = source, start, rel, end
         self.types, self.direction = types, direction
         self.start_test, self.end_test = label_test(start_labels), label_test(end_labels)
         self.unique_with = unique_with
         # as NodeByLabelScan's, for the relationship
         self.key, self.value, self.compare, self.transform = key, value, compare, transform
+        self.indexed, self.upper, self.range_text = indexed, upper, range_text
+
+    @property
+    def name(self):
+        # Neo4j's names: the scan, or the seek through a property index (by range for <, STARTS WITH, ...)
+        kind = "Directed" if self.direction != "both" else "Undirected"
+        if not self.indexed:
+            return kind + "RelationshipTypeScan"
+        return kind + ("RelationshipIndexSeek" if self.compare in ("=", "IN") else "RelationshipIndexSeekByRange")
 
     def details(self):
-        return f"()-[{self.rel.strip()}:{'|'.join(self.types)}]-()"
+        arrow = {"out": "-[{}]->", "in": "<-[{}]-", "both": "-[{}]-"}[self.direction]
+        pattern = f"({self.start.strip()}){arrow.format(self.rel.strip() + ':' + '|'.join(self.types))}" \
+                  f"({self.end.strip()})"
+        if self.indexed:
+            pattern += f" WHERE {self.rel.strip()}.{self.key} {self.range_text}".rstrip()
+        return pattern
+
+    def _candidates(self, tx, rel_type, value, upper, tick):
+        """The relationship ids of ``rel_type`` to try for one input row (all of them, or the index's)."""
+        if self.indexed:
+            ids = tx.index_candidates("relationship", rel_type, self.key, self.compare, value, upper)
+            return tx.rels_by_type(rel_type) if ids is None else ids
+        if value is None:
+            return tx.rels_by_type(rel_type)
+        return tx.rels_by_type_and_values(rel_type, self.key, value, tick)
 
     def rows(self, ctx, arg):
         tx = ctx.tx
         start_var, rel_var, end_var = self.start, self.rel, self.end
         start_test, end_test, direction = self.start_test, self.end_test, self.direction
-        key, value_fn = self.key, self.value
+        value_fn, indexed = self.value, self.indexed
         for row in self.source.rows(ctx, arg):
-            sought = None
-            if value_fn is not None:
+            sought = upper = None
+            if indexed:
+                sought, upper = value_fn(row, ctx), _upper(self.upper, row, ctx)
+                if sought is None:
+                    continue                # equal to, below or after null: nothing
+            elif value_fn is not None:
                 sought = _row_sought(self, row, ctx)
                 if sought is _NOTHING:
                     continue
             used = used_rel_ids(row, self.unique_with) if self.unique_with else None
             for rel_type in self.types:
-                rids = tx.rels_by_type(rel_type) if sought is None else \
-                    tx.rels_by_type_and_values(rel_type, key, sought, ctx.check)
-                for rid in rids:
+                for rid in self._candidates(tx, rel_type, sought, upper, ctx.check):
                     ctx.check()
                     if used and rid in used:
                         continue
