@@ -134,6 +134,12 @@ class AllNodesScan(Operator):
                 out[var] = NodeRef(nid)
                 yield out
 
+    def count(self, ctx, arg) -> int:
+        # ``count(*)`` of every node: the store's count for the snapshot (with a write's own changes)
+        if self.value is not None or type(self.source) is not Argument:
+            return super().count(ctx, arg)
+        return ctx.tx.count_nodes()
+
 
 class NodeByLabelScan(Operator):
     """The label's nodes; with ``key`` and ``value`` (a compiled expression of the input row) only those
@@ -167,6 +173,13 @@ class NodeByLabelScan(Operator):
                 out = dict(row)
                 out[var] = NodeRef(nid)
                 yield out
+
+    def count(self, ctx, arg) -> int:
+        # ``MATCH (n:L) RETURN count(n)``: the store's count of the label (NodeCountFromCountStore in Neo4j);
+        # only as the plan's first operator (a product of scans still counts its rows, as it did)
+        if self.value is not None or type(self.source) is not Argument:
+            return super().count(ctx, arg)
+        return ctx.tx.count_nodes(self.label)
 
 
 _SCALARS = frozenset((str, int, float, bool))
@@ -422,6 +435,14 @@ class RelTypeScan(Operator):
         if self.indexed:
             pattern += f" WHERE {self.rel.strip()}.{self.key} {self.range_text}".rstrip()
         return pattern
+
+    def count(self, ctx, arg) -> int:
+        # ``MATCH ()-[r:T]->() RETURN count(r)``: the store's count of each type, when every relationship
+        # of the types gives one row (directed, no end-label test, no other relationship to differ from)
+        if self.value is not None or self.direction == "both" or self.start_test is not None or \
+                self.end_test is not None or self.unique_with or type(self.source) is not Argument:
+            return super().count(ctx, arg)
+        return sum(ctx.tx.count_rels(t) for t in self.types)
 
     def _candidates(self, tx, rel_type, value, upper, tick):
         """The relationship ids of ``rel_type`` to try for one input row (all of them, or the index's)."""
