@@ -149,3 +149,5 @@ def register_builtins(registry: ProcedureRegistry) -> None:
     register_paths(registry)
     from .procedures_info import register_info     # db.schema.*TypeProperties, apoc.meta.stats, db.info, ...
     register_info(registry)
+    from .procedures_falkordb import register_falkordb   # db.idx.vector.* / db.idx.fulltext.* (FalkorDB)
+    register_falkordb(registry)

@@ -182,8 +182,6 @@ def _create_vector_index(ctx, entity: str, name, token, key, dimension, similari
     does not make its statement an updating one, so inside an explicit transaction it commits on its own,
     as db.index.vector.setSearchOptions does)."""
     from . import ast
-    from .schema.catalog import Catalog
-    from .schema.commands import run_command
     proc = f"db.index.vector.create{'Node' if entity == 'node' else 'Relationship'}Index"
     for what, value in (("indexName", name), ("label" if entity == "node" else "relationshipType", token),
                         ("propertyKey", key), ("vectorSimilarityFunction", similarity)):
@@ -196,10 +194,19 @@ def _create_vector_index(ctx, entity: str, name, token, key, dimension, similari
     command = ast.CreateIndex(kind="VECTOR", name=name, entity=entity, variable="n", labels=[token],
                               properties=[key], options=ast.Parameter("options"))
     options = {"indexConfig": {"vector.dimensions": dimension, "vector.similarity_function": similarity.lower()}}
+    run_schema_command(ctx, command, {"options": options})
+    return []
+
+
+def run_schema_command(ctx, command, params: dict) -> None:
+    """Run a schema command (an ast.CreateIndex, ast.DropIndex, ...) for a procedure, by the path the
+    statement takes, in the caller's writing transaction or else in one of its own that commits at once."""
+    from .schema.catalog import Catalog
+    from .schema.commands import run_command
     own = not hasattr(ctx.tx, "put_schema")
     tx = ctx.db.store.begin_write(timeout=30.0) if own else ctx.tx
     try:
-        result = run_command(ctx.db, tx, command, {"options": options}, Catalog.from_schema(tx.schema()))
+        result = run_command(ctx.db, tx, command, params, Catalog.from_schema(tx.schema()))
         if own:
             tx.commit()
     except BaseException:
@@ -211,7 +218,6 @@ def _create_vector_index(ctx, entity: str, name, token, key, dimension, similari
     for counter, amount in result.counters.items():
         if amount:
             ctx.counters.add(counter, amount)
-    return []
 
 
 # -- db.info / dbms.info / dbms.listConfig ---------------------------------------------------------

@@ -75,6 +75,7 @@ class VectorProvider(SearchProvider):
         if len(tokens) != 1:
             raise ArgumentError("A vector index covers exactly one label or relationship type")
         prop = properties[0]
+        options = _falkordb_options(options)
         config = {"vector.similarity_function": "cosine", "vector.dimensions": None, **_DEFAULTS}
         canonical = {v: k for k, v in _VECTOR_KEYS.items() if v and k.startswith("vector.")}
         for key, value in index_config(options).items():
@@ -209,6 +210,26 @@ class VectorProvider(SearchProvider):
         registry.register("db.index.vector.setSearchOptions", [("indexName", "STRING?"), ("options", "MAP?")],
                           [("name", "STRING?"), ("indexConfig", "MAP?")], _set_search_options, mode="SCHEMA",
                           description="Change a vector index's search-time settings without a rebuild.")
+
+
+# FalkorDB spells the settings at the top of OPTIONS: {dimension: 384, similarityFunction: 'cosine', M,
+# efConstruction, efRuntime}; taken as the indexConfig keys they stand for.
+_FALKORDB_KEYS = {"dimension": "vector.dimensions", "similarityfunction": "vector.similarity_function",
+                  "m": "vector.hnsw.m", "efconstruction": "vector.hnsw.ef_construction",
+                  "efruntime": "vector.hnsw.ef_search"}
+
+
+def _falkordb_options(options: Any) -> Any:
+    """``options`` with FalkorDB's top-level vector settings moved into indexConfig (else unchanged)."""
+    if not isinstance(options, dict) or not any(isinstance(k, str) and k.lower() in _FALKORDB_KEYS for k in options):
+        return options
+    rest = {k: v for k, v in options.items() if not (isinstance(k, str) and k.lower() in _FALKORDB_KEYS)}
+    config = rest.get("indexConfig") or {}
+    if not isinstance(config, dict):
+        return options              # index_config refuses it, and the unknown keys
+    config = dict(config)
+    config.update({_FALKORDB_KEYS[k.lower()]: v for k, v in options.items() if k not in rest})
+    return {**rest, "indexConfig": config}
 
 
 def _vector(ctx: ExecContext, entity: str, name: str | None, k: int | None, vector: Any) -> list[dict[str, Any]]:

@@ -141,3 +141,28 @@ def vector_distance(ctx, a, b, metric):
     raise ArgumentError(f"Unknown vector distance metric: {metric}", detail="InvalidArgumentValue",
                         phase="runtime")
 
+
+
+# FalkorDB's spellings (queries written for FalkorDB run unchanged): vecf32() and two distances.
+@function("vecf32", 1, description="A FLOAT32 vector from a list of numbers (FalkorDB's constructor).")
+def vecf32(ctx, value):
+    if value is None:
+        return None
+    if type(value) is Vector:
+        return vector(ctx, value, value.dimension, "FLOAT32")
+    if type(value) is not list:
+        raise type_error("vecf32", value, "a List of numbers")
+    if not value:
+        raise ArgumentError("vecf32() needs at least one coordinate", detail="InvalidArgumentValue",
+                            phase="runtime")
+    return vector(ctx, value, len(value), "FLOAT32")
+
+
+@function("vec.euclideanDistance", 2, description="The Euclidean (L2) distance between two vectors (FalkorDB).")
+def vec_euclidean_distance(ctx, a, b):
+    return vector_distance(ctx, a, b, "EUCLIDEAN")
+
+
+@function("vec.cosineDistance", 2, description="1 - the cosine of the angle between two vectors (FalkorDB).")
+def vec_cosine_distance(ctx, a, b):
+    return vector_distance(ctx, a, b, "COSINE")
