@@ -587,8 +587,9 @@ class ReadTx:
                 yield eid
 
     def index_range(self, entity: str, label: str, key: str, lo: Any = None, lo_inclusive: bool = True,
-                    hi: Any = None, hi_inclusive: bool = True) -> Iterator[int]:
-        """Ids whose ``key`` lies between the bounds (None = open), ascending by value when indexed.
+                    hi: Any = None, hi_inclusive: bool = True, descending: bool | None = None) -> Iterator[int]:
+        """Ids whose ``key`` lies between the bounds (None = open), ascending by value when indexed, and in
+        any case with ``descending`` False (ascending) or True (descending).
 
         With both bounds None: every entity with a non-null, indexable value.
         """
@@ -600,16 +601,22 @@ class ReadTx:
             if bounds is None:
                 return
         if index is None:
+            found_keys = []
             for eid in self._scan(entity, label):
                 found = self._indexed_value(entity, label, key, eid)
                 if found is _MISS:
                     continue
                 k = order_key(found)
                 if k is not None and (bounds is None or in_bounds(k, *bounds)):
-                    yield eid
+                    found_keys.append((k, eid))
+            if descending is not None:          # no index (dropped since planning): ordered all the same
+                found_keys.sort(key=lambda pair: pair[0], reverse=descending)
+            yield from (eid for _, eid in found_keys)
             return
         entries = index.entries
         keys = index.ordered_keys() if bounds is None else index.range_keys(*bounds)
+        if descending:
+            keys = keys[::-1]
         for k in keys:
             ids = entries.get(k)
             if ids is None:
@@ -621,10 +628,12 @@ class ReadTx:
                     yield eid
 
     def index_candidates(self, entity: str, label: str, key: str, compare: str, value: Any,
-                         upper: tuple[str, Any] | None = None) -> Iterator[int] | list[int] | None:
+                         upper: tuple[str, Any] | None = None, descending: bool | None = None
+                         ) -> Iterator[int] | list[int] | None:
         """Ids that may pass ``key <compare> value`` (``=``, ``IN``, ``<``, ``<=``, ``>``, ``>=``, ``STARTS
         WITH``), and ``key <upper[0]> upper[1]`` (``<``, ``<=``) when given with a lower bound, through the
-        property index of (label, key): a superset of what passes in Cypher, the caller's filters deciding.
+        property index of (label, key): a superset of what passes in Cypher, the caller's filters deciding;
+        a range or prefix comes in ``descending`` order when that is not None (False: ascending).
         None when the index cannot tell (a list or other unordered bound, a prefix that is not a string,
         ``IN`` something not a list): then the caller scans."""
         if value is None or (upper is not None and upper[1] is None):
@@ -643,14 +652,14 @@ class ReadTx:
             if type(value) is not str:
                 return None
             after = prefix_successor(value)
-            return self.index_range(entity, label, key, value, True, after, False)
+            return self.index_range(entity, label, key, value, True, after, False, descending)
         lo, lo_inclusive, hi, hi_inclusive = ((value, compare == ">=", None, True) if compare in (">", ">=")
                                               else (None, True, value, compare == "<="))
         if upper is not None:
             hi, hi_inclusive = upper[1], upper[0] == "<="
         if range_bounds(lo, lo_inclusive, hi, hi_inclusive) is None:
             return None
-        return self.index_range(entity, label, key, lo, lo_inclusive, hi, hi_inclusive)
+        return self.index_range(entity, label, key, lo, lo_inclusive, hi, hi_inclusive, descending)
 
 
 def _live_at(prev: EntityVersion | None, ts: int) -> bool:

@@ -82,6 +82,26 @@ def test_prefixes_and_two_sided_ranges_seek_through_the_index(db):
     assert "NodeIndexSeekByRange  n:Note(ts) >= 20 AND < 40" in text
 
 
+def test_order_by_the_sought_key_takes_the_index_order(db):
+    session = db.session()
+    session.run("CREATE INDEX ts FOR (n:Note) ON (n.ts)").consume()
+    plan = logical(db, "MATCH (n:Note) WHERE n.ts >= $since RETURN n.id ORDER BY n.ts DESC LIMIT 3")
+    assert "Top" not in chain(plan) and "Limit" in chain(plan)
+    seek = next(o for o in ops(plan) if isinstance(o, L.NodeIndexRange))
+    assert seek.descending is True
+    rows = session.run("MATCH (n:Note) WHERE n.ts >= 100 RETURN n.id ORDER BY n.ts DESC SKIP 1 LIMIT 3").fetch(9)
+    assert rows == [(49,), (48,), (47,)]
+    rows = session.run("MATCH (n:Note) WHERE n.ts > 100 WITH n.ts AS t ORDER BY t LIMIT 2 RETURN t").fetch(9)
+    assert rows == [(110,), (120,)]
+    # another key, or a computed one, still needs the Top
+    for text in ("MATCH (n:Note) WHERE n.ts >= $since RETURN n.id ORDER BY n.id LIMIT 3",
+                 "MATCH (n:Note) WHERE n.ts >= $since RETURN n.id ORDER BY -n.ts LIMIT 3",
+                 "MATCH (n:Note) WHERE n.ts >= $since RETURN n.id ORDER BY n.ts, n.id LIMIT 3"):
+        assert "Top" in chain(logical(db, text)), text
+    text = str(session.run("EXPLAIN MATCH (n:Note) WHERE n.ts > 5 RETURN n ORDER BY n.ts DESC LIMIT 1").consume().plan)
+    assert "NodeIndexSeekByRange  n:Note(ts) > 5 ORDER BY ts DESC" in text
+
+
 def test_a_range_over_lists_through_an_index_finds_what_the_scan_finds(db):
     """Lists compare in Cypher but the index keeps no order for them: the seek scans the label then."""
     session = db.session()

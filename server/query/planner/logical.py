@@ -76,6 +76,7 @@ class NodeIndexRange(LogicalOp):
     compare: str
     value: ast.Expr
     upper: Optional[tuple[str, ast.Expr]] = None
+    descending: Optional[bool] = None      # set: yields in the key's order (False ascending), for ORDER BY
 
 
 @dataclass(eq=False)

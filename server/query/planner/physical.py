@@ -136,7 +136,7 @@ class PhysicalBuilder:
 
     def _NodeIndexRange(self, op):
         return P.NodeIndexRange(self.build(op.source), op.var, op.label, op.key, op.compare, self.compile(op.value),
-                                self._upper(op), self._range_text(op))
+                                self._upper(op), self._range_text(op), op.descending)
 
     def _upper(self, op):
         return None if op.upper is None else (op.upper[0], self.compile(op.upper[1]))

@@ -3,6 +3,7 @@
     push_filters_down   Filter(Expand(Scan(a)), a.x = 1)  ->  Expand(Filter(Scan(a), a.x = 1))
     utilize_index       Filter(NodeByLabelScan(n:Note), n.id = $id)  ->  NodeIndexSeek(n:Note.id = $id)
                         (ranges and STARTS WITH: NodeIndexRange; relationships: RelTypeScan, indexed)
+    order_from_index    Top(NodeIndexRange(n.key > $x), ORDER BY n.key)  ->  Limit(the seek, in the key's order)
     seek_by_id          Filter(AllNodesScan(n), id(n) = $x)  ->  NodeByIdSeek(n, $x)
     prefilter_scans     Filter(NodeByLabelScan(n:P), n.id = $x)  ->  the same, the scan comparing n.id itself
                         (also IN, <, <=, >, >=, STARTS WITH, ENDS WITH, CONTAINS)
@@ -141,6 +142,58 @@ def _prop_of(expr, var) -> bool:
     return isinstance(expr, ast.Property) and isinstance(expr.subject, ast.Variable) and expr.subject.name == var
 
 
+# ---------------------------------------------------------------- order_from_index
+def order_from_index(op: L.LogicalOp, catalog=None) -> L.LogicalOp:
+    """``ORDER BY n.key [DESC] [SKIP s] LIMIT l`` over a range or prefix seek on ``n.key`` (through
+    projections and filters, which keep the order): the seek yields in the key's order, so the first rows
+    are the answer and a Skip/Limit replaces the Top that read them all (Neo4j's index-provided order)."""
+    op = map_children(op, lambda child: order_from_index(child, catalog))
+    if not isinstance(op, L.Top) or len(op.keys) != 1 or op.exhaustive:
+        return op
+    key, descending = op.keys[0]
+    path = []                          # the operators between the Top and the seek
+    below = op.source
+    while isinstance(below, (L.Project, L.Filter)):
+        if isinstance(below, L.Project):
+            key = _before_projection(key, below)
+            if key is None:
+                return op
+        path.append(below)
+        below = below.source
+    if not (isinstance(below, L.NodeIndexRange) and below.descending is None and _prop_of(key, below.var)
+            and key.key == below.key):
+        return op
+    rebuilt: L.LogicalOp = dataclasses.replace(below, descending=descending)
+    for step in reversed(path):
+        rebuilt = dataclasses.replace(step, source=rebuilt)
+    if op.skip is not None:
+        rebuilt = L.Skip(rebuilt, op.skip)
+    return L.Limit(rebuilt, op.limit)
+
+
+def _before_projection(key: ast.Expr, project: L.Project):
+    """``key`` (a variable or ``var.prop``) as the projection's input names it, or None when it is computed."""
+    if project.keep and not any(name == _name_of(key) for name, _ in project.items):
+        return key                     # passed through unchanged
+    items = dict(project.items)
+    if isinstance(key, ast.Variable):
+        source = items.get(key.name)
+        return source if isinstance(source, (ast.Variable, ast.Property)) else None
+    if isinstance(key, ast.Property) and isinstance(key.subject, ast.Variable):
+        source = items.get(key.subject.name)
+        if isinstance(source, ast.Variable):
+            return ast.Property(source, key.key)
+    return None
+
+
+def _name_of(key: ast.Expr):
+    if isinstance(key, ast.Variable):
+        return key.name
+    if isinstance(key, ast.Property) and isinstance(key.subject, ast.Variable):
+        return key.subject.name
+    return None
+
+
 # ---------------------------------------------------------------- seek_by_id
 def seek_by_id(op: L.LogicalOp, catalog=None) -> L.LogicalOp:
     op = map_children(op, lambda child: seek_by_id(child, catalog))
@@ -218,7 +271,7 @@ def _read_of(expr, var):
 
 from .best_per_row import best_per_row  # noqa: E402  (it imports map_children from here)
 
-RULES = (push_filters_down, utilize_index, seek_by_id, prefilter_scans, best_per_row)
+RULES = (push_filters_down, utilize_index, order_from_index, seek_by_id, prefilter_scans, best_per_row)
 
 
 def optimize(root: L.LogicalOp, catalog, enabled: bool = True) -> L.LogicalOp:

@@ -15,6 +15,7 @@ from relate.protocol.errors import CypherTypeError
 from ...context import checked
 from ...refs import NodeRef, PathRef, RelRef
 from ..values.ops import group_key, type_name
+from ..values.ops import order_key as cypher_order_key
 
 
 class Operator:
@@ -322,23 +323,31 @@ class NodeIndexSeek(Operator):
 class NodeIndexRange(Operator):
     """``n:Label`` with ``n.key`` in a range (``<``, ``>=``, ...) or ``STARTS WITH`` a prefix, through a
     property index; the filter above decides. A bound the index cannot order (a list) scans the label."""
-    __slots__ = ("var", "label", "key", "compare", "value", "upper", "range_text")
+    __slots__ = ("var", "label", "key", "compare", "value", "upper", "range_text", "descending")
     name = "NodeIndexSeekByRange"
 
-    def __init__(self, source, var, label, key, compare, value, upper=None, range_text=""):
+    def __init__(self, source, var, label, key, compare, value, upper=None, range_text="", descending=None):
         self.source, self.var, self.label, self.key = source, var, label, key
         self.compare, self.value, self.upper, self.range_text = compare, value, upper, range_text
+        self.descending = descending        # not None: rows in the key's order (an ORDER BY relies on it)
 
     def details(self):
-        return f"{self.var}:{self.label}({self.key}) {self.range_text}".rstrip()
+        order = "" if self.descending is None else f" ORDER BY {self.key} {'DESC' if self.descending else 'ASC'}"
+        return f"{self.var}:{self.label}({self.key}) {self.range_text}{order}".rstrip()
 
     def rows(self, ctx, arg):
         var, label, key, compare, value_fn = self.var, self.label, self.key, self.compare, self.value
         tx = ctx.tx
         check = ctx.check
         for row in self.source.rows(ctx, arg):
-            ids = tx.index_candidates("node", label, key, compare, value_fn(row, ctx), _upper(self.upper, row, ctx))
-            for nid in tx.nodes_by_label(label) if ids is None else ids:
+            ids = tx.index_candidates("node", label, key, compare, value_fn(row, ctx), _upper(self.upper, row, ctx),
+                                      self.descending)
+            if ids is None:
+                ids = tx.nodes_by_label(label)
+                if self.descending is not None:     # a bound the index cannot order (a list): sort as ORDER BY
+                    ids = sorted(ids, key=lambda nid: cypher_order_key(tx.node_prop(nid, key)),
+                                 reverse=self.descending)
+            for nid in ids:
                 check()
                 out = dict(row)
                 out[var] = NodeRef(nid)
