@@ -107,6 +107,9 @@ FUNCTIONS = {
     "vector_dimension_count": "The dimension of a vector.",
     "vector_distance": "The distance between two vectors under a metric (EUCLIDEAN, COSINE, ...).",
     "vector_norm": "The norm of a vector under a metric (EUCLIDEAN or MANHATTAN).",
+    "vecf32": "A FLOAT32 vector from a list of numbers (FalkorDB's constructor).",
+    "vec.cosineDistance": "1 - the cosine of the angle between two vectors (FalkorDB).",
+    "vec.euclideanDistance": "The Euclidean (L2) distance between two vectors (FalkorDB).",
 }
 for _name, _type in _TEMPORAL_TYPES.items():
     FUNCTIONS[_name] = f"A {_type} from a map, an ISO 8601 string, or the statement clock."
@@ -192,6 +195,9 @@ _SIGNATURES = [
     "vector_dimension_count(vector :: VECTOR) :: INTEGER",
     "vector_distance(vector1 :: VECTOR, vector2 :: VECTOR, vectorDistanceMetric :: STRING) :: FLOAT",
     "vector_norm(vector :: VECTOR, vectorDistanceMetric :: STRING) :: FLOAT",
+    "vecf32(values :: LIST<INTEGER | FLOAT>) :: VECTOR",
+    "vec.cosineDistance(a :: VECTOR | LIST<INTEGER | FLOAT>, b :: VECTOR | LIST<INTEGER | FLOAT>) :: FLOAT",
+    "vec.euclideanDistance(a :: VECTOR | LIST<INTEGER | FLOAT>, b :: VECTOR | LIST<INTEGER | FLOAT>) :: FLOAT",
     "genai.vector.encode(resource :: STRING, provider :: STRING, configuration :: MAP) :: LIST<FLOAT>",
     "ai.text.embed(text :: STRING, configuration :: MAP) :: LIST<FLOAT>",
     "coll.distinct(list :: LIST<ANY>) :: LIST<ANY>", "coll.flatten(list :: LIST<ANY>, depth :: INTEGER) :: LIST<ANY>",
