@@ -416,7 +416,10 @@ ifNotExists : IF NOT EXISTS ;
 
 ifExists : IF EXISTS ;
 
-dropIndex : DROP INDEX (symbolicName | PARAMETER) ifExists? ;
+dropIndex
+    : DROP INDEX (symbolicName | PARAMETER) ifExists?                                               # NamedDropIndex
+    | DROP INDEX ON COLON symbolicName LPAREN propertyKeyName (COMMA propertyKeyName)* RPAREN          # LegacyDropIndex
+    ;
 
 createConstraint
     : CREATE CONSTRAINT (name=symbolicName | nameParam=PARAMETER)? ifNotExists? (FOR | ON) constraintTarget (REQUIRE | ASSERT)

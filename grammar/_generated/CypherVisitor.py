@@ -800,8 +800,13 @@ class CypherVisitor(ParseTreeVisitor):
         return self.visitChildren(ctx)
 
 
-    # Visit a parse tree produced by CypherParser#dropIndex.
-    def visitDropIndex(self, ctx:CypherParser.DropIndexContext):
+    # Visit a parse tree produced by CypherParser#NamedDropIndex.
+    def visitNamedDropIndex(self, ctx:CypherParser.NamedDropIndexContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#LegacyDropIndex.
+    def visitLegacyDropIndex(self, ctx:CypherParser.LegacyDropIndexContext):
         return self.visitChildren(ctx)
 
 

@@ -613,9 +613,13 @@ class CreateIndex:
 
 @dataclass(slots=True)
 class DropIndex:
-    name: str
+    """DROP INDEX name [IF EXISTS], or the 4.x (and FalkorDB) form DROP INDEX ON :Label(key, ...): ``name``
+    None and the index found by ``label`` and ``properties``."""
+    name: Optional[str]
     if_exists: bool = False
     pos: Pos = _pos()
+    label: Optional[str] = None
+    properties: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)

@@ -370,6 +370,8 @@ def test_create_indexes():
     legacy = parse("CREATE INDEX ON :Person(name)").body
     assert (legacy.kind, legacy.labels, legacy.properties) == ("RANGE", ["Person"], ["name"])
     assert parse("DROP INDEX foo IF EXISTS").body == ast.DropIndex("foo", True)
+    legacy_drop = parse("DROP INDEX ON :Person(name, age)").body
+    assert (legacy_drop.name, legacy_drop.label, legacy_drop.properties) == (None, "Person", ["name", "age"])
 
 
 def test_create_constraints():

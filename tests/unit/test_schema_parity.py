@@ -63,6 +63,17 @@ def test_index_create_statements_quote_names_and_parse_again(db):
                                       "WHERE type <> 'LOOKUP'")] == statements
 
 
+def test_an_index_is_dropped_by_label_and_keys_in_the_older_form(db):
+    """CREATE INDEX ON :L(p) is taken (4.x's form, FalkorDB's): DROP INDEX ON :L(p) drops it again."""
+    run(db, "CREATE INDEX ON :Person(age)")
+    run(db, "CREATE INDEX FOR (n:Person) ON (n.name, n.age)")
+    assert db.execute("DROP INDEX ON :Person(age)").consume().counters.indexes_removed == 1
+    assert run(db, "SHOW RANGE INDEXES YIELD properties") == [(["name", "age"],)]
+    assert fails(db, "DROP INDEX ON :Person(age)").code == "Neo.ClientError.Schema.IndexNotFound"
+    run(db, "DROP INDEX ON :Person(name, age)")
+    assert run(db, "SHOW RANGE INDEXES") == []
+
+
 def test_index_options_column(db):
     run(db, "CREATE TEXT INDEX t FOR (n:Book) ON (n.title)")
     run(db, "CREATE POINT INDEX p FOR (n:Person) ON (n.location)")

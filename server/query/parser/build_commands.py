@@ -56,6 +56,9 @@ class CommandBuilder(ClauseBuilder):
         return [self.name(ref.propertyKeyName()) for ref in ctx.propertyRef()]
 
     def _drop_index(self, ctx):
+        if type(ctx) is P.LegacyDropIndexContext:     # DROP INDEX ON :Label(key): 4.x's form, FalkorDB's
+            return ast.DropIndex(None, pos=self.pos(ctx), label=self.name(ctx.symbolicName()),
+                                 properties=[self.name(key) for key in ctx.propertyKeyName()])
         if ctx.symbolicName() is None:
             name = ast.Parameter(decode_parameter(ctx.PARAMETER().getText()), pos=self.pos(ctx))
         else:
@@ -262,7 +265,8 @@ class CommandBuilder(ClauseBuilder):
 CommandBuilder._command_handlers = {
     P.NewIndexContext: CommandBuilder._create_index,
     P.LegacyIndexContext: CommandBuilder._create_index,
-    P.DropIndexContext: CommandBuilder._drop_index,
+    P.NamedDropIndexContext: CommandBuilder._drop_index,
+    P.LegacyDropIndexContext: CommandBuilder._drop_index,
     P.CreateConstraintContext: CommandBuilder._create_constraint,
     P.DropConstraintContext: CommandBuilder._drop_constraint,
     P.ShowCommandContext: CommandBuilder._show,

@@ -341,6 +341,13 @@ def _search_index_words(tx, name: str, cmd: ast.CreateIndex) -> str:
 
 def _drop_index(db, tx, cmd: ast.DropIndex, params, catalog: Catalog) -> CommandResult:
     result = CommandResult()
+    if cmd.name is None:        # DROP INDEX ON :Label(key, ...): the node index on exactly those keys
+        words = f":{cmd.label}({', '.join(cmd.properties)})"
+        found = [name for name, index in catalog.indexes.items() if index.entity == "node"
+                 and index.label == cmd.label and list(index.properties) == cmd.properties]
+        if not found:
+            raise IndexNotFound(f"Unable to drop index on {words}. There is no such index.", phase="runtime")
+        cmd = replace(cmd, name=found[0])
     index = catalog.indexes.get(cmd.name)
     lookup = catalog.lookup_named(cmd.name)
     if lookup is not None:
