@@ -26,9 +26,24 @@ class Procedure:
         return [name for name, _ in self.outputs]
 
     def signature(self) -> str:
-        ins = ", ".join(f"{n} :: {t}" for n, t, _ in self.inputs)
+        """Neo4j's form: ``name(arg :: TYPE, opt = default :: TYPE) :: (out :: TYPE, ...)``."""
+        ins = ", ".join(f"{n} :: {t}" if d is MISSING else f"{n} = {_default_text(d)} :: {t}"
+                        for n, t, d in self.inputs)
         outs = ", ".join(f"{n} :: {t}" for n, t in self.outputs)
         return f"{self.name}({ins}) :: ({outs})"
+
+
+def _default_text(value) -> str:
+    """A default argument as Neo4j's signatures print it (strings bare, null, maps and lists as Cypher)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_default_text(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_default_text(v) for v in value) + "]"
+    return str(value)
 
 
 class ProcedureRegistry:

@@ -167,6 +167,10 @@ def test_new_procedures_are_listed_with_signatures(db):
     assert shown["db.awaitIndex"]["signature"].startswith("db.awaitIndex(indexName :: STRING?, timeOutSeconds")
     assert shown["db.createLabel"]["mode"] == "WRITE"
     assert shown["db.checkpoint"]["signature"] == "db.checkpoint() :: (success :: BOOLEAN?, message :: STRING?)"
+    # defaults as Neo4j prints them: ``name = default :: TYPE``
+    assert shown["db.awaitIndex"]["signature"] == "db.awaitIndex(indexName :: STRING?, timeOutSeconds = 300 :: INTEGER?) :: ()"
+    assert "database = null :: STRING?" in shown["dbms.routing.getRoutingTable"]["signature"]
+    assert "options = {} :: MAP?" in shown["db.index.fulltext.queryNodes"]["signature"]
 
 
 # -- SHOW FUNCTIONS' signatures at their source --------------------------------------------------------
