@@ -2,7 +2,8 @@
 optimizer rule that lets the scan compare the property itself (``prefilter_scans``) and without it, in
 one process on one in-memory graph, medians of alternating runs. With ``--indexed``: the same graph with
 property indexes on A.id, B.name and R.k, and statements timed with the rule that seeks through them
-(``utilize_index``) and without it (then the best plan is the prefiltered scan).
+(``utilize_index``, which ``order_from_index`` builds on) and without it (then the best plan is the
+prefiltered scan), and count() from the store's counts against a walk of the same rows.
 
     python bench/unindexed.py [--n 20000] [--runs 5] [--indexed]
 
@@ -34,7 +35,10 @@ INDEXED_STATEMENTS = [
     ("relationship IN", "MATCH (a)-[r:R]->(b) WHERE r.k IN [5, 50, 500] RETURN count(r)"),
     ("STARTS WITH on a string", "MATCH (n:B) WHERE n.name STARTS WITH 'b199' RETURN count(n)"),
     ("two-sided range", "MATCH (n:A) WHERE n.id >= $n / 2 AND n.id < $n / 2 + 10 RETURN count(n)"),
+    ("ORDER BY DESC LIMIT 10", "MATCH (n:A) WHERE n.id > $n / 5 RETURN n.id ORDER BY n.id DESC LIMIT 10"),
 ]
+# count() from the store's counts against the same statement read row by row (sum(1) walks the scan)
+COUNTS = [("count of a label", "MATCH (n:A) RETURN {agg}"), ("count of a type", "MATCH ()-[r:R]->() RETURN {agg}")]
 INDEXES = ["CREATE INDEX FOR (n:A) ON (n.id)", "CREATE INDEX FOR (n:B) ON (n.name)",
            "CREATE INDEX FOR ()-[r:R]-() ON (r.k)"]
 WITH_RULE = rules.RULES
@@ -72,6 +76,10 @@ def main() -> None:
                 samples[on].append(timed(db, query, {"n": args.n}))
         off, on = (statistics.median(samples[flag]) * 1000 for flag in (False, True))
         print(f"  {label:28} {off:9.1f} -> {on:8.1f}   {off / on:5.1f}x")
+    for label, query in COUNTS if args.indexed else ():
+        samples = {agg: [timed(db, query.format(agg=agg)) for _ in range(args.runs)] for agg in ("sum(1)", "count(*)")}
+        walked, counted = (statistics.median(samples[agg]) * 1000 for agg in ("sum(1)", "count(*)"))
+        print(f"  {label:28} {walked:9.1f} -> {counted:8.2f}   (a walk -> the store's count)")
     rows = [{"id": i} for i in range(args.n // 4)]
     for on in () if args.indexed else (False, True):
         rules.RULES = WITH_RULE if on else WITHOUT_RULE
