@@ -46,12 +46,22 @@ def register_falkordb(registry) -> None:
                       description="Drop a label's full-text index (FalkorDB).")
 
 
-def _definitions(ctx, kind: str, entity: str, token: str):
+def _index_on(ctx, kind: str, entity: str, token: str, proc: str, attribute: str | None = None):
+    """The definition of the ``kind`` index on ``token`` (and exactly ``attribute``, when given), as FalkorDB
+    finds its indexes; IndexNotFound naming ``proc`` when there is none."""
+    found = _definitions(ctx, kind, entity, token)
+    if attribute is not None:
+        found = [d for d in found if d.properties == [attribute]]
+    if not found:
+        on = token if attribute is None else f"{token}.{attribute}"
+        raise IndexNotFound(f"{proc}: there is no {kind.lower()} index on {on}", detail="IndexNotFound")
+    return found[0]
+
+
+def _definitions(ctx, kind: str, entity: str, token: str) -> list:
     manager = ctx.db.index_manager
-    for name in manager.names():
-        definition = manager.get(name).definition
-        if definition.type == kind and definition.entity == entity and definition.tokens == [token]:
-            yield definition
+    return [d for d in (manager.get(name).definition for name in manager.names())
+            if d.type == kind and d.entity == entity and d.tokens == [token]]
 
 
 def _vector_query(ctx, entity: str, token, attribute, k, query) -> list[dict]:
@@ -60,11 +70,8 @@ def _vector_query(ctx, entity: str, token, attribute, k, query) -> list[dict]:
         return []
     if type(k) is not int or k <= 0:
         raise ArgumentError(f"{proc}: k must be a positive integer, not {k!r}")
-    found = [d for d in _definitions(ctx, "VECTOR", entity, token) if d.properties == [attribute]]
-    if not found:
-        raise IndexNotFound(f"{proc}: there is no vector index on {token}.{attribute}", detail="IndexNotFound")
+    definition = _index_on(ctx, "VECTOR", entity, token, proc, attribute)
     from relate.server.index.providers.base import visible_rows
-    definition = found[0]
     hits = ctx.db.index_manager.vector_search(definition.name, query, k, (), entity=entity, tx=ctx.tx)
     rows = visible_rows(ctx, entity, hits)
     to_distance = _cosine_distance if definition.config.get("vector.similarity_function") == "cosine" \
@@ -84,18 +91,11 @@ def _euclidean_distance(score: float) -> float:
     return math.sqrt(max(0.0, 1.0 / score - 1.0)) if score > 0 else math.inf
 
 
-def _fulltext_index(ctx, entity: str, token: str, proc: str):
-    found = list(_definitions(ctx, "FULLTEXT", entity, token))
-    if not found:
-        raise IndexNotFound(f"{proc}: there is no full-text index on {token}", detail="IndexNotFound")
-    return found[0]
-
-
 def _fulltext_query(ctx, entity: str, token, query) -> list[dict]:
     proc = f"db.idx.fulltext.query{'Nodes' if entity == 'node' else 'Relationships'}"
     if token is None or query is None:
         return []
-    definition = _fulltext_index(ctx, entity, token, proc)
+    definition = _index_on(ctx, "FULLTEXT", entity, token, proc)
     from relate.server.index.providers.base import visible_rows
     hits = ctx.db.index_manager.fulltext_search(definition.name, lucene_of_redisearch(query), entity=entity,
                                                 tx=ctx.tx)
@@ -120,7 +120,7 @@ def _create_fulltext(ctx, label, *fields) -> list:
             names.append(field)
     if not names:
         raise ArgumentError("db.idx.fulltext.createNodeIndex needs at least one field")
-    existing = list(_definitions(ctx, "FULLTEXT", "node", label))
+    existing = _definitions(ctx, "FULLTEXT", "node", label)
     if existing:
         current = existing[0]
         if all(name in current.properties for name in names):
@@ -136,7 +136,7 @@ def _create_fulltext(ctx, label, *fields) -> list:
 def _drop_fulltext(ctx, label) -> list:
     if label is None:
         return []
-    definition = _fulltext_index(ctx, "node", label, "db.idx.fulltext.drop")
+    definition = _index_on(ctx, "FULLTEXT", "node", label, "db.idx.fulltext.drop")
     run_schema_command(ctx, ast.DropIndex(name=definition.name), {})
     return []
 

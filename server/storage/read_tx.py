@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from typing import Hashable, Iterable, Self, Sequence
 
     from .adjacency import Adjacency
-    from .indexes import OrderKey, PropertyIndex
+    from .indexes import Bounds, OrderKey, PropertyIndex
     from .store import GraphStore
     from .versions import E, Change, CountsVersion, EntityVersion, LiveNode, LiveRel, NodeVersion, Props, RelVersion
 
@@ -601,17 +601,11 @@ class ReadTx:
             if bounds is None:
                 return
         if index is None:
-            found_keys = []
-            for eid in self._scan(entity, label):
-                found = self._indexed_value(entity, label, key, eid)
-                if found is _MISS:
-                    continue
-                k = order_key(found)
-                if k is not None and (bounds is None or in_bounds(k, *bounds)):
-                    found_keys.append((k, eid))
-            if descending is not None:          # no index (dropped since planning): ordered all the same
-                found_keys.sort(key=lambda pair: pair[0], reverse=descending)
-            yield from (eid for _, eid in found_keys)
+            matches = self._range_scan(entity, label, key, bounds)
+            if descending is None:
+                yield from (eid for _, eid in matches)
+            else:                               # no index (dropped since planning): ordered all the same
+                yield from (eid for _, eid in sorted(matches, key=lambda pair: pair[0], reverse=descending))
             return
         entries = index.entries
         keys = index.ordered_keys() if bounds is None else index.range_keys(*bounds)
@@ -626,6 +620,16 @@ class ReadTx:
                 found = self._indexed_value(entity, label, key, eid)
                 if found is not _MISS and order_key(found) == k:
                     yield eid
+
+    def _range_scan(self, entity: str, label: str, key: str, bounds: Bounds | None) -> Iterator[tuple[OrderKey, int]]:
+        """(order key, id) of the label's or type's entities whose ``key`` lies within ``bounds``, by scanning."""
+        for eid in self._scan(entity, label):
+            found = self._indexed_value(entity, label, key, eid)
+            if found is _MISS:
+                continue
+            k = order_key(found)
+            if k is not None and (bounds is None or in_bounds(k, *bounds)):
+                yield k, eid
 
     def index_candidates(self, entity: str, label: str, key: str, compare: str, value: Any,
                          upper: tuple[str, Any] | None = None, descending: bool | None = None
