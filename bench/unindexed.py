@@ -3,9 +3,11 @@ optimizer rule that lets the scan compare the property itself (``prefilter_scans
 one process on one in-memory graph, medians of alternating runs. With ``--indexed``: the same graph with
 property indexes on A.id, B.name and R.k, and statements timed with the rule that seeks through them
 (``utilize_index``, which ``order_from_index`` builds on) and without it (then the best plan is the
-prefiltered scan), and count() from the store's counts against a walk of the same rows.
+prefiltered scan), and count() from the store's counts against a walk of the same rows. With
+``--lookups``: statements that seek an unindexed key once per input row (UNWIND ... MERGE / MATCH), with
+the statement's transient hash index (storage/value_lookup.py) and with a label scan per row.
 
-    python bench/unindexed.py [--n 20000] [--runs 5] [--indexed]
+    python bench/unindexed.py [--n 20000] [--runs 5] [--indexed | --lookups]
 
 The graph: N (:A {id})-[:R {k}]->(:B {id}) chains. Statements: 100 lookups by id (UNWIND + MATCH), a
 single lookup by an unlabelled pattern node, a relationship by its property, a two-label pattern whose
@@ -18,6 +20,7 @@ import statistics
 import time
 
 import relate
+from relate.server.query.exec.operators import base
 from relate.server.query.planner import rules
 
 STATEMENTS = [
@@ -41,6 +44,14 @@ INDEXED_STATEMENTS = [
 COUNTS = [("count of a label", "MATCH (n:A) RETURN {agg}"), ("count of a type", "MATCH ()-[r:R]->() RETURN {agg}")]
 INDEXES = ["CREATE INDEX FOR (n:A) ON (n.id)", "CREATE INDEX FOR (n:B) ON (n.name)",
            "CREATE INDEX FOR ()-[r:R]-() ON (r.k)"]
+# per-row seeks on an unindexed key: $rows holds N/4 ids of existing A nodes, $new N/4 fresh ids
+LOOKUP_STATEMENTS = [
+    ("UNWIND MATCH by id", "UNWIND $rows AS i MATCH (n:A {id: i}) RETURN count(n)"),
+    ("UNWIND MERGE, all exist", "UNWIND $rows AS i MERGE (n:A {id: i}) RETURN count(n)"),
+    ("UNWIND MERGE into empty label", "UNWIND $rows AS i MERGE (n:M {id: i}) RETURN count(n)"),
+    ("edge load: MATCH a, b CREATE", "UNWIND $rows AS i MATCH (a:A {id: i}), (b:B {id: i + 1}) "
+                                     "CREATE (a)-[:L]->(b) RETURN count(*)"),
+]
 WITH_RULE = rules.RULES
 WITHOUT_RULE = tuple(rule for rule in rules.RULES if rule is not rules.prefilter_scans)
 
@@ -58,7 +69,12 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=20_000)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--indexed", action="store_true", help="index seeks against prefiltered scans")
+    ap.add_argument("--lookups", action="store_true", help="transient hash lookups against a scan per row")
     args = ap.parse_args()
+    if args.lookups:
+        lookups(args)
+        return
+    base.LOOKUP_AFTER = 1 << 30          # the rules alone (no transient lookups on either side)
     global WITHOUT_RULE
     if args.indexed:
         WITHOUT_RULE = tuple(rule for rule in rules.RULES if rule is not rules.utilize_index)
@@ -87,6 +103,30 @@ def main() -> None:
         seconds = timed(db, "UNWIND $rows AS r MERGE (n:M {id: r.id})", {"rows": rows})
         print(f"  UNWIND MERGE of {len(rows)} rows, {'with' if on else 'without'} the rule: {seconds:.2f} s")
     rules.RULES = WITH_RULE
+
+
+def lookups(args) -> None:
+    """Per-row seeks on an unindexed key with the statement's transient lookup and without (a label scan
+    per row); each run on a fresh copy of the graph (the writes of one run do not reach the next)."""
+    default = base.LOOKUP_AFTER
+    rows = list(range(1, args.n // 4 + 1))
+    print(f"N = {args.n}, {len(rows)} rows per statement; medians of {args.runs} alternating runs, ms "
+          "(a scan per row -> the transient lookup)")
+    for label, query in LOOKUP_STATEMENTS:
+        samples: dict[bool, list[float]] = {True: [], False: []}
+        for run in range(args.runs):
+            for on in ((True, False) if run % 2 else (False, True)):
+                db = relate.connect(":memory:")
+                db.execute("UNWIND range(1, $n) AS i CREATE (:A {id: i})-[:R {k: i}]->(:B {id: i})",
+                           {"n": args.n}).consume()
+                base.LOOKUP_AFTER = default if on else 1 << 30
+                started = time.perf_counter()
+                db.execute(query, {"rows": rows}).consume()
+                samples[on].append(time.perf_counter() - started)
+                db.close()
+        off, on = (statistics.median(samples[flag]) * 1000 for flag in (False, True))
+        print(f"  {label:30} {off:9.1f} -> {on:8.1f}   {off / on:6.1f}x")
+    base.LOOKUP_AFTER = default
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from .adjacency import Adjacency
     from .indexes import Bounds, OrderKey, PropertyIndex
     from .store import GraphStore
+    from .value_lookup import ValueLookup
     from .versions import E, Change, CountsVersion, EntityVersion, LiveNode, LiveRel, NodeVersion, Props, RelVersion
 
 
@@ -233,6 +234,12 @@ class ReadTx:
 
     def count_nodes(self, label: str | None = None) -> int:
         return self._counts().nodes.get(label, 0)
+
+    def value_lookup(self, label: str, key: str, tick: Callable[[], Any]) -> ValueLookup:
+        """A transient hash index of the label's nodes by ``key``, built now from this view, for one
+        statement's repeated seeks on an unindexed key (see value_lookup.py)."""
+        from .value_lookup import ValueLookup
+        return ValueLookup(self, label, key, tick)
 
     # -- relationships -------------------------------------------------------------------------------
 

@@ -166,7 +166,10 @@ class NodeByLabelScan(Operator):
                 if sought is _NOTHING:
                     continue
                 if sought is not None:
-                    nodes = ctx.tx.nodes_by_label_and_values(label, key, sought, check)
+                    if type(sought) is frozenset:
+                        nodes = _looked_up(ctx, label, key, sought)
+                    if nodes is None:
+                        nodes = ctx.tx.nodes_by_label_and_values(label, key, sought, check)
             if nodes is None:
                 nodes = ctx.tx.nodes_by_label(label)
             for nid in nodes:
@@ -186,6 +189,28 @@ class NodeByLabelScan(Operator):
 _SCALARS = frozenset((str, int, float, bool))
 _NUMBERS = (int, float)
 _NOTHING = frozenset()
+
+# A label scan for a property's value repeated per input row (UNWIND ... MERGE (n:L {key: ...}) with no
+# index on the key) builds a transient hash index for the rest of the statement (relate.server.storage.
+# value_lookup) from its LOOKUP_AFTER-th run, once the label holds LOOKUP_MIN nodes: below that a scan
+# costs about what a lookup does, and one or two scans cost less than building the map.
+LOOKUP_AFTER = 3
+LOOKUP_MIN = 128
+_LOOKUP = object()          # ctx.memo key prefix: (_LOOKUP, label, key) -> scans so far, or the lookup
+
+
+def _looked_up(ctx, label: str, key: str, sought: frozenset):
+    """The label's nodes whose ``key`` may be among ``sought``, through the statement's transient
+    index; None while scanning is cheaper (the caller scans)."""
+    slot = (_LOOKUP, label, key)
+    memo = ctx.memo
+    lookup = memo.get(slot, 0)
+    if type(lookup) is int:
+        if lookup + 1 < LOOKUP_AFTER or ctx.tx.count_nodes(label) < LOOKUP_MIN:
+            memo[slot] = lookup + 1
+            return None
+        lookup = memo[slot] = ctx.tx.value_lookup(label, key, ctx.check)
+    return lookup.find(ctx.tx, sought, ctx.check)
 
 
 def _row_sought(scan, row, ctx):

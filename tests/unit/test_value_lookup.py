@@ -1,0 +1,129 @@
+"""A label scan for a key's value repeated per row builds a transient hash index for the statement
+(storage/value_lookup.py): random statements that read and write the same label and key (MERGE,
+MATCH, SET of the key, labels added and removed, deletes, batches committed apart) give the same rows
+and leave the same graph with the index built at once as with plain scans."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from relate.server.engine import Database
+from relate.server.query.exec.operators import base
+from tests.helpers import rows
+
+KEYS = st.one_of(st.integers(0, 4), st.sampled_from([1.0, 2.5, True, False, "1", "a", None, float("nan")]))
+STATEMENTS = [
+    "UNWIND $xs AS x MERGE (n:P {v: x}) ON CREATE SET n.c = 1 ON MATCH SET n.m = coalesce(n.m, 0) + 1 "
+    "RETURN n.v, n.c, n.m",
+    "UNWIND $xs AS x MATCH (n:P {v: x}) SET n.v = $y RETURN x, n.v",
+    "UNWIND $xs AS x MATCH (n:P {v: x}) REMOVE n:P SET n:Q RETURN x",
+    "UNWIND $xs AS x MATCH (n:Q {v: x}) SET n:P RETURN x",
+    "UNWIND $xs AS x MATCH (n:P {v: x}) DETACH DELETE n RETURN x",
+    "UNWIND $xs AS x MERGE (a:P {v: x}) MERGE (b:P {v: $y}) MERGE (a)-[:R]->(b) RETURN a.v, b.v",
+    "UNWIND $xs AS x MATCH (n:P) WHERE n.v IN [x, $y] RETURN x, n.v",
+    "UNWIND $xs AS x CREATE (:P {v: x}) WITH x MATCH (n:P {v: x}) RETURN x, count(n)",
+    "UNWIND $xs AS x MATCH (n:P {v: x}) REMOVE n.v RETURN x",
+    "UNWIND $xs AS x CALL { WITH x MERGE (n:P {v: x}) SET n.v = $y } IN TRANSACTIONS OF 2 ROWS "
+    "WITH x MATCH (n:P {v: x}) RETURN x, count(n)",
+    "UNWIND $xs AS x MATCH (a:P {v: x}), (b:P {v: $y}) CREATE (a)-[:R]->(b) RETURN x",
+    # MERGE reads its own writes row by row (no Eager): the lookup must follow them
+    "UNWIND $xs AS x MERGE (n:P {v: x}) ON MATCH SET n.v = $y RETURN x, n.v",
+    "UNWIND $xs AS x MERGE (n:P {v: x}) WITH x, n REMOVE n:P RETURN x",
+    "UNWIND $xs AS x MERGE (n:Q {v: x}) SET n:P WITH x MERGE (m:P {v: $y}) RETURN x, m.v",
+    "UNWIND $xs AS x MERGE (n:P {v: x}) WITH x, n DETACH DELETE n RETURN x",
+    "UNWIND $xs AS x MERGE (n:P {v: x}) ON CREATE SET n.v = $y RETURN x, n.v",
+]
+
+
+def _canonical(values) -> list:
+    """Rows (or a graph dump) sorted; NaN made comparable."""
+    def key(v):
+        return "NaN" if isinstance(v, float) and v != v else v
+    return sorted((tuple(map(key, row)) for row in values), key=repr)
+
+
+def _graph(db) -> list:
+    return _canonical(rows(db, "MATCH (n) OPTIONAL MATCH (n)-[r]->(m) "
+                               "RETURN id(n), labels(n), properties(n), type(r), id(m)"))
+
+
+def _run(db, text: str, params: dict, after: int, least: int, monkeypatch) -> object:
+    monkeypatch.setattr(base, "LOOKUP_AFTER", after)
+    monkeypatch.setattr(base, "LOOKUP_MIN", least)
+    try:
+        return _canonical(rows(db, text, params))
+    except Exception as exc:                         # the same error both ways
+        return type(exc).__name__
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(steps=st.lists(st.tuples(st.sampled_from(range(len(STATEMENTS))), st.lists(KEYS, max_size=6), KEYS),
+                      min_size=1, max_size=8),
+       seed=st.lists(KEYS, max_size=8))
+def test_lookup_agrees_with_scans(monkeypatch, steps, seed):
+    looked, scanned = Database.open(None), Database.open(None)
+    try:
+        for db in (looked, scanned):
+            rows(db, "UNWIND $vs AS v CREATE (:P {v: v}), (:Q {v: v})", {"vs": seed})
+        for which, xs, y in steps:
+            text, params = STATEMENTS[which], {"xs": xs, "y": y}
+            with_lookup = _run(looked, text, params, 1, 0, monkeypatch)
+            with_scans = _run(scanned, text, params, 1 << 30, 0, monkeypatch)
+            assert with_lookup == with_scans, (text, params)
+            assert _graph(looked) == _graph(scanned), (text, params)
+    finally:
+        looked.close()
+        scanned.close()
+
+
+def test_lookup_in_an_explicit_transaction_sees_its_own_writes(db, monkeypatch):
+    """Statements of one transaction: each builds its own lookup from the transaction's view."""
+    monkeypatch.setattr(base, "LOOKUP_AFTER", 1)
+    monkeypatch.setattr(base, "LOOKUP_MIN", 0)
+    session = db.session()
+    session.begin()
+    session.run("UNWIND range(1, 50) AS i CREATE (:P {v: i})").consume()
+    assert session.run("UNWIND range(1, 60) AS i MATCH (n:P {v: i}) RETURN count(n)").fetch(10) == [(50,)]
+    session.run("UNWIND range(1, 60) AS i MERGE (n:P {v: i})").consume()
+    session.run("MATCH (n:P {v: 3}) SET n.v = 300").consume()
+    assert session.run("UNWIND [3, 300] AS i MATCH (n:P {v: i}) RETURN i, count(n)").fetch(10) == [(300, 1)]
+    session.rollback()
+    assert rows(db, "MATCH (n:P) RETURN count(n)") == [(0,)]
+
+
+def test_repeated_merge_scans_the_label_a_few_times_not_per_row(db, monkeypatch):
+    """The point of it: MERGE per row on an unindexed key stops scanning the label after a few rows
+    (one scan per row made loading n rows cost n x nodes)."""
+    from relate.server.storage.read_tx import ReadTx
+    scans = []
+    original = ReadTx.nodes_by_label_and_values
+
+    def counted(self, *args):
+        scans.append(args[0])
+        return original(self, *args)
+
+    monkeypatch.setattr(ReadTx, "nodes_by_label_and_values", counted)
+    rows(db, "UNWIND range(1, 2000) AS i CREATE (:P {v: i})")
+    rows(db, "UNWIND range(1, 4000) AS i MERGE (:P {v: i})")
+    assert rows(db, "MATCH (n:P) RETURN count(n)") == [(4000,)]
+    assert len(scans) == base.LOOKUP_AFTER - 1
+    scans.clear()
+    rows(db, "UNWIND range(1, 4000) AS i MATCH (a:P {v: i}), (b:P {v: 4001 - i}) CREATE (a)-[:R]->(b)")
+    assert rows(db, "MATCH (:P)-[r:R]->(:P) RETURN count(r)") == [(4000,)]
+    assert len(scans) <= 2 * (base.LOOKUP_AFTER - 1)
+
+
+@pytest.mark.parametrize("text", [
+    "UNWIND range(1, 300) AS i MERGE (n:P {v: i % 150}) RETURN count(*)",
+    "UNWIND range(1, 300) AS i MATCH (n:P {v: i % 150}) RETURN count(*)",
+])
+def test_lookup_counts_match_scans(db, monkeypatch, text):
+    rows(db, "UNWIND range(0, 149) AS i CREATE (:P {v: i}), (:P {v: toFloat(i)})")
+    monkeypatch.setattr(base, "LOOKUP_AFTER", 1 << 30)
+    scanned = rows(db, text)
+    rows(db, "MATCH (n) DETACH DELETE n")
+    rows(db, "UNWIND range(0, 149) AS i CREATE (:P {v: i}), (:P {v: toFloat(i)})")
+    monkeypatch.setattr(base, "LOOKUP_AFTER", 1)
+    monkeypatch.setattr(base, "LOOKUP_MIN", 0)
+    assert rows(db, text) == scanned == [(600,)]
