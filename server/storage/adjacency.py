@@ -117,6 +117,20 @@ def pairs(entry: Entry | None, types: tuple[str, ...] | list[str] | None) -> lis
     return found
 
 
+def size(entry: Entry | None, types: tuple[str, ...] | list[str] | None) -> int:
+    """How many relationships ``entry`` lists for ``types`` (None = every type), at once: an upper
+    bound on what a reader sees (it lists versions a snapshot may not), to choose a side to expand."""
+    if entry is None:
+        return 0
+    if isinstance(entry, tuple):
+        if types is None:
+            return len(entry) // 3
+        return sum(1 for i in range(0, len(entry), 3) if entry[i] in types)
+    if types is None:
+        return sum(map(len, list(entry.values())))
+    return sum(len(entry.get(rel_type) or ()) for rel_type in dict.fromkeys(types))
+
+
 def as_dict(entry: Entry) -> Large:
     """``entry`` in the large form (a fresh copy): ``{type: {rid: other}}``."""
     if isinstance(entry, tuple):

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Union
 from relate.protocol.errors import EntityNotFound, TransactionError
 
 from .adjacency import pairs, typed_pairs
+from .adjacency import size as adjacency_size
 from .indexes import in_bounds, order_key, prefix_successor, range_bounds
 from .versions import visible
 
@@ -235,11 +236,12 @@ class ReadTx:
     def count_nodes(self, label: str | None = None) -> int:
         return self._counts().nodes.get(label, 0)
 
-    def value_lookup(self, label: str, key: str, tick: Callable[[], Any]) -> ValueLookup:
-        """A transient hash index of the label's nodes by ``key``, built now from this view, for one
-        statement's repeated seeks on an unindexed key (see value_lookup.py)."""
+    def value_lookup(self, entity: str, name: str | None, key: str, tick: Callable[[], Any]) -> ValueLookup:
+        """A transient hash index by ``key`` of the nodes labelled ``name`` (every node: None) or the
+        relationships of type ``name``, built now from this view, for one statement's repeated seeks on
+        an unindexed key (see value_lookup.py)."""
         from .value_lookup import ValueLookup
-        return ValueLookup(self, label, key, tick)
+        return ValueLookup(self, entity, name, key, tick)
 
     # -- relationships -------------------------------------------------------------------------------
 
@@ -436,6 +438,16 @@ class ReadTx:
                     continue
             if rec.props is not None:
                 yield rid, other
+
+    def adjacency_size(self, nid: int, direction: str, types: tuple[str, ...] | None = None) -> int:
+        """An upper bound on what ``expand`` yields (relationships listed, visible here or not), read
+        at once: which end of a relationship between two known nodes is cheaper to expand."""
+        store = self._store
+        if direction == "out":
+            return adjacency_size(store._out.get(nid), types)
+        if direction == "in":
+            return adjacency_size(store._in.get(nid), types)
+        return adjacency_size(store._out.get(nid), types) + adjacency_size(store._in.get(nid), types)
 
     def degree(self, nid: int, direction: str, types: tuple[str, ...] | None = None) -> int:
         count = 0

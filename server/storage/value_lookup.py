@@ -1,11 +1,12 @@
-"""A statement's transient hash index over one label's property: what a label scan repeated per input
-row (``UNWIND $rows AS r MERGE (n:Person {name: r.name})``, ``MATCH (a:P {id: r.a})`` with no index
-on the key) uses instead of scanning the label again for every row (SQLite's automatic indexes, kept
-for one statement). Built once from the transaction's view; a write transaction's later changes
-are folded in from its change log before each lookup, so the statement sees its own writes.
+"""A statement's transient hash index over one property of a label's nodes (or of every node, or of a
+type's relationships): what a scan repeated per input row (``UNWIND $rows AS r MERGE (n:Person {name:
+r.name})``, ``MATCH (a:P {id: r.a})``, ``MATCH ()-[e:R {id: r.id}]->()`` with no index on the key) uses
+instead of reading them all again for every row (SQLite's automatic indexes, kept for one statement).
+Built once from the transaction's view; a write transaction's later changes are folded in from its
+change log before each lookup, so the statement sees its own writes.
 
-The map is a superset (a node changed is filed under its new value, its old entry kept): every
-candidate is checked against the node as it is now, so a stale entry costs a lookup and no more.
+The map is a superset (an entity changed is filed under its new value, its old entry kept): every
+candidate is checked against the entity as it is now, so a stale entry costs a lookup and no more.
 """
 from __future__ import annotations
 
@@ -18,63 +19,68 @@ if TYPE_CHECKING:
 
 
 class ValueLookup:
-    """Ids of the nodes labelled ``label`` by the value of their ``key`` (str, bool, int, float values:
-    Python's equality, the same superset of Cypher's as the scan's own test): one id, or an ordered
-    set (a dict) of the ids sharing a value."""
+    """Ids of the nodes labelled ``name`` (every node when None) or the relationships of type ``name`` by
+    the value of their ``key`` (str, bool, int, float values: Python's equality, the same superset of
+    Cypher's as the scan's own test): one id, or an ordered set (a dict) of the ids sharing a value."""
 
-    __slots__ = ("label", "key", "_tx", "_log", "_pos", "_by_value")
+    __slots__ = ("is_node", "name", "key", "_tx", "_log", "_pos", "_by_value")
 
-    def __init__(self, tx: ReadTx, label: str, key: str, tick: Callable[[], Any]):
-        self.label, self.key = label, key
+    def __init__(self, tx: ReadTx, entity: str, name: str | None, key: str, tick: Callable[[], Any]):
+        self.is_node, self.name, self.key = entity == "node", name, key
         self._build(tx, tick)
 
+    def _entity(self, tx: ReadTx, eid: int) -> Any:
+        """The live version of ``eid`` as this transaction sees it when it is one of the set, else None."""
+        name = self.name
+        if self.is_node:
+            rec = tx._node(eid)
+            return rec if rec is not None and (name is None or name in rec.labels) else None
+        rel = tx._rel(eid)
+        return rel if rel is not None and rel.type == name else None
+
     def _build(self, tx: ReadTx, tick: Callable[[], Any]) -> None:
-        label, key, scalars = self.label, self.key, _SCALARS
-        by_value: dict[Any, Any] = {}
-        members = list(tx._store._label_index.get(label) or ())
-        node = tx._node
+        store, name = tx._store, self.name
+        if not self.is_node:
+            members = list(store._type_index.get(name) or ()) if name is not None else []
+        else:
+            members = list(store._nodes if name is None else store._label_index.get(name) or ())
+        self._by_value: dict[Any, Any] = {}
+        entity, file = self._entity, self._file_version
         for start in range(0, len(members), SCAN_TICK):
             if start:
                 tick()
-            for nid in members[start:start + SCAN_TICK]:
-                rec = node(nid)
-                if rec is None or label not in rec.labels:
-                    continue
-                value = rec.props.get(key)
-                if type(value) in scalars:
-                    held = by_value.get(value)
-                    if held is None:
-                        by_value[value] = nid
-                    elif type(held) is int:
-                        by_value[value] = {held: None, nid: None}
-                    else:
-                        held[nid] = None
-        self._by_value = by_value
+            for eid in members[start:start + SCAN_TICK]:
+                rec = entity(tx, eid)
+                if rec is not None:
+                    file(eid, rec)
         self._tx = tx
         self._log = tx.change_log()
         self._pos = len(self._log)
 
-    def _file(self, tx: ReadTx, nid: int) -> None:
-        """File node ``nid`` under its value now (a change touched it)."""
-        rec = tx._node(nid)
-        if rec is None or self.label not in rec.labels:
-            return
+    def _file_version(self, eid: int, rec: Any) -> None:
         value = rec.props.get(self.key)
         if type(value) not in _SCALARS:
             return
-        held = self._by_value.get(value)
+        by_value = self._by_value
+        held = by_value.get(value)
         if held is None:
-            self._by_value[value] = nid
+            by_value[value] = eid
         elif type(held) is int:
-            if held != nid:
-                self._by_value[value] = {held: None, nid: None}
+            if held != eid:
+                by_value[value] = {held: None, eid: None}
         else:
-            held[nid] = None
+            held[eid] = None
+
+    def _file(self, tx: ReadTx, eid: int) -> None:
+        """File ``eid`` under its value now (a change touched it)."""
+        rec = self._entity(tx, eid)
+        if rec is not None:
+            self._file_version(eid, rec)
 
     def _catch_up(self, tx: ReadTx, tick: Callable[[], Any]) -> None:
         """Fold in what the transaction wrote since the last lookup. A transaction replaced (a batch of
-        ``IN TRANSACTIONS`` committed) or its log cut back (a savepoint rolled back: a node may return
-        to a value it was never filed under) means building again."""
+        ``IN TRANSACTIONS`` committed) or its log cut back (a savepoint rolled back: an entity may
+        return to a value it was never filed under) means building again."""
         log = tx.change_log()
         if tx is not self._tx or log is not self._log or len(log) < self._pos:
             self._build(tx, tick)
@@ -82,23 +88,24 @@ class ValueLookup:
         end = len(log)
         if end == self._pos:
             return
-        label, key = self.label, self.key
+        name, key = self.name, self.key
+        created, changed = ("node+", "nprop") if self.is_node else ("rel+", "rprop")
         for index in range(self._pos, end):
             change = log[index]
             kind = change[0]
-            if kind == "node+":
-                if label in change[2]:
-                    self._file(tx, change[1])
-            elif kind == "nprop":
+            if kind == changed:
                 if change[2] == key:
                     self._file(tx, change[1])
-            elif kind == "label+":
-                if change[2] == label:
+            elif kind == created:
+                # a node's labels, a relationship's type
+                if name is None or (name in change[2] if self.is_node else change[2] == name):
                     self._file(tx, change[1])
+            elif kind == "label+" and self.is_node and change[2] == name:
+                self._file(tx, change[1])
         self._pos = end
 
     def find(self, tx: ReadTx, values: frozenset[Any], tick: Callable[[], Any]) -> list[int]:
-        """Ids of the live nodes labelled ``label`` whose ``key`` is among ``values`` now, by id."""
+        """Ids of the set's live entities whose ``key`` is among ``values`` now, by id."""
         self._catch_up(tx, tick)
         by_value = self._by_value
         candidates: list[int] = []
@@ -112,13 +119,13 @@ class ValueLookup:
                 candidates.extend(held)
         if not candidates:
             return candidates
-        label, key, node = self.label, self.key, tx._node
+        key, entity = self.key, self._entity
         found = []
-        for nid in sorted(set(candidates)) if len(candidates) > 1 else candidates:
-            rec = node(nid)
-            if rec is None or label not in rec.labels:
+        for eid in sorted(set(candidates)) if len(candidates) > 1 else candidates:
+            rec = entity(tx, eid)
+            if rec is None:
                 continue
             value = rec.props.get(key)
             if type(value) in _SCALARS and value in values:
-                found.append(nid)
+                found.append(eid)
         return found

@@ -1,11 +1,12 @@
-"""A label scan for a key's value repeated per row builds a transient hash index for the statement
-(storage/value_lookup.py): random statements that read and write the same label and key (MERGE,
-MATCH, SET of the key, labels added and removed, deletes, batches committed apart) give the same rows
-and leave the same graph with the index built at once as with plain scans."""
+"""A scan for a key's value repeated per row (of a label, of every node, of a relationship type) builds
+a transient hash index for the statement (storage/value_lookup.py): random statements that read and
+write the same key (MERGE, MATCH, SET of the key, labels added and removed, relationships created,
+deletes, batches committed apart) give the same rows and leave the same graph with the index built at
+once as with plain scans."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from relate.server.engine import Database
@@ -33,6 +34,17 @@ STATEMENTS = [
     "UNWIND $xs AS x MERGE (n:Q {v: x}) SET n:P WITH x MERGE (m:P {v: $y}) RETURN x, m.v",
     "UNWIND $xs AS x MERGE (n:P {v: x}) WITH x, n DETACH DELETE n RETURN x",
     "UNWIND $xs AS x MERGE (n:P {v: x}) ON CREATE SET n.v = $y RETURN x, n.v",
+    # every node (no label), and a relationship type's relationships
+    "UNWIND $xs AS x MATCH (n {v: x}) RETURN x, labels(n)",
+    "UNWIND $xs AS x MERGE (n:P {v: x}) WITH x MATCH (m {v: x}) RETURN x, count(m)",
+    "UNWIND $xs AS x MATCH ()-[r:R {v: x}]->() RETURN x, r.v",
+    "UNWIND $xs AS x MATCH (a:P {v: x}) CREATE (a)-[:R {v: x}]->(a) WITH x MATCH ()-[r:R {v: x}]->() "
+    "RETURN x, count(r)",
+    "UNWIND $xs AS x MATCH ()-[r:R {v: x}]->() SET r.v = $y RETURN x",
+    "UNWIND $xs AS x MATCH (a:P)-[r:R {v: x}]-(b) RETURN x, a.v, b.v",
+    "UNWIND $xs AS x MERGE (n {v: x}) ON MATCH SET n.m = coalesce(n.m, 0) + 1 RETURN x, n.m",
+    "UNWIND $xs AS x MERGE (:P)-[r:R {v: x}]->(:Q) ON MATCH SET r.m = coalesce(r.m, 0) + 1 RETURN x, r.m",
+    "UNWIND $xs AS x MERGE ()-[r:R {v: x}]->() ON MATCH SET r.v = $y RETURN x, r.v",
 ]
 
 
@@ -45,7 +57,7 @@ def _canonical(values) -> list:
 
 def _graph(db) -> list:
     return _canonical(rows(db, "MATCH (n) OPTIONAL MATCH (n)-[r]->(m) "
-                               "RETURN id(n), labels(n), properties(n), type(r), id(m)"))
+                               "RETURN id(n), labels(n), properties(n), type(r), properties(r), id(m)"))
 
 
 def _run(db, text: str, params: dict, after: int, least: int, monkeypatch) -> object:
@@ -57,7 +69,17 @@ def _run(db, text: str, params: dict, after: int, least: int, monkeypatch) -> ob
         return type(exc).__name__
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def _at(statement: str) -> int:
+    return next(i for i, text in enumerate(STATEMENTS) if text.startswith(statement))
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+# each kind of change a later row must see: a node or relationship created, a key set, a label added
+@example(steps=[(_at("UNWIND $xs AS x MERGE ()-[r:R {v: x}]->() ON MATCH SET r.v"), [0, 0, 0], 1)], seed=[])
+@example(steps=[(_at("UNWIND $xs AS x MERGE ()-[r:R {v: x}]->() ON MATCH SET r.v"), [0, 1, 1], 1)], seed=[0])
+@example(steps=[(_at("UNWIND $xs AS x MERGE (n {v: x}) ON MATCH"), [2, 2, 2], 0)], seed=[1])
+@example(steps=[(_at("UNWIND $xs AS x MERGE (n:P {v: x}) ON MATCH SET n.v = $y"), [0, 1, 1], 1)], seed=[0])
+@example(steps=[(_at("UNWIND $xs AS x MERGE (n:Q {v: x}) SET n:P WITH x MERGE (m:P"), [3, 4], 4)], seed=[])
 @given(steps=st.lists(st.tuples(st.sampled_from(range(len(STATEMENTS))), st.lists(KEYS, max_size=6), KEYS),
                       min_size=1, max_size=8),
        seed=st.lists(KEYS, max_size=8))
@@ -65,7 +87,7 @@ def test_lookup_agrees_with_scans(monkeypatch, steps, seed):
     looked, scanned = Database.open(None), Database.open(None)
     try:
         for db in (looked, scanned):
-            rows(db, "UNWIND $vs AS v CREATE (:P {v: v}), (:Q {v: v})", {"vs": seed})
+            rows(db, "UNWIND $vs AS v CREATE (p:P {v: v}), (:Q {v: v}) CREATE (p)-[:R {v: v}]->(p)", {"vs": seed})
         for which, xs, y in steps:
             text, params = STATEMENTS[which], {"xs": xs, "y": y}
             with_lookup = _run(looked, text, params, 1, 0, monkeypatch)
@@ -127,3 +149,52 @@ def test_lookup_counts_match_scans(db, monkeypatch, text):
     monkeypatch.setattr(base, "LOOKUP_AFTER", 1)
     monkeypatch.setattr(base, "LOOKUP_MIN", 0)
     assert rows(db, text) == scanned == [(600,)]
+
+
+def test_lookup_follows_each_kind_of_change_in_its_transaction(db):
+    """The store's side alone (a statement's plan puts an Eager before most reads of its own writes):
+    after the map is built, a node created, a label added, a key set or removed, a relationship created
+    or changed, and a deletion are all seen by the next lookup, and a rolled-back savepoint too."""
+    def no_tick():
+        pass
+
+    tx = db.store.begin_write()
+    try:
+        a = tx.create_node(["P"], {"v": 1})
+        b = tx.create_node(["Q"], {"v": 2})
+        r = tx.create_rel("R", a, b, {"v": 1})
+        nodes = tx.value_lookup("node", "P", "v", no_tick)
+        everything = tx.value_lookup("node", None, "v", no_tick)
+        rels = tx.value_lookup("relationship", "R", "v", no_tick)
+        assert nodes.find(tx, frozenset([1]), no_tick) == [a]
+        assert nodes.find(tx, frozenset([2]), no_tick) == []
+        tx.add_labels(b, ["P"])
+        assert nodes.find(tx, frozenset([2]), no_tick) == [b]
+        c = tx.create_node(["P"], {"v": 2.0})
+        assert nodes.find(tx, frozenset([2]), no_tick) == [b, c]
+        tx.set_node_prop(b, "v", 3)
+        assert nodes.find(tx, frozenset([2]), no_tick) == [c]
+        assert nodes.find(tx, frozenset([3, 1]), no_tick) == [a, b]
+        assert everything.find(tx, frozenset([3]), no_tick) == [b]
+        tx.remove_labels(b, ["P"])
+        assert nodes.find(tx, frozenset([3]), no_tick) == []
+        assert everything.find(tx, frozenset([3]), no_tick) == [b]
+        mark = tx.savepoint()
+        tx.set_node_prop(a, "v", 5)
+        nodes = tx.value_lookup("node", "P", "v", no_tick)      # built with a at 5 only
+        assert nodes.find(tx, frozenset([5]), no_tick) == [a]
+        tx.rollback_to(mark)                          # a returns to 1, never filed there: rebuilt
+        assert nodes.find(tx, frozenset([5]), no_tick) == []
+        assert nodes.find(tx, frozenset([1]), no_tick) == [a]
+        s = tx.create_rel("R", b, a, {"v": 1})
+        assert rels.find(tx, frozenset([1]), no_tick) == [r, s]
+        tx.set_rel_prop(r, "v", "x")
+        assert rels.find(tx, frozenset(["x"]), no_tick) == [r]
+        tx.delete_rel(s)
+        assert rels.find(tx, frozenset([1]), no_tick) == []
+        tx.delete_rel(r)
+        tx.delete_node(a)
+        assert nodes.find(tx, frozenset([1]), no_tick) == []
+        assert everything.find(tx, frozenset([1]), no_tick) == []
+    finally:
+        tx.rollback()

@@ -128,7 +128,10 @@ class AllNodesScan(Operator):
                 if sought is _NOTHING:
                     continue
                 if sought is not None:
-                    nodes = ctx.tx.all_nodes_with_values(key, sought, check)
+                    if type(sought) is frozenset:
+                        nodes = _looked_up(ctx, "node", None, key, sought)
+                    if nodes is None:
+                        nodes = ctx.tx.all_nodes_with_values(key, sought, check)
             for nid in (ctx.tx.all_nodes() if nodes is None else nodes):
                 check()
                 out = dict(row)
@@ -167,7 +170,7 @@ class NodeByLabelScan(Operator):
                     continue
                 if sought is not None:
                     if type(sought) is frozenset:
-                        nodes = _looked_up(ctx, label, key, sought)
+                        nodes = _looked_up(ctx, "node", label, key, sought)
                     if nodes is None:
                         nodes = ctx.tx.nodes_by_label_and_values(label, key, sought, check)
             if nodes is None:
@@ -190,26 +193,29 @@ _SCALARS = frozenset((str, int, float, bool))
 _NUMBERS = (int, float)
 _NOTHING = frozenset()
 
-# A label scan for a property's value repeated per input row (UNWIND ... MERGE (n:L {key: ...}) with no
-# index on the key) builds a transient hash index for the rest of the statement (relate.server.storage.
-# value_lookup) from its LOOKUP_AFTER-th run, once the label holds LOOKUP_MIN nodes: below that a scan
-# costs about what a lookup does, and one or two scans cost less than building the map.
+# A scan for a property's value repeated per input row (UNWIND ... MERGE (n:L {key: ...}) with no index
+# on the key; of a label, of every node or of a relationship type) builds a transient hash index for the
+# rest of the statement (relate.server.storage.value_lookup) from its LOOKUP_AFTER-th run, once the set
+# holds LOOKUP_MIN entities: below that a scan costs about what a lookup does, and one or two scans
+# cost less than building the map.
 LOOKUP_AFTER = 3
 LOOKUP_MIN = 128
-_LOOKUP = object()          # ctx.memo key prefix: (_LOOKUP, label, key) -> scans so far, or the lookup
+_LOOKUP = object()          # ctx.memo key prefix: (_LOOKUP, entity, name, key) -> scans so far, or the lookup
 
 
-def _looked_up(ctx, label: str, key: str, sought: frozenset):
-    """The label's nodes whose ``key`` may be among ``sought``, through the statement's transient
+def _looked_up(ctx, entity: str, name: str | None, key: str, sought: frozenset):
+    """The set's entities whose ``key`` may be among ``sought``, through the statement's transient
     index; None while scanning is cheaper (the caller scans)."""
-    slot = (_LOOKUP, label, key)
+    slot = (_LOOKUP, entity, name, key)
     memo = ctx.memo
     lookup = memo.get(slot, 0)
     if type(lookup) is int:
-        if lookup + 1 < LOOKUP_AFTER or ctx.tx.count_nodes(label) < LOOKUP_MIN:
+        tx = ctx.tx
+        size = tx.count_nodes(name) if entity == "node" else tx.count_rels(name)
+        if lookup + 1 < LOOKUP_AFTER or size < LOOKUP_MIN:
             memo[slot] = lookup + 1
             return None
-        lookup = memo[slot] = ctx.tx.value_lookup(label, key, ctx.check)
+        lookup = memo[slot] = tx.value_lookup(entity, name, key, ctx.check)
     return lookup.find(ctx.tx, sought, ctx.check)
 
 
@@ -478,13 +484,17 @@ class RelTypeScan(Operator):
             return super().count(ctx, arg)
         return sum(ctx.tx.count_rels(t) for t in self.types)
 
-    def _candidates(self, tx, rel_type, value, upper, tick):
+    def _candidates(self, ctx, tx, rel_type, value, upper, tick):
         """The relationship ids of ``rel_type`` to try for one input row (all of them, or the index's)."""
         if self.indexed:
             ids = tx.index_candidates("relationship", rel_type, self.key, self.compare, value, upper)
             return tx.rels_by_type(rel_type) if ids is None else ids
         if value is None:
             return tx.rels_by_type(rel_type)
+        if type(value) is frozenset:
+            ids = _looked_up(ctx, "relationship", rel_type, self.key, value)
+            if ids is not None:
+                return ids
         return tx.rels_by_type_and_values(rel_type, self.key, value, tick)
 
     def rows(self, ctx, arg):
@@ -504,7 +514,7 @@ class RelTypeScan(Operator):
                     continue
             used = used_rel_ids(row, self.unique_with) if self.unique_with else None
             for rel_type in self.types:
-                for rid in self._candidates(tx, rel_type, sought, upper, ctx.check):
+                for rid in self._candidates(ctx, tx, rel_type, sought, upper, ctx.check):
                     ctx.check()
                     if used and rid in used:
                         continue
@@ -571,10 +581,10 @@ class Expand(Operator):
                 target = row[end_var]
                 if target is None:
                     continue
-                target_id = target.id
-                for rid, other in expand(node.id, direction, types):
+                near, far = _into_ends(tx, node.id, target.id, direction, types)
+                for rid, other in expand(near, direction if near == node.id else _REVERSED[direction], types):
                     check()
-                    if other == target_id and not (used and rid in used):
+                    if other == far and not (used and rid in used):
                         out = dict(row)
                         out[rel_var] = RelRef(rid)
                         yield out
@@ -644,13 +654,15 @@ class Expand(Operator):
                     ctx.charge(len(reached))      # the same work budget as walking them again
                 n += len(reached) - len(used & reached) if used else len(reached)
                 continue
-            target_id = None
+            target_id, near, way = None, node.id, direction
             if into:
                 target = row[end_var]
                 if target is None:
                     continue
-                target_id = target.id
-            for rid, other in expand(node.id, direction, types):
+                near, target_id = _into_ends(tx, node.id, target.id, direction, types)
+                if near != node.id:
+                    way = _REVERSED[direction]
+            for rid, other in expand(near, way, types):
                 check()
                 if used and rid in used:
                     continue
@@ -663,6 +675,21 @@ class Expand(Operator):
 
 
 _COUNT_MEMO_LIMIT = 2_000_000     # relationship ids Expand.count keeps memoized (~100 MB at most)
+_REVERSED = {"out": "in", "in": "out", "both": "both"}
+# Expand(Into) walks the start's relationships unless it has more than INTO_SWAP_AT of them and the end
+# has a quarter as many or fewer: then the end's, reversed (MERGE (hub)-[:HAS]->(n) per row walked
+# every relationship the hub gained so far; Neo4j's Expand(Into) also expands the smaller side).
+# Small nodes keep the start's order (the same rows either way, but not always in the same order).
+INTO_SWAP_AT = 32
+
+
+def _into_ends(tx, start: int, end: int, direction: str, types) -> tuple[int, int]:
+    """(node to expand from, node its far end must be) for a relationship from ``start`` to ``end``."""
+    if start == end or tx.adjacency_size(start, direction, types) <= INTO_SWAP_AT:
+        return start, end
+    if 4 * tx.adjacency_size(end, _REVERSED[direction], types) <= tx.adjacency_size(start, direction, types):
+        return end, start
+    return start, end
 
 
 class Filter(Operator):
