@@ -78,14 +78,24 @@ class ValueLookup:
             self._file_version(eid, rec)
 
     def _catch_up(self, tx: ReadTx, tick: Callable[[], Any]) -> None:
-        """Fold in what the transaction wrote since the last lookup. A transaction replaced (a batch of
-        ``IN TRANSACTIONS`` committed) or its log cut back (a savepoint rolled back: an entity may
-        return to a value it was never filed under) means building again."""
+        """Fold in what the transaction wrote since the last lookup. A batch of ``IN TRANSACTIONS``
+        committed starts a new log (the old one is read to its end first: a commit changes nothing
+        seen); another transaction, or a log cut back (a savepoint rolled back: an entity may return
+        to a value it was never filed under), means building again."""
         log = tx.change_log()
-        if tx is not self._tx or log is not self._log or len(log) < self._pos:
+        if tx is not self._tx or len(self._log) < self._pos:
             self._build(tx, tick)
             return
-        end = len(log)
+        if log is not self._log:
+            self._fold(tx, self._log, len(self._log))
+            self._log, self._pos = log, 0
+        if len(log) < self._pos:
+            self._build(tx, tick)
+            return
+        self._fold(tx, log, len(log))
+
+    def _fold(self, tx: ReadTx, log: Any, end: int) -> None:
+        """File what ``log[self._pos:end]`` touched (the changes this set and key care about)."""
         if end == self._pos:
             return
         name, key = self.name, self.key

@@ -198,3 +198,35 @@ def test_lookup_follows_each_kind_of_change_in_its_transaction(db):
         assert everything.find(tx, frozenset([1]), no_tick) == []
     finally:
         tx.rollback()
+
+
+def test_a_committed_batch_keeps_the_lookup(db, monkeypatch):
+    """CALL { ... } IN TRANSACTIONS commits batch by batch on one transaction: the lookup reads the
+    committed batch's log to its end and goes on with the next, without building again."""
+    from relate.server.storage.value_lookup import ValueLookup
+    builds = []
+    original = ValueLookup._build
+
+    def counted(self, tx, tick):
+        builds.append(self.name)
+        original(self, tx, tick)
+
+    monkeypatch.setattr(ValueLookup, "_build", counted)
+    tx = db.store.begin_write()
+    try:
+        a = tx.create_node(["P"], {"v": 1})
+        nodes = tx.value_lookup("node", "P", "v", lambda: None)
+        b = tx.create_node(["P"], {"v": 2})          # in the batch's log, not yet folded in
+        tx.commit_and_continue()
+        c = tx.create_node(["P"], {"v": 2})
+        assert nodes.find(tx, frozenset([1, 2]), lambda: None) == [a, b, c]
+        assert builds == ["P"]
+    finally:
+        tx.rollback()
+    assert rows(db, "MATCH (n:P) RETURN count(n)") == [(2,)]     # the first batch was committed
+    monkeypatch.setattr(base, "LOOKUP_AFTER", 1)
+    monkeypatch.setattr(base, "LOOKUP_MIN", 0)
+    builds.clear()
+    rows(db, "UNWIND range(1, 40) AS i CALL { WITH i MERGE (n:P {v: i % 7}) } IN TRANSACTIONS OF 5 ROWS")
+    assert rows(db, "MATCH (n:P) RETURN count(n)") == [(7,)]    # a (1) and b (2), then 0 and 3 to 6
+    assert builds == ["P"]
