@@ -264,6 +264,51 @@ def in_list(value: Any, items: Any) -> bool | None:
     return None if unknown else False
 
 
+# ``x IN list`` with a long list met again (a parameter, a collected list carried by WITH: the same object
+# row after row) looks a scalar up in a set built at its second sighting, instead of comparing it with
+# every item (``WHERE NOT n.id IN $seen`` over 50k nodes and 10k ids: 60 s). Kept per statement, in
+# ctx.memo (one list per IN expression: the last one met).
+MEMBERS_AT = 32
+_HASHED = frozenset((int, float, str, bool))
+_TRUE, _FALSE = object(), object()       # booleans stand apart: Cypher's true is not 1, Python's is
+
+
+def _members(items: list) -> tuple[set, bool]:
+    """(the scalar items as set keys, whether null is among the items) of a list. Equality of a scalar
+    with a list, map or other value is false, never null, so those items cannot change an answer."""
+    keys: set = set()
+    has_null = False
+    for item in items:
+        kind = type(item)
+        if kind is int or kind is str or (kind is float and item == item):     # NaN equals nothing
+            keys.add(item)
+        elif kind is bool:
+            keys.add(_TRUE if item else _FALSE)
+        elif item is None:
+            has_null = True
+    return keys, has_null
+
+
+def _in_members(site: Any, items: list, value: Any, ctx) -> Any:
+    """``value IN items`` through the set of ``items`` when this IN (``site``) meets the same list again;
+    _MISSING the first time (the caller compares item by item)."""
+    memo = getattr(ctx, "memo", None)
+    if memo is None:
+        return _MISSING
+    held = memo.get(site)
+    if held is None or held[0] is not items or held[1] != len(items):
+        memo[site] = (items, len(items), None)
+        return _MISSING
+    members = held[2]
+    if members is None:
+        members = _members(items)
+        memo[site] = (items, len(items), members)
+    keys, has_null = members
+    if (value if type(value) is not bool else _TRUE if value else _FALSE) in keys:
+        return True
+    return None if has_null else False
+
+
 def _compile_regex(pattern: str):
     return compile_regex(pattern)
 
@@ -680,7 +725,12 @@ class _Compiler:
                 return in_constant_set
 
         def in_(row, ctx):
-            return in_list(left(row, ctx), right(row, ctx))
+            value, items = left(row, ctx), right(row, ctx)
+            if type(items) is list and len(items) >= MEMBERS_AT and type(value) in _HASHED:
+                found = _in_members(in_, items, value, ctx)
+                if found is not _MISSING:
+                    return found
+            return in_list(value, items)
         return in_
 
     def _string_predicate(self, op: str, left: Compiled, right: Compiled) -> Compiled:
