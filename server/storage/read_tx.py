@@ -236,12 +236,13 @@ class ReadTx:
     def count_nodes(self, label: str | None = None) -> int:
         return self._counts().nodes.get(label, 0)
 
-    def value_lookup(self, entity: str, name: str | None, key: str, tick: Callable[[], Any]) -> ValueLookup:
-        """A transient hash index by ``key`` of the nodes labelled ``name`` (every node: None) or the
-        relationships of type ``name``, built now from this view, for one statement's repeated seeks on
-        an unindexed key (see value_lookup.py)."""
+    def value_lookup(self, entity: str, name: str | None, key: str, tick: Callable[[], Any],
+                     transform: str | None = None) -> ValueLookup:
+        """A transient hash index by ``key`` (its strings lower- or upper-cased with ``transform``) of the
+        nodes labelled ``name`` (every node: None) or the relationships of type ``name``, built now from
+        this view, for one statement's repeated seeks on an unindexed key (see value_lookup.py)."""
         from .value_lookup import ValueLookup
-        return ValueLookup(self, entity, name, key, tick)
+        return ValueLookup(self, entity, name, key, tick, transform)
 
     # -- relationships -------------------------------------------------------------------------------
 

@@ -23,10 +23,15 @@ class ValueLookup:
     the value of their ``key`` (str, bool, int, float values: Python's equality, the same superset of
     Cypher's as the scan's own test): one id, or an ordered set (a dict) of the ids sharing a value."""
 
-    __slots__ = ("is_node", "name", "key", "_tx", "_log", "_pos", "_by_value")
+    __slots__ = ("is_node", "name", "key", "_case", "_tx", "_log", "_pos", "_by_value", "_odd")
 
-    def __init__(self, tx: ReadTx, entity: str, name: str | None, key: str, tick: Callable[[], Any]):
+    def __init__(self, tx: ReadTx, entity: str, name: str | None, key: str, tick: Callable[[], Any],
+                 transform: str | None = None):
         self.is_node, self.name, self.key = entity == "node", name, key
+        # With a transform ("lower", "upper": toLower(n.key) = $x) strings are filed cased, and other
+        # values apart (``_odd``): they are always candidates, so the filter raises for them as it
+        # would without the lookup.
+        self._case = None if transform is None else str.lower if transform == "lower" else str.upper
         self._build(tx, tick)
 
     def _entity(self, tx: ReadTx, eid: int) -> Any:
@@ -45,6 +50,7 @@ class ValueLookup:
         else:
             members = list(store._nodes if name is None else store._label_index.get(name) or ())
         self._by_value: dict[Any, Any] = {}
+        self._odd: dict[int, None] = {}
         entity, file = self._entity, self._file_version
         for start in range(0, len(members), SCAN_TICK):
             if start:
@@ -59,6 +65,11 @@ class ValueLookup:
 
     def _file_version(self, eid: int, rec: Any) -> None:
         value = rec.props.get(self.key)
+        if self._case is not None and value is not None:
+            if type(value) is not str:
+                self._odd[eid] = None
+                return
+            value = self._case(value)
         if type(value) not in _SCALARS:
             return
         by_value = self._by_value
@@ -115,10 +126,11 @@ class ValueLookup:
         self._pos = end
 
     def find(self, tx: ReadTx, values: frozenset[Any], tick: Callable[[], Any]) -> list[int]:
-        """Ids of the set's live entities whose ``key`` is among ``values`` now, by id."""
+        """Ids of the set's live entities whose ``key`` (cased, with a transform) is among ``values`` now
+        (with a transform, also those whose ``key`` is not a string), by id."""
         self._catch_up(tx, tick)
-        by_value = self._by_value
-        candidates: list[int] = []
+        by_value, case = self._by_value, self._case
+        candidates: list[int] = list(self._odd) if case is not None else []
         for value in values:
             held = by_value.get(value)
             if held is None:
@@ -136,6 +148,9 @@ class ValueLookup:
             if rec is None:
                 continue
             value = rec.props.get(key)
-            if type(value) in _SCALARS and value in values:
+            if case is not None and value is not None:
+                if type(value) is not str or case(value) in values:
+                    found.append(eid)
+            elif type(value) in _SCALARS and value in values:
                 found.append(eid)
         return found

@@ -13,7 +13,7 @@ from relate.server.engine import Database
 from relate.server.query.exec.operators import base
 from tests.helpers import rows
 
-KEYS = st.one_of(st.integers(0, 4), st.sampled_from([1.0, 2.5, True, False, "1", "a", None, float("nan")]))
+KEYS = st.one_of(st.integers(0, 4), st.sampled_from([1.0, 2.5, True, False, "1", "a", "A", None, float("nan")]))
 STATEMENTS = [
     "UNWIND $xs AS x MERGE (n:P {v: x}) ON CREATE SET n.c = 1 ON MATCH SET n.m = coalesce(n.m, 0) + 1 "
     "RETURN n.v, n.c, n.m",
@@ -45,6 +45,12 @@ STATEMENTS = [
     "UNWIND $xs AS x MERGE (n {v: x}) ON MATCH SET n.m = coalesce(n.m, 0) + 1 RETURN x, n.m",
     "UNWIND $xs AS x MERGE (:P)-[r:R {v: x}]->(:Q) ON MATCH SET r.m = coalesce(r.m, 0) + 1 RETURN x, r.m",
     "UNWIND $xs AS x MERGE ()-[r:R {v: x}]->() ON MATCH SET r.v = $y RETURN x, r.v",
+    # toLower/toUpper of the key (entity resolution by a normalised name); a key that is not a string
+    # makes the filter raise, with the lookup as without it
+    "UNWIND $xs AS x MATCH (n:P) WHERE toLower(n.v) = x RETURN x, n.v",
+    "UNWIND $xs AS x MATCH (n:P) WHERE toUpper(n.v) IN [x, 'A'] RETURN x, n.v",
+    "UNWIND $xs AS x MATCH (n:Q) WHERE toLower(n.v) = toLower(toString(x)) RETURN x, n.v",
+    "MATCH (a:Q), (b:Q) WHERE toLower(a.v) = toLower(b.v) AND id(a) < id(b) RETURN a.v, b.v",
 ]
 
 
@@ -80,6 +86,8 @@ def _at(statement: str) -> int:
 @example(steps=[(_at("UNWIND $xs AS x MERGE (n {v: x}) ON MATCH"), [2, 2, 2], 0)], seed=[1])
 @example(steps=[(_at("UNWIND $xs AS x MERGE (n:P {v: x}) ON MATCH SET n.v = $y"), [0, 1, 1], 1)], seed=[0])
 @example(steps=[(_at("UNWIND $xs AS x MERGE (n:Q {v: x}) SET n:P WITH x MERGE (m:P"), [3, 4], 4)], seed=[])
+@example(steps=[(_at("UNWIND $xs AS x MATCH (n:P) WHERE toLower(n.v) = x"), ["a", "a", "a"], 0)], seed=["A", 1, "a"])
+@example(steps=[(_at("MATCH (a:Q), (b:Q) WHERE toLower(a.v)"), [], 0)], seed=["A", "a", "b", "B", "a"])
 @given(steps=st.lists(st.tuples(st.sampled_from(range(len(STATEMENTS))), st.lists(KEYS, max_size=6), KEYS),
                       min_size=1, max_size=8),
        seed=st.lists(KEYS, max_size=8))

@@ -128,8 +128,7 @@ class AllNodesScan(Operator):
                 if sought is _NOTHING:
                     continue
                 if sought is not None:
-                    if type(sought) is frozenset:
-                        nodes = _looked_up(ctx, "node", None, key, sought)
+                    nodes = _looked_up(ctx, "node", None, key, sought, self.transform)
                     if nodes is None:
                         nodes = ctx.tx.all_nodes_with_values(key, sought, check)
             for nid in (ctx.tx.all_nodes() if nodes is None else nodes):
@@ -169,8 +168,7 @@ class NodeByLabelScan(Operator):
                 if sought is _NOTHING:
                     continue
                 if sought is not None:
-                    if type(sought) is frozenset:
-                        nodes = _looked_up(ctx, "node", label, key, sought)
+                    nodes = _looked_up(ctx, "node", label, key, sought, self.transform)
                     if nodes is None:
                         nodes = ctx.tx.nodes_by_label_and_values(label, key, sought, check)
             if nodes is None:
@@ -200,13 +198,21 @@ _NOTHING = frozenset()
 # cost less than building the map.
 LOOKUP_AFTER = 3
 LOOKUP_MIN = 128
-_LOOKUP = object()          # ctx.memo key prefix: (_LOOKUP, entity, name, key) -> scans so far, or the lookup
+_LOOKUP = object()          # ctx.memo key prefix: (_LOOKUP, entity, name, key, transform) -> scans so far, or the lookup
 
 
-def _looked_up(ctx, entity: str, name: str | None, key: str, sought: frozenset):
-    """The set's entities whose ``key`` may be among ``sought``, through the statement's transient
-    index; None while scanning is cheaper (the caller scans)."""
-    slot = (_LOOKUP, entity, name, key)
+def _looked_up(ctx, entity: str, name: str | None, key: str, sought, transform: str | None):
+    """The set's entities whose ``key`` may pass ``sought`` (a scan's: values to be among, for ``=`` and
+    ``IN``, also of toLower/toUpper of the key), through the statement's transient index; None for
+    another test, or while scanning is cheaper (the caller scans)."""
+    if transform is None:
+        if type(sought) is not frozenset:
+            return None
+    else:
+        sought = getattr(sought, "among", None)
+        if sought is None:
+            return None
+    slot = (_LOOKUP, entity, name, key, transform)
     memo = ctx.memo
     lookup = memo.get(slot, 0)
     if type(lookup) is int:
@@ -215,7 +221,7 @@ def _looked_up(ctx, entity: str, name: str | None, key: str, sought: frozenset):
         if lookup + 1 < LOOKUP_AFTER or size < LOOKUP_MIN:
             memo[slot] = lookup + 1
             return None
-        lookup = memo[slot] = tx.value_lookup(entity, name, key, ctx.check)
+        lookup = memo[slot] = tx.value_lookup(entity, name, key, ctx.check, transform)
     return lookup.find(ctx.tx, sought, ctx.check)
 
 
@@ -242,12 +248,18 @@ def _sought(value, compare: str, transform: str | None = None):
         return _not_a_string
     case = str.lower if transform == "lower" else str.upper
     if isinstance(sought, frozenset):
-        return lambda v: type(v) is not str or case(v) in sought
+        def among_cased(v) -> bool:
+            return type(v) is not str or case(v) in sought
+        among_cased.among = sought          # type: ignore[attr-defined]  # for a transient lookup
+        return among_cased
     return lambda v: type(v) is not str or sought(case(v))
 
 
 def _not_a_string(value) -> bool:
     return type(value) is not str
+
+
+_not_a_string.among = _NOTHING          # type: ignore[attr-defined]
 
 
 def _plain_sought(value, compare: str):
@@ -491,10 +503,9 @@ class RelTypeScan(Operator):
             return tx.rels_by_type(rel_type) if ids is None else ids
         if value is None:
             return tx.rels_by_type(rel_type)
-        if type(value) is frozenset:
-            ids = _looked_up(ctx, "relationship", rel_type, self.key, value)
-            if ids is not None:
-                return ids
+        ids = _looked_up(ctx, "relationship", rel_type, self.key, value, self.transform)
+        if ids is not None:
+            return ids
         return tx.rels_by_type_and_values(rel_type, self.key, value, tick)
 
     def rows(self, ctx, arg):
