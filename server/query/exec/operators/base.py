@@ -580,6 +580,7 @@ class Expand(Operator):
         check = ctx.check
         tx = ctx.tx
         expand = tx.expand
+        small_start = None          # the last start node known to be small: expanded from (_into_ends)
         for row in self.source.rows(ctx, arg):
             node = row[start_var]
             if node is None:
@@ -592,7 +593,11 @@ class Expand(Operator):
                 target = row[end_var]
                 if target is None:
                     continue
-                near, far = _into_ends(tx, node.id, target.id, direction, types)
+                near, far = node.id, target.id
+                if near != small_start:
+                    near, far, small = _into_ends(tx, near, far, direction, types)
+                    if small:
+                        small_start = near
                 for rid, other in expand(near, direction if near == node.id else _REVERSED[direction], types):
                     check()
                     if other == far and not (used and rid in used):
@@ -638,6 +643,7 @@ class Expand(Operator):
             end_key = self.end_key
         room = _COUNT_MEMO_LIMIT
         n = 0
+        small_start = None
         for row in self.source.rows(ctx, arg):
             node = row[start_var]
             if node is None:
@@ -670,9 +676,13 @@ class Expand(Operator):
                 target = row[end_var]
                 if target is None:
                     continue
-                near, target_id = _into_ends(tx, node.id, target.id, direction, types)
-                if near != node.id:
-                    way = _REVERSED[direction]
+                target_id = target.id
+                if near != small_start:
+                    near, target_id, small = _into_ends(tx, near, target_id, direction, types)
+                    if small:
+                        small_start = near
+                    elif near != node.id:
+                        way = _REVERSED[direction]
             for rid, other in expand(near, way, types):
                 check()
                 if used and rid in used:
@@ -694,13 +704,18 @@ _REVERSED = {"out": "in", "in": "out", "both": "both"}
 INTO_SWAP_AT = 32
 
 
-def _into_ends(tx, start: int, end: int, direction: str, types) -> tuple[int, int]:
-    """(node to expand from, node its far end must be) for a relationship from ``start`` to ``end``."""
-    if start == end or tx.adjacency_size(start, direction, types) <= INTO_SWAP_AT:
-        return start, end
-    if 4 * tx.adjacency_size(end, _REVERSED[direction], types) <= tx.adjacency_size(start, direction, types):
-        return end, start
-    return start, end
+def _into_ends(tx, start: int, end: int, direction: str, types) -> tuple[int, int, bool]:
+    """(node to expand from, node its far end must be, whether ``start`` is small: expanded from
+    whatever the end, which the caller may remember for the rows that follow with the same start)."""
+    # every type first: an upper bound read at once, so that most rows (small nodes) stop here
+    if tx.adjacency_size(start, direction) <= INTO_SWAP_AT:
+        return start, end, True
+    near = tx.adjacency_size(start, direction, types)
+    if near <= INTO_SWAP_AT:
+        return start, end, True
+    if start != end and 4 * tx.adjacency_size(end, _REVERSED[direction], types) <= near:
+        return end, start, False
+    return start, end, False
 
 
 class Filter(Operator):
