@@ -236,13 +236,13 @@ class ReadTx:
     def count_nodes(self, label: str | None = None) -> int:
         return self._counts().nodes.get(label, 0)
 
-    def value_lookup(self, entity: str, name: str | None, key: str, tick: Callable[[], Any],
+    def value_lookup(self, entity: str, name: str | None, keys: tuple[str, ...], tick: Callable[[], Any],
                      transform: str | None = None) -> ValueLookup:
-        """A transient hash index by ``key`` (its strings lower- or upper-cased with ``transform``) of the
-        nodes labelled ``name`` (every node: None) or the relationships of type ``name``, built now from
-        this view, for one statement's repeated seeks on an unindexed key (see value_lookup.py)."""
+        """A transient hash index by ``keys`` (one key's strings lower- or upper-cased with ``transform``)
+        of the nodes labelled ``name`` (every node: None) or the relationships of type ``name``, built now
+        from this view, for one statement's repeated seeks on unindexed keys (see value_lookup.py)."""
         from .value_lookup import ValueLookup
-        return ValueLookup(self, entity, name, key, tick, transform)
+        return ValueLookup(self, entity, name, keys, tick, transform)
 
     # -- relationships -------------------------------------------------------------------------------
 

@@ -20,14 +20,17 @@ if TYPE_CHECKING:
 
 class ValueLookup:
     """Ids of the nodes labelled ``name`` (every node when None) or the relationships of type ``name`` by
-    the value of their ``key`` (str, bool, int, float values: Python's equality, the same superset of
-    Cypher's as the scan's own test): one id, or an ordered set (a dict) of the ids sharing a value."""
+    the value of their key (str, bool, int, float values: Python's equality, the same superset of
+    Cypher's as the scan's own test), or the tuple of their keys' values: one id, or an ordered set (a
+    dict) of the ids sharing a value."""
 
-    __slots__ = ("is_node", "name", "key", "_case", "_tx", "_log", "_pos", "_by_value", "_odd")
+    __slots__ = ("is_node", "name", "key", "keys", "_case", "_tx", "_log", "_pos", "_by_value", "_odd")
 
-    def __init__(self, tx: ReadTx, entity: str, name: str | None, key: str, tick: Callable[[], Any],
+    def __init__(self, tx: ReadTx, entity: str, name: str | None, keys: tuple[str, ...], tick: Callable[[], Any],
                  transform: str | None = None):
-        self.is_node, self.name, self.key = entity == "node", name, key
+        # Several keys (MERGE (n:E {type: $t, name: $n})): filed by the tuple of their values, each a
+        # scalar; an entity lacking one cannot pass the equalities and is not filed.
+        self.is_node, self.name, self.key, self.keys = entity == "node", name, keys[0], keys
         # With a transform ("lower", "upper": toLower(n.key) = $x) strings are filed cased, and other
         # values apart (``_odd``): they are always candidates, so the filter raises for them as it
         # would without the lookup.
@@ -63,14 +66,22 @@ class ValueLookup:
         self._log = tx.change_log()
         self._pos = len(self._log)
 
+    def _value(self, props: Any) -> Any:
+        """What ``props`` is filed under (before a case transform): one key's value, or the keys' tuple
+        (None when one of them is not a scalar)."""
+        if len(self.keys) == 1:
+            return props.get(self.key)
+        value = tuple(props.get(key) for key in self.keys)
+        return value if all(type(v) in _SCALARS for v in value) else None
+
     def _file_version(self, eid: int, rec: Any) -> None:
-        value = rec.props.get(self.key)
+        value = self._value(rec.props)
         if self._case is not None and value is not None:
             if type(value) is not str:
                 self._odd[eid] = None
                 return
             value = self._case(value)
-        if type(value) not in _SCALARS:
+        if type(value) not in _SCALARS and type(value) is not tuple:
             return
         by_value = self._by_value
         held = by_value.get(value)
@@ -109,13 +120,13 @@ class ValueLookup:
         """File what ``log[self._pos:end]`` touched (the changes this set and key care about)."""
         if end == self._pos:
             return
-        name, key = self.name, self.key
+        name, keys = self.name, self.keys
         created, changed = ("node+", "nprop") if self.is_node else ("rel+", "rprop")
         for index in range(self._pos, end):
             change = log[index]
             kind = change[0]
             if kind == changed:
-                if change[2] == key:
+                if change[2] in keys:
                     self._file(tx, change[1])
             elif kind == created:
                 # a node's labels, a relationship's type
@@ -141,16 +152,16 @@ class ValueLookup:
                 candidates.extend(held)
         if not candidates:
             return candidates
-        key, entity = self.key, self._entity
+        entity, value_of = self._entity, self._value
         found = []
         for eid in sorted(set(candidates)) if len(candidates) > 1 else candidates:
             rec = entity(tx, eid)
             if rec is None:
                 continue
-            value = rec.props.get(key)
+            value = value_of(rec.props)
             if case is not None and value is not None:
                 if type(value) is not str or case(value) in values:
                     found.append(eid)
-            elif type(value) in _SCALARS and value in values:
+            elif (type(value) in _SCALARS or type(value) is tuple) and value in values:
                 found.append(eid)
         return found

@@ -51,6 +51,11 @@ STATEMENTS = [
     "UNWIND $xs AS x MATCH (n:P) WHERE toUpper(n.v) IN [x, 'A'] RETURN x, n.v",
     "UNWIND $xs AS x MATCH (n:Q) WHERE toLower(n.v) = toLower(toString(x)) RETURN x, n.v",
     "MATCH (a:Q), (b:Q) WHERE toLower(a.v) = toLower(b.v) AND id(a) < id(b) RETURN a.v, b.v",
+    # several equalities: the lookup is keyed by all of them
+    "UNWIND $xs AS x MERGE (n:P {w: 1, v: x}) ON CREATE SET n.c = 1 RETURN x, n.v, n.w, n.c",
+    "UNWIND $xs AS x MATCH (n:P) WHERE n.w = $y AND n.v = x RETURN x, n.v",
+    "UNWIND $xs AS x MERGE (n:P {v: x, w: $y}) ON MATCH SET n.w = x RETURN x, n.v, n.w",
+    "UNWIND $xs AS x MERGE ()-[r:R {w: x, v: $y}]->() ON MATCH SET r.v = x RETURN x, r.v, r.w",
 ]
 
 
@@ -88,6 +93,7 @@ def _at(statement: str) -> int:
 @example(steps=[(_at("UNWIND $xs AS x MERGE (n:Q {v: x}) SET n:P WITH x MERGE (m:P"), [3, 4], 4)], seed=[])
 @example(steps=[(_at("UNWIND $xs AS x MATCH (n:P) WHERE toLower(n.v) = x"), ["a", "a", "a"], 0)], seed=["A", 1, "a"])
 @example(steps=[(_at("MATCH (a:Q), (b:Q) WHERE toLower(a.v)"), [], 0)], seed=["A", "a", "b", "B", "a"])
+@example(steps=[(_at("UNWIND $xs AS x MERGE (n:P {v: x, w: $y}) ON MATCH SET n.w"), [1, 1, 2, 2, 1], 1)], seed=[1, 2])
 @given(steps=st.lists(st.tuples(st.sampled_from(range(len(STATEMENTS))), st.lists(KEYS, max_size=6), KEYS),
                       min_size=1, max_size=8),
        seed=st.lists(KEYS, max_size=8))
@@ -95,7 +101,8 @@ def test_lookup_agrees_with_scans(monkeypatch, steps, seed):
     looked, scanned = Database.open(None), Database.open(None)
     try:
         for db in (looked, scanned):
-            rows(db, "UNWIND $vs AS v CREATE (p:P {v: v}), (:Q {v: v}) CREATE (p)-[:R {v: v}]->(p)", {"vs": seed})
+            rows(db, "UNWIND $vs AS v CREATE (p:P {v: v, w: 1}), (:Q {v: v}) CREATE (p)-[:R {v: v, w: v}]->(p)",
+                 {"vs": seed})
         for which, xs, y in steps:
             text, params = STATEMENTS[which], {"xs": xs, "y": y}
             with_lookup = _run(looked, text, params, 1, 0, monkeypatch)
@@ -171,9 +178,9 @@ def test_lookup_follows_each_kind_of_change_in_its_transaction(db):
         a = tx.create_node(["P"], {"v": 1})
         b = tx.create_node(["Q"], {"v": 2})
         r = tx.create_rel("R", a, b, {"v": 1})
-        nodes = tx.value_lookup("node", "P", "v", no_tick)
-        everything = tx.value_lookup("node", None, "v", no_tick)
-        rels = tx.value_lookup("relationship", "R", "v", no_tick)
+        nodes = tx.value_lookup("node", "P", ("v",), no_tick)
+        everything = tx.value_lookup("node", None, ("v",), no_tick)
+        rels = tx.value_lookup("relationship", "R", ("v",), no_tick)
         assert nodes.find(tx, frozenset([1]), no_tick) == [a]
         assert nodes.find(tx, frozenset([2]), no_tick) == []
         tx.add_labels(b, ["P"])
@@ -189,11 +196,18 @@ def test_lookup_follows_each_kind_of_change_in_its_transaction(db):
         assert everything.find(tx, frozenset([3]), no_tick) == [b]
         mark = tx.savepoint()
         tx.set_node_prop(a, "v", 5)
-        nodes = tx.value_lookup("node", "P", "v", no_tick)      # built with a at 5 only
+        nodes = tx.value_lookup("node", "P", ("v",), no_tick)      # built with a at 5 only
         assert nodes.find(tx, frozenset([5]), no_tick) == [a]
         tx.rollback_to(mark)                          # a returns to 1, never filed there: rebuilt
         assert nodes.find(tx, frozenset([5]), no_tick) == []
         assert nodes.find(tx, frozenset([1]), no_tick) == [a]
+        pairs = tx.value_lookup("node", "P", ("v", "w"), no_tick)   # several keys: their values' tuple
+        assert pairs.find(tx, frozenset([(1, "x")]), no_tick) == []
+        tx.set_node_prop(a, "w", "x")                   # the second key set after the build
+        assert pairs.find(tx, frozenset([(1, "x")]), no_tick) == [a]
+        assert pairs.find(tx, frozenset([(1.0, "x"), (2, "x")]), no_tick) == [a]
+        tx.set_node_prop(a, "w", None)
+        assert pairs.find(tx, frozenset([(1, "x")]), no_tick) == []
         s = tx.create_rel("R", b, a, {"v": 1})
         assert rels.find(tx, frozenset([1]), no_tick) == [r, s]
         tx.set_rel_prop(r, "v", "x")
@@ -223,7 +237,7 @@ def test_a_committed_batch_keeps_the_lookup(db, monkeypatch):
     tx = db.store.begin_write()
     try:
         a = tx.create_node(["P"], {"v": 1})
-        nodes = tx.value_lookup("node", "P", "v", lambda: None)
+        nodes = tx.value_lookup("node", "P", ("v",), lambda: None)
         b = tx.create_node(["P"], {"v": 2})          # in the batch's log, not yet folded in
         tx.commit_and_continue()
         c = tx.create_node(["P"], {"v": 2})

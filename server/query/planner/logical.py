@@ -37,6 +37,9 @@ class AllNodesScan(LogicalOp):
     value: Optional[ast.Expr] = None
     compare: str = "="
     transform: Optional[str] = None    # "lower"/"upper": the property is compared as toLower/toUpper gives it
+    # other ``key = value`` filters beside an equality ``key``: a repeated scan's transient lookup is
+    # keyed by all of them (MERGE (n:E {type: r.type, name: r.name}) per row: not by type alone)
+    also: tuple = ()
 
 
 @dataclass(eq=False)
@@ -51,6 +54,9 @@ class NodeByLabelScan(LogicalOp):
     value: Optional[ast.Expr] = None
     compare: str = "="
     transform: Optional[str] = None    # "lower"/"upper": the property is compared as toLower/toUpper gives it
+    # other ``key = value`` filters beside an equality ``key``: a repeated scan's transient lookup is
+    # keyed by all of them (MERGE (n:E {type: r.type, name: r.name}) per row: not by type alone)
+    also: tuple = ()
 
 
 @dataclass(eq=False)
@@ -105,6 +111,9 @@ class RelTypeScan(LogicalOp):
     value: Optional[ast.Expr] = None
     compare: str = "="
     transform: Optional[str] = None    # "lower"/"upper": the property is compared as toLower/toUpper gives it
+    # other ``key = value`` filters beside an equality ``key``: a repeated scan's transient lookup is
+    # keyed by all of them (MERGE (n:E {type: r.type, name: r.name}) per row: not by type alone)
+    also: tuple = ()
     indexed: bool = False
     upper: Optional[tuple[str, ast.Expr]] = None     # indexed: as NodeIndexRange's
 

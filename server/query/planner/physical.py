@@ -122,13 +122,18 @@ class PhysicalBuilder:
             return None, None
         return op.key, self.compile(op.value)
 
+    def _also(self, op):
+        """The scan's other equalities, compiled, for its transient lookup (none when profiled)."""
+        return () if self.profile else tuple((key, self.compile(value)) for key, value in op.also)
+
     def _AllNodesScan(self, op):
         key, value = self._compared(op)
-        return P.AllNodesScan(self.build(op.source), op.var, key, value, op.compare, op.transform)
+        return P.AllNodesScan(self.build(op.source), op.var, key, value, op.compare, op.transform, self._also(op))
 
     def _NodeByLabelScan(self, op):
         key, value = self._compared(op)
-        return P.NodeByLabelScan(self.build(op.source), op.var, op.label, key, value, op.compare, op.transform)
+        return P.NodeByLabelScan(self.build(op.source), op.var, op.label, key, value, op.compare, op.transform,
+                                 self._also(op))
 
     def _NodeIndexSeek(self, op):
         return P.NodeIndexSeek(self.build(op.source), op.var, op.label, op.key, self.compile(op.value), op.many,
@@ -157,7 +162,8 @@ class PhysicalBuilder:
                                  op.compare, None, indexed=True, upper=self._upper(op), range_text=self._range_text(op))
         key, value = self._compared(op)
         return P.RelTypeScan(self.build(op.source), op.start, op.rel, op.end, op.types, op.direction,
-                             op.start_labels, op.end_labels, op.unique_with, key, value, op.compare, op.transform)
+                             op.start_labels, op.end_labels, op.unique_with, key, value, op.compare, op.transform,
+                             also=self._also(op))
 
     def _Expand(self, op):
         source = self.build(op.source)

@@ -235,7 +235,13 @@ def prefilter_scans(op: L.LogicalOp, catalog=None) -> L.LogicalOp:
         found = [c for c in (_compared(f.predicate, var, bottom.source) for f in filters) if c is not None]
         if found:
             key, value, compare, transform = min(found, key=lambda c: _PREFILTER_RANK[c[2]])
-            bottom = dataclasses.replace(bottom, key=key, value=value, compare=compare, transform=transform)
+            also: dict[str, ast.Expr] = {}
+            if compare == "=" and transform is None:
+                for other, other_value, other_compare, other_transform in found:
+                    if other_compare == "=" and other_transform is None and other != key:
+                        also.setdefault(other, other_value)
+            bottom = dataclasses.replace(bottom, key=key, value=value, compare=compare, transform=transform,
+                                         also=tuple(also.items()))
     return _over(filters, bottom)
 
 

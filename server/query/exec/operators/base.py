@@ -108,12 +108,13 @@ def label_test(labels) -> Optional[Callable[[frozenset], bool]]:
 # ---------------------------------------------------------------- node scans and seeks
 class AllNodesScan(Operator):
     """Every node; ``key``, ``value`` and ``compare`` as for NodeByLabelScan."""
-    __slots__ = ("var", "key", "value", "compare", "transform")
+    __slots__ = ("var", "key", "value", "compare", "transform", "also")
     name = "AllNodesScan"
 
-    def __init__(self, source, var, key=None, value=None, compare="=", transform=None):
+    def __init__(self, source, var, key=None, value=None, compare="=", transform=None, also=()):
         self.source, self.var = source, var
         self.key, self.value, self.compare, self.transform = key, value, compare, transform
+        self.also = also
 
     def details(self):
         return self.var
@@ -128,7 +129,7 @@ class AllNodesScan(Operator):
                 if sought is _NOTHING:
                     continue
                 if sought is not None:
-                    nodes = _looked_up(ctx, "node", None, key, sought, self.transform)
+                    nodes = _looked_up(ctx, "node", None, key, sought, self.transform, self.also, row)
                     if nodes is None:
                         nodes = ctx.tx.all_nodes_with_values(key, sought, check)
             for nid in (ctx.tx.all_nodes() if nodes is None else nodes):
@@ -148,12 +149,13 @@ class NodeByLabelScan(Operator):
     """The label's nodes; with ``key`` and ``value`` (a compiled expression of the input row) only those
     whose property ``key`` may pass ``key <compare> value``, tested by the store as it scans, when the
     value is one the scan can compare (else every node is yielded: the filter above decides)."""
-    __slots__ = ("var", "label", "key", "value", "compare", "transform")
+    __slots__ = ("var", "label", "key", "value", "compare", "transform", "also")
     name = "NodeByLabelScan"
 
-    def __init__(self, source, var, label, key=None, value=None, compare="=", transform=None):
+    def __init__(self, source, var, label, key=None, value=None, compare="=", transform=None, also=()):
         self.source, self.var, self.label = source, var, label
         self.key, self.value, self.compare, self.transform = key, value, compare, transform
+        self.also = also            # ((key, compiled value), ...): other equalities, for the lookup
 
     def details(self):
         return f"{self.var}:{self.label}"
@@ -168,7 +170,7 @@ class NodeByLabelScan(Operator):
                 if sought is _NOTHING:
                     continue
                 if sought is not None:
-                    nodes = _looked_up(ctx, "node", label, key, sought, self.transform)
+                    nodes = _looked_up(ctx, "node", label, key, sought, self.transform, self.also, row)
                     if nodes is None:
                         nodes = ctx.tx.nodes_by_label_and_values(label, key, sought, check)
             if nodes is None:
@@ -201,18 +203,25 @@ LOOKUP_MIN = 128
 _LOOKUP = object()          # ctx.memo key prefix: (_LOOKUP, entity, name, key, transform) -> scans so far, or the lookup
 
 
-def _looked_up(ctx, entity: str, name: str | None, key: str, sought, transform: str | None):
+def _looked_up(ctx, entity: str, name: str | None, key: str, sought, transform: str | None, also=(), row=None):
     """The set's entities whose ``key`` may pass ``sought`` (a scan's: values to be among, for ``=`` and
     ``IN``, also of toLower/toUpper of the key), through the statement's transient index; None for
-    another test, or while scanning is cheaper (the caller scans)."""
+    another test, or while scanning is cheaper (the caller scans). With ``also`` (the scan's other
+    equalities) and one value sought, the index is keyed by all of them."""
+    keys: tuple = (key,)
     if transform is None:
         if type(sought) is not frozenset:
             return None
+        if also and len(sought) == 1:
+            values = _also_values(also, row, ctx)
+            if values is not None:
+                keys = (key, *(other for other, _ in also))
+                sought = frozenset(((*sought, *values),))
     else:
         sought = getattr(sought, "among", None)
         if sought is None:
             return None
-    slot = (_LOOKUP, entity, name, key, transform)
+    slot = (_LOOKUP, entity, name, keys, transform)
     memo = ctx.memo
     lookup = memo.get(slot, 0)
     if type(lookup) is int:
@@ -221,8 +230,23 @@ def _looked_up(ctx, entity: str, name: str | None, key: str, sought, transform: 
         if lookup + 1 < LOOKUP_AFTER or size < LOOKUP_MIN:
             memo[slot] = lookup + 1
             return None
-        lookup = memo[slot] = tx.value_lookup(entity, name, key, ctx.check, transform)
+        lookup = memo[slot] = tx.value_lookup(entity, name, keys, ctx.check, transform)
     return lookup.find(ctx.tx, sought, ctx.check)
+
+
+def _also_values(also, row, ctx):
+    """The values of a scan's other equalities in ``row`` when each is one a key can hold (a string,
+    number or boolean, not NaN); None otherwise (the lookup then goes by the scan's own key alone)."""
+    values = []
+    for _, value in also:
+        try:
+            v = value(row, ctx)
+        except Exception:           # the filter above raises it, per entity, as without the lookup
+            return None
+        if type(v) not in _SCALARS or v != v:
+            return None
+        values.append(v)
+    return values
 
 
 def _row_sought(scan, row, ctx):
@@ -460,10 +484,11 @@ class RelTypeScan(Operator):
     ``indexed``: those whose ``key`` may pass ``key <compare> value``, through each type's property index
     (the filters above decide)."""
     __slots__ = ("start", "rel", "end", "types", "direction", "start_test", "end_test", "unique_with", "key",
-                 "value", "compare", "transform", "indexed", "upper", "range_text")
+                 "value", "compare", "transform", "indexed", "upper", "range_text", "also")
 
     def __init__(self, source, start, rel, end, types, direction, start_labels, end_labels, unique_with,
-                 key=None, value=None, compare="=", transform=None, indexed=False, upper=None, range_text=""):
+                 key=None, value=None, compare="=", transform=None, indexed=False, upper=None, range_text="",
+                 also=()):
         self.source, self.start, self.rel, self.end = source, start, rel, end
         self.types, self.direction = types, direction
         self.start_test, self.end_test = label_test(start_labels), label_test(end_labels)
@@ -471,6 +496,7 @@ class RelTypeScan(Operator):
         # as NodeByLabelScan's, for the relationship
         self.key, self.value, self.compare, self.transform = key, value, compare, transform
         self.indexed, self.upper, self.range_text = indexed, upper, range_text
+        self.also = also
 
     @property
     def name(self):
@@ -496,14 +522,14 @@ class RelTypeScan(Operator):
             return super().count(ctx, arg)
         return sum(ctx.tx.count_rels(t) for t in self.types)
 
-    def _candidates(self, ctx, tx, rel_type, value, upper, tick):
+    def _candidates(self, ctx, row, tx, rel_type, value, upper, tick):
         """The relationship ids of ``rel_type`` to try for one input row (all of them, or the index's)."""
         if self.indexed:
             ids = tx.index_candidates("relationship", rel_type, self.key, self.compare, value, upper)
             return tx.rels_by_type(rel_type) if ids is None else ids
         if value is None:
             return tx.rels_by_type(rel_type)
-        ids = _looked_up(ctx, "relationship", rel_type, self.key, value, self.transform)
+        ids = _looked_up(ctx, "relationship", rel_type, self.key, value, self.transform, self.also, row)
         if ids is not None:
             return ids
         return tx.rels_by_type_and_values(rel_type, self.key, value, tick)
@@ -525,7 +551,7 @@ class RelTypeScan(Operator):
                     continue
             used = used_rel_ids(row, self.unique_with) if self.unique_with else None
             for rel_type in self.types:
-                for rid in self._candidates(ctx, tx, rel_type, sought, upper, ctx.check):
+                for rid in self._candidates(ctx, row, tx, rel_type, sought, upper, ctx.check):
                     ctx.check()
                     if used and rid in used:
                         continue
