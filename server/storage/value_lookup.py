@@ -71,8 +71,8 @@ class ValueLookup:
         (None when one of them is not a scalar)."""
         if len(self.keys) == 1:
             return props.get(self.key)
-        value = tuple(props.get(key) for key in self.keys)
-        return value if all(type(v) in _SCALARS for v in value) else None
+        value = tuple(map(props.get, self.keys))
+        return value if _SCALARS.issuperset(map(type, value)) else None
 
     def _file_version(self, eid: int, rec: Any) -> None:
         value = self._value(rec.props)
