@@ -1,5 +1,5 @@
-"""A statement's transient hash index over one property of a label's nodes (or of every node, or of a
-type's relationships): what a scan repeated per input row (``UNWIND $rows AS r MERGE (n:Person {name:
+"""A statement's transient hash index over a property (its toLower/toUpper, or several properties) of a
+label's nodes, of every node or of a type's relationships: what a scan repeated per input row (``UNWIND $rows AS r MERGE (n:Person {name:
 r.name})``, ``MATCH (a:P {id: r.a})``, ``MATCH ()-[e:R {id: r.id}]->()`` with no index on the key) uses
 instead of reading them all again for every row (SQLite's automatic indexes, kept for one statement).
 Built once from the transaction's view; a write transaction's later changes are folded in from its
