@@ -185,6 +185,30 @@ class ReadTx:
     def nodes_by_label(self, label: str) -> Iterator[int]:
         return self._members(self._store._label_index, label, self._nodes_get, True)
 
+    def nodes_by_label_with_props(self, label: str, tick: Callable[[], Any]) -> Iterator[tuple[int, Props]]:
+        """(id, properties) of the live nodes labelled ``label``, in ``nodes_by_label``'s order, each
+        version read once: ``ORDER BY n.key LIMIT k`` over a label ranks the ids before any row is built.
+        ``tick`` is called every SCAN_TICK members (the statement's cancel and deadline checks)."""
+        members = self._store._label_index.get(label)
+        if not members:
+            return
+        ts, get = self._ts, self._nodes_get
+        ids = list(members)
+        for start in range(0, len(ids), SCAN_TICK):
+            if start:
+                tick()
+            for eid in ids[start:start + SCAN_TICK]:
+                rec = get(eid)
+                if rec is None:
+                    continue
+                if rec.ts > ts:
+                    rec = visible(rec.prev, ts)
+                    if rec is None:
+                        continue
+                props = rec.props
+                if props is not None and label in rec.labels:
+                    yield eid, props
+
     def nodes_by_label_and_values(self, label: str, key: str, values: Sought, tick: Callable[[], Any]) \
             -> Iterator[int]:
         """Ids of the live nodes labelled ``label`` whose ``key`` may pass a comparison, with no index:

@@ -295,7 +295,8 @@ class PhysicalBuilder:
         skip = self.compile(op.skip) if op.skip is not None else None
         text = _order_text(op.keys) + (f" SKIP {expr_text(op.skip)}" if op.skip is not None else "") + \
             f" LIMIT {expr_text(op.limit)}"
-        return PR.Top(self.build(op.source), self._keys(op.keys), self.compile(op.limit), skip, op.exhaustive, text)
+        return PR.Top(self.build(op.source), self._keys(op.keys), self.compile(op.limit), skip, op.exhaustive, text,
+                      None if self.profile else _by_props(op))
 
     def _Skip(self, op):
         return PR.Skip(self.build(op.source), self.compile(op.count))
@@ -428,3 +429,19 @@ def _label_names(labels) -> list:
 def _order_text(keys) -> str:
     """ORDER BY keys as Cypher (``n.ts DESC, n.id``), for EXPLAIN."""
     return ", ".join(expr_text(expr) + (" DESC" if descending else "") for expr, descending in keys)
+
+
+def _by_props(op: L.Top):
+    """(var, label, keys) when ``op`` ranks one row's label scan by properties of its node alone (the
+    Top can rank the nodes from their properties, see PR.Top), else None."""
+    scan = op.source
+    if not (isinstance(scan, L.NodeByLabelScan) and scan.key is None and not scan.also
+            and isinstance(scan.source, L.Argument)):
+        return None
+    names = []
+    for key, _ in op.keys:
+        if not (isinstance(key, ast.Property) and isinstance(key.subject, ast.Variable) and key.subject.name == scan.var):
+            return None
+        names.append(key.key)
+    return scan.var, scan.label, tuple(names)
+

@@ -3,6 +3,7 @@
     push_filters_down   Filter(Expand(Scan(a)), a.x = 1)  ->  Expand(Filter(Scan(a), a.x = 1))
     utilize_index       Filter(NodeByLabelScan(n:Note), n.id = $id)  ->  NodeIndexSeek(n:Note.id = $id)
                         (ranges and STARTS WITH: NodeIndexRange; relationships: RelTypeScan, indexed)
+    top_first           Top(Project(x, text = n.text), ORDER BY n.ts)  ->  Project(Top(x, ...))  (top_first.py)
     order_from_index    Top(NodeIndexRange(n.key > $x), ORDER BY n.key)  ->  Limit(the seek, in the key's order)
     seek_by_id          Filter(AllNodesScan(n), id(n) = $x)  ->  NodeByIdSeek(n, $x)
     prefilter_scans     Filter(NodeByLabelScan(n:P), n.id = $x)  ->  the same, the scan comparing n.id itself
@@ -276,8 +277,9 @@ def _read_of(expr, var):
 
 
 from .best_per_row import best_per_row  # noqa: E402  (it imports map_children from here)
+from .top_first import top_first  # noqa: E402  (likewise)
 
-RULES = (push_filters_down, utilize_index, order_from_index, seek_by_id, prefilter_scans, best_per_row)
+RULES = (push_filters_down, top_first, utilize_index, order_from_index, seek_by_id, prefilter_scans, best_per_row)
 
 
 def optimize(root: L.LogicalOp, catalog, enabled: bool = True) -> L.LogicalOp:

@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 import heapq
+from itertools import count
 from operator import is_
+
+import numpy as np
 
 from relate.protocol.errors import ArgumentError
 
@@ -275,13 +278,24 @@ class Top(Operator):
 
     heapq.nsmallest / nlargest equal ``sorted(...)[:n]`` (ties keep their input order).
     ``exhaustive``: the input writes, so LIMIT 0 still runs it (Neo4j's ExhaustiveLimit)."""
-    __slots__ = ("keys", "limit", "skip", "key_fn", "reverse", "exhaustive", "text")
+    __slots__ = ("keys", "limit", "skip", "key_fn", "reverse", "exhaustive", "text", "by_props", "props_key")
 
-    def __init__(self, source, keys, limit, skip, exhaustive=False, text=""):
+    def __init__(self, source, keys, limit, skip, exhaustive=False, text="", by_props=None):
         self.source, self.keys, self.limit, self.skip = source, keys, limit, skip
         self.key_fn, self.reverse = sort_key(keys)
         self.exhaustive = exhaustive
         self.text = text                  # "n.ts DESC, n.id SKIP 1 LIMIT 5", for EXPLAIN
+        # (var, label, property keys) when the input is the label's scan of one row and every key a
+        # property of its node: the nodes are ranked from their properties, rows built for the kept only
+        self.by_props = by_props
+        self.props_key = None           # one key: its order-key conversion; several: a key of props
+        if by_props is not None:
+            names = by_props[2]
+            if len(names) == 1:
+                self.props_key = order_key
+            else:
+                self.props_key = sort_key([((lambda props, ctx, k=k: props.get(k)), d)
+                                           for k, (_, d) in zip(names, keys)])[0]
 
     def details(self):
         return self.text
@@ -297,12 +311,77 @@ class Top(Operator):
             if self.exhaustive:
                 drain(self.source.rows(ctx, arg))
             return
+        pick = heapq.nlargest if self.reverse else heapq.nsmallest
+        if self.by_props is not None:
+            yield from self._by_props(ctx, arg, pick, skip, limit)
+            return
         key_fn = self.key_fn
         decorated = ((key_fn(row, ctx), row) for row in self.source.rows(ctx, arg))
-        pick = heapq.nlargest if self.reverse else heapq.nsmallest
         best = pick(skip + limit, decorated, key=_first)
         for _, row in checked(best[skip:], ctx):
             yield row
+
+    def _by_props(self, ctx, arg, pick, skip: int, limit: int):
+        """The label scan's nodes ranked by their properties (the same keys, order and ties as rows
+        would get), and rows built only for those kept."""
+        var, label, names = self.by_props
+        found = ctx.tx.nodes_by_label_with_props(label, ctx.check)
+        kept = None
+        if len(names) == 1:
+            ids, values = [], []
+            name = names[0]
+            for nid, props in found:
+                ids.append(nid)
+                values.append(props.get(name))
+            kept = ranked_numbers(ids, values, self.reverse, skip + limit)
+            if kept is None:
+                found = zip(ids, ({name: v} for v in values))
+        if kept is None:
+            # (key, position, id): ties go by position (earlier first, as heapq's own key= would), in C
+            step = -1 if self.reverse else 1
+            if len(names) == 1:
+                name, conv = names[0], self.props_key
+                decorated = ((conv(props.get(name)), i, nid) for i, (nid, props) in zip(count(0, step), found))
+            else:
+                key_fn = self.props_key
+                decorated = ((key_fn(props, ctx), i, nid) for i, (nid, props) in zip(count(0, step), found))
+            kept = [nid for _, _, nid in pick(skip + limit, decorated)]
+        for nid in checked(kept[skip:], ctx):
+            out = dict(arg)
+            out[var] = NodeRef(nid)
+            yield out
+
+
+def ranked_numbers(ids: list, values: list, descending: bool, n: int) -> list | None:
+    """The first ``n`` of ``ids`` in ORDER BY order of ``values`` (ties by position), when every value is
+    null or every other one an integer (or every one a float): a stable numpy sort instead of a heap
+    fed in Python (a timestamp read newest first fills the heap at every row). None otherwise."""
+    types = set(map(type, values))
+    types.discard(type(None))
+    if types == {int}:
+        dtype = np.int64
+    elif types == {float}:
+        dtype = np.float64          # NaN sorts above every number, as in Cypher
+    else:
+        return None
+    nulls = [i for i, v in enumerate(values) if v is None] if len(types) < len(set(map(type, values))) else []
+    if nulls:
+        present = [i for i, v in enumerate(values) if v is not None]
+        values = [values[i] for i in present]
+    try:
+        array = np.array(values, dtype=dtype)
+    except OverflowError:
+        return None
+    if descending:                  # stable descending: ascending over the reversed array, reversed
+        order = (len(array) - 1 - np.argsort(array[::-1], kind="stable")[::-1])
+    else:
+        order = np.argsort(array, kind="stable")
+    order = order[:n].tolist()
+    if nulls:
+        order = [present[i] for i in order]
+        # nulls sort last ascending, so first descending (in their input order either way)
+        order = (nulls + order)[:n] if descending else (order + nulls)[:n]
+    return [ids[i] for i in order]
 
 
 def count_value(fn, ctx, arg, what: str) -> int:
