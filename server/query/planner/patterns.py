@@ -15,6 +15,9 @@ from . import logical as L
 from relate.server.relevance import planning as relevance
 
 REVERSE = {"out": "in", "in": "out", "both": "both"}
+# What a relationship type scan pays per relationship against a label scan per node: it reads the
+# relationship and tests the labels of both ends.
+REL_SCAN_COST = 2.0
 
 
 class PatternPlanner:
@@ -197,7 +200,11 @@ class PatternPlanner:
         if seek is not None:        # through an index on the relationship's property: cheaper than either end?
             return seek < min(self._node_cost(left, bound, predicates), self._node_cost(right, bound, predicates))
         if positive_labels(left.labels) or positive_labels(right.labels):
-            return False
+            # Labelled ends: start from the type when it has fewer relationships than the cheaper end has
+            # nodes to expand from (Neo4j's relationship type scan); the scan tests both ends' labels.
+            rels = sum(self.catalog.count_rels(t) for t in rel.types)
+            ends = min(self._node_cost(left, bound, predicates), self._node_cost(right, bound, predicates))
+            return rels * REL_SCAN_COST < ends
         return True
 
     def _rel_seek_cost(self, rel: ast.RelPattern, bound, predicates) -> Optional[float]:
