@@ -474,10 +474,36 @@ class ReadTx:
             return adjacency_size(store._in.get(nid), types)
         return adjacency_size(store._out.get(nid), types) + adjacency_size(store._in.get(nid), types)
 
-    def degree(self, nid: int, direction: str, types: tuple[str, ...] | None = None) -> int:
+    def degree(self, nid: int, direction: str, types: tuple[str, ...] | None = None,
+               at_most: int | None = None) -> int:
+        """How many pairs ``expand`` yields (a self-loop once both ways), stopping at ``at_most``:
+        counted in place, with no pair or generator step per relationship."""
+        store = self._store
+        if direction == "out":
+            sides: tuple = ((store._out, False),)
+        elif direction == "in":
+            sides = ((store._in, False),)
+        elif direction == "both":
+            sides = ((store._out, False), (store._in, True))      # self-loops came with the first
+        else:
+            raise TransactionError(f"unknown direction {direction!r}")
+        get, ts = self._rels_get, self._ts
         count = 0
-        for _ in self.expand(nid, direction, types):
-            count += 1
+        for adjacency, skip_loops in sides:
+            for rid, other in pairs(adjacency.get(nid), types):
+                if skip_loops and other == nid:
+                    continue
+                rec = get(rid)
+                if rec is None:
+                    continue
+                if rec.ts > ts:
+                    rec = visible(rec.prev, ts)
+                    if rec is None:
+                        continue
+                if rec.props is not None:
+                    count += 1
+                    if count == at_most:
+                        return count
         return count
 
     # -- names, schema, counts -------------------------------------------------------------------------

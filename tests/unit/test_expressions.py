@@ -71,10 +71,19 @@ class Ctx:
     check_now = check
 
 
+def _used(rows, use):
+    """``rows`` as the scope hands it out for ``use``: the rows, whether there is one, or how many."""
+    if use == "exists":
+        return lambda row, ctx: any(True for _ in rows(row, ctx))
+    if use == "count":
+        return lambda row, ctx: sum(1 for _ in rows(row, ctx))
+    return rows
+
+
 class FakeScope:
     """Compiles a pattern ``(a)-[:T]->(b)`` (a bound) by expanding through the DictTx."""
 
-    def compile_pattern(self, part, where):
+    def compile_pattern(self, part, where, use="rows"):
         start = part.elements[0].variable
         rel = part.elements[1]
         end = part.elements[2].variable
@@ -87,14 +96,14 @@ class FakeScope:
                 if rel.variable:
                     out[rel.variable] = RelRef(rid)
                 yield out
-        return rows
+        return _used(rows, use)
 
-    def compile_subquery(self, query):
+    def compile_subquery(self, query, use="rows"):
         values = query  # tests pass a list of rows instead of a Query
 
         def rows(row, ctx):
             yield from values
-        return rows
+        return _used(rows, use)
 
 
 L, V, P = A.Literal, A.Variable, A.Parameter

@@ -371,12 +371,6 @@ def dynamic_label_predicate(labels: ast.LabelExpr, args: list) -> Callable[[froz
     return lambda present, row, ctx: static(present)
 
 
-def _close(iterator) -> None:
-    close = getattr(iterator, "close", None)
-    if close is not None:
-        close()
-
-
 _ARITHMETIC = {"+": values_ops.add, "-": values_ops.subtract, "*": values_ops.multiply,
                "/": values_ops.divide, "%": values_ops.modulo, "^": values_ops.power}
 _INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
@@ -1070,7 +1064,7 @@ class _Compiler:
 
     # -- patterns and subqueries ---------------------------------------------------------------
     def _PatternPredicate(self, e: ast.PatternPredicate) -> Compiled:
-        matches = self._need_scope(e).compile_pattern(e.pattern, None)
+        exists = self._need_scope(e).compile_pattern(e.pattern, None, "exists")
         bound = [el.variable for el in e.pattern.elements
                  if type(el) is ast.NodePattern and el.variable is not None]
 
@@ -1078,13 +1072,7 @@ class _Compiler:
             for name in bound:
                 if name in row and row[name] is None:
                     return None
-            it = matches(row, ctx)
-            try:
-                for _ in it:
-                    return True
-                return False
-            finally:
-                _close(it)
+            return exists(row, ctx)
         return pattern_predicate
 
     def _PatternComprehension(self, e: ast.PatternComprehension) -> Compiled:
@@ -1099,27 +1087,10 @@ class _Compiler:
         return pattern_comprehension
 
     def _ExistsSubquery(self, e: ast.ExistsSubquery) -> Compiled:
-        rows = self._need_scope(e).compile_subquery(e.query)
-
-        def exists_subquery(row, ctx):
-            it = rows(row, ctx)
-            try:
-                for _ in it:
-                    return True
-                return False
-            finally:
-                _close(it)
-        return exists_subquery
+        return self._need_scope(e).compile_subquery(e.query, "exists")
 
     def _CountSubquery(self, e: ast.CountSubquery) -> Compiled:
-        rows = self._need_scope(e).compile_subquery(e.query)
-
-        def count_subquery(row, ctx):
-            n = 0
-            for _ in rows(row, ctx):
-                n += 1
-            return n
-        return count_subquery
+        return self._need_scope(e).compile_subquery(e.query, "count")
 
     def _CollectSubquery(self, e: ast.CollectSubquery) -> Compiled:
         rows = self._need_scope(e).compile_subquery(e.query)

@@ -36,36 +36,45 @@ class CompileScope:
     def __init__(self, physical: "PhysicalBuilder"):
         self.physical = physical
 
-    def compile_subquery(self, query: ast.Query) -> Callable:
-        names = frozenset(query_free_variables(query))
+    def compile_subquery(self, query: ast.Query, use: str = "rows") -> Callable:
+        """``run(row, ctx)``: the subquery's rows for ``row`` (``use`` "exists": whether there is one,
+        "count": how many, each asked of the plan, which may answer without building rows)."""
         physical = self.physical
-        plans: dict = {}
+        return _planned(frozenset(query_free_variables(query)),
+                        lambda key, ctx: physical.plan_subquery(query, key, ctx), use)
 
-        def run(row, ctx):
-            key = frozenset(n for n in names if n in row)
-            plan = plans.get(key)
-            if plan is None:
-                plan = plans[key] = physical.plan_subquery(query, key, ctx)
-            return plan.rows(ctx, row)
-        return run
-
-    def compile_pattern(self, part: ast.PatternPart, where) -> Callable:
+    def compile_pattern(self, part: ast.PatternPart, where, use: str = "rows") -> Callable:
+        """As compile_subquery, for a pattern (a predicate or comprehension) and its WHERE."""
         names = {e.variable for e in part.elements if e.variable}
         if part.variable:
             names.add(part.variable)
         if where is not None:
             names |= query_free_variables(ast.Query([ast.SingleQuery([ast.Match([part], where)])]))
-        names = frozenset(names)
         physical = self.physical
-        plans: dict = {}
+        return _planned(frozenset(names), lambda key, ctx: physical.plan_pattern(part, where, key, ctx), use)
 
-        def run(row, ctx):
-            key = frozenset(n for n in names if n in row)
+
+def _planned(names: frozenset, plan_for: Callable, use: str) -> Callable:
+    """``run(row, ctx)`` asking ``use`` of a plan made per set of ``names`` the row binds."""
+    plans: dict = {}
+    if len(names) == 1:                 # the usual case, (n)-[:T]->(): no set built per row
+        (name,), none = names, frozenset()
+
+        def run_one(row, ctx):
+            key = names if name in row else none
             plan = plans.get(key)
             if plan is None:
-                plan = plans[key] = physical.plan_pattern(part, where, key, ctx)
-            return plan.rows(ctx, row)
-        return run
+                plan = plans[key] = plan_for(key, ctx)
+            return getattr(plan, use)(ctx, row)
+        return run_one
+
+    def run(row, ctx):
+        key = frozenset(n for n in names if n in row)
+        plan = plans.get(key)
+        if plan is None:
+            plan = plans[key] = plan_for(key, ctx)
+        return getattr(plan, use)(ctx, row)
+    return run
 
 
 class PhysicalBuilder:

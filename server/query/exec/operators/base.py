@@ -43,6 +43,18 @@ class Operator:
             n += 1
         return n
 
+    def exists(self, ctx, arg: dict) -> bool:
+        """Whether ``rows`` would yield a row (operators override it to skip building one)."""
+        it = self.rows(ctx, arg)
+        try:
+            for _ in it:
+                return True
+            return False
+        finally:
+            close = getattr(it, "close", None)
+            if close is not None:
+                close()
+
 
 class Profiled(Operator):
     """Wraps an operator for PROFILE: rows produced and time spent in it (children included)."""
@@ -642,6 +654,21 @@ class Expand(Operator):
                 out[end_var] = NodeRef(other)
                 yield out
 
+    def _degree_of(self, ctx, arg, at_most=None):
+        """The expansions of the one input row, when they are its node's relationships of the types
+        (``(n)-[:T]->()`` in a pattern predicate, EXISTS or COUNT: no end label, none to differ from);
+        None when the plain path must decide."""
+        if self.into or self.end_test is not None or self.unique_with or type(self.source) is not Argument:
+            return None
+        node = arg.get(self.start)
+        if type(node) is not NodeRef:
+            return None             # a null yields nothing, another value raises: as rows() does
+        return ctx.tx.degree(node.id, self.direction, self.types, at_most)
+
+    def exists(self, ctx, arg) -> bool:
+        found = self._degree_of(ctx, arg, 1)
+        return super().exists(ctx, arg) if found is None else found > 0
+
     def count(self, ctx, arg) -> int:
         """The expansions there would be, without building their rows (``count(*)`` over a pattern).
 
@@ -655,6 +682,9 @@ class Expand(Operator):
         the graph's structure (relationships, labels, node deletions), so a repeated anchored 2-hop
         count does not walk the hub again.
         """
+        found = self._degree_of(ctx, arg)
+        if found is not None:
+            return found
         start_var, end_var = self.start, self.end
         types, direction, into, end_test = self.types, self.direction, self.into, self.end_test
         unique_with, check = self.unique_with, ctx.check
