@@ -480,7 +480,7 @@ class ReadTx:
         counted in place, with no pair or generator step per relationship."""
         store = self._store
         if direction == "out":
-            sides: tuple = ((store._out, False),)
+            sides: tuple[tuple[Adjacency, bool], ...] = ((store._out, False),)
         elif direction == "in":
             sides = ((store._in, False),)
         elif direction == "both":

@@ -3,6 +3,7 @@
 relationships of the types (ReadTx.degree) without building rows. They must equal the row-by-row forms
 (a pattern comprehension's size) over directions, several types or none, self-loops, nulls, and what a
 transaction wrote, deleted and rolled back to."""
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -72,10 +73,58 @@ def test_degree_counts_a_self_loop_once_both_ways(db):
 
 
 def test_a_value_that_is_not_a_node_is_refused(db):
-    import pytest
-
     from relate.errors import CypherTypeError
     with pytest.raises(CypherTypeError):
         rows(db, "UNWIND [1] AS n RETURN COUNT { (n)-[:R]->() }")
     with pytest.raises(CypherTypeError):
         rows(db, "UNWIND [1] AS n RETURN EXISTS { (n)-[:R]->() }")
+
+
+AGGREGATES = [
+    "MATCH (n:N)-[:R]->(m) RETURN n.i, count(m)",
+    "MATCH (n:N)<-[r:R|S]-(m) RETURN n.i % 2 AS parity, count(r), count(*)",
+    "MATCH (n:N)-[r]-(m) RETURN n, count(*) AS c ORDER BY c DESC, n.i LIMIT 3",
+    "MATCH (n:N)-[r:S]-() RETURN count(r)",
+    "MATCH (n:N)-[:R]->(m) RETURN n.i, count(DISTINCT m)",
+    "MATCH (n:N)-[:R]->(m:N) RETURN n.i, count(m)",
+    "MATCH (n:N)-[:R]->(m) RETURN m.i, count(n)",
+    "MATCH (n:N)-[r:R]->(m) RETURN m.i, r.w, count(m)",
+    "MATCH (n:N)-[r:R]->(m) RETURN n.i, count(m), collect(r.w)",
+    "MATCH (a:N)-[:S]->(n)-[:R]->(m) RETURN n.i, count(m)",
+    "MATCH (n:N) OPTIONAL MATCH (n)-[:R]->(m) RETURN n.i, count(m)",
+]
+
+
+def plain_and_optimized(db, text: str) -> list:
+    """The statement's rows (sorted) planned with the optimizer rules and without."""
+    from relate.server.query.context import ExecContext
+    from relate.server.query.parser import parse
+    from relate.server.query.planner import plan_query
+    tx = db.store.begin_read()
+    try:
+        return [sorted((tuple(r) for r in plan_query(parse(text).body, tx, db.procedures, optimize_plans=o)
+                        .root.rows(ExecContext(tx, {}, db), {})), key=repr) for o in (True, False)]
+    finally:
+        tx.close()
+
+
+@pytest.mark.parametrize("statement", AGGREGATES)
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(graph=graphs)
+def test_counting_expansions_by_degree_equals_counting_rows(db, graph, statement):
+    fill(db, graph)
+    run(db, "MATCH ()-[r]->() SET r.w = id(r) % 3")
+    optimized, plain = plain_and_optimized(db, statement)
+    assert optimized == plain
+
+
+def test_the_count_of_mentions_per_entity_reads_degrees(db):
+    fill(db, (4, [(0, 1, "R"), (2, 1, "R"), (3, 1, "R"), (0, 3, "R"), (1, 1, "R")]))
+    text = "MATCH (e:N)<-[:R]-(c) RETURN e.i AS e, count(c) AS n ORDER BY n DESC, e"
+    assert rows(db, text) == [(1, 4), (3, 1)]
+    plan = db.session().run("EXPLAIN " + text).consume().plan
+    operators = []
+    while plan:
+        operators.append(plan["operator"])
+        plan = (plan.get("children") or [None])[0]
+    assert "Expand(Degree)" in operators, operators

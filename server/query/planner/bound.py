@@ -33,7 +33,7 @@ def _compute(op) -> set[str]:
     if t is L.RelTypeScan:
         return set(bound_vars(op.source)) | {op.start, op.rel, op.end}
     if t is L.Expand:
-        return set(bound_vars(op.source)) | {op.rel, op.end}
+        return set(bound_vars(op.source)) | ({op.degree} if op.degree else {op.rel, op.end})
     if t is L.QuantifiedExpand:
         return set(bound_vars(op.source)) | {op.rels, op.end} | set(op.groups) | ({op.path} if op.path else set())
     if t is L.ShortestPath:

@@ -140,6 +140,8 @@ class Expand(LogicalOp):
                                      # (relevance.planning.edge_selectors)
     best: Any = None                 # best_per_row.Best: per input row, only the rows an ordered head() needs
     repeatable: bool = False         # MATCH REPEATABLE ELEMENTS: a variable-length walk may repeat relationships
+    degree: Optional[str] = None     # Expand(Degree): each row once, with its expansions' number here
+                                     # instead of ``rel`` and ``end`` (rule degree_count)
 
 
 @dataclass(eq=False)

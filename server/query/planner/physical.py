@@ -184,6 +184,8 @@ class PhysicalBuilder:
                                    None if intent is None else self.compile(intent),
                                    relaxed, None if statuses is None else self.compile(statuses),
                                    None if ai is None else self.compile(ai))
+        if op.degree is not None:
+            return P.ExpandDegree(source, op.start, op.types, op.direction, op.degree)
         if op.best is not None:
             return PB.ExpandBest(source, op.start, op.rel, op.end, op.types, op.direction, op.end_labels,
                               op.unique_with, op.best)

@@ -9,6 +9,7 @@
     prefilter_scans     Filter(NodeByLabelScan(n:P), n.id = $x)  ->  the same, the scan comparing n.id itself
                         (also IN, <, <=, >, >=, STARTS WITH, ENDS WITH, CONTAINS)
     best_per_row        ordered head(collect(r.x)) over Expand(r)  ->  Expand(Best) (best_per_row.py)
+    degree_count        count(c) per e over Expand(e)-[r]-(c)  ->  the sum of Expand(Degree)'s numbers (degree_count.py)
 
 ``optimize(plan, catalog, enabled=False)`` skips them all, so tests can compare both ways.
 """
@@ -278,8 +279,10 @@ def _read_of(expr, var):
 
 from .best_per_row import best_per_row  # noqa: E402  (it imports map_children from here)
 from .top_first import top_first  # noqa: E402  (likewise)
+from .degree_count import degree_count  # noqa: E402  (likewise)
 
-RULES = (push_filters_down, top_first, utilize_index, order_from_index, seek_by_id, prefilter_scans, best_per_row)
+RULES = (push_filters_down, top_first, utilize_index, order_from_index, seek_by_id, prefilter_scans, best_per_row,
+         degree_count)
 
 
 def optimize(root: L.LogicalOp, catalog, enabled: bool = True) -> L.LogicalOp:

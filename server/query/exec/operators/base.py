@@ -586,6 +586,38 @@ class RelTypeScan(Operator):
                         yield out
 
 
+class ExpandDegree(Operator):
+    """Each input row once, with how many relationships of ``types`` its ``start`` node has in
+    ``direction`` (what Expand would yield for it) in ``degree``; none for a null node or no
+    relationship, as Expand yields none (rule degree_count: the counts are all that is read)."""
+    __slots__ = ("start", "types", "direction", "degree")
+    name = "Expand(Degree)"
+
+    def __init__(self, source, start, types, direction, degree):
+        self.source, self.start, self.types, self.direction, self.degree = source, start, types or None, direction, degree
+
+    def details(self):
+        arrow = {"out": "-[{}]->", "in": "<-[{}]-", "both": "-[{}]-"}[self.direction]
+        return f"({self.start.strip()}){arrow.format(':' + '|'.join(self.types) if self.types else '')}()"
+
+    def rows(self, ctx, arg):
+        start, types, direction, name = self.start, self.types, self.direction, self.degree
+        degree, check = ctx.tx.degree, ctx.check
+        for row in self.source.rows(ctx, arg):
+            node = row[start]
+            if node is None:
+                continue
+            if type(node) is not NodeRef:
+                raise CypherTypeError(f"Expected `{start}` to be a node, got {type_name(node)}",
+                                      detail="InvalidArgumentType", phase="runtime")
+            check()
+            found = degree(node.id, direction, types)
+            if found:
+                out = dict(row)
+                out[name] = found
+                yield out
+
+
 class Expand(Operator):
     """One hop from a bound node; ``into`` checks the far end against a bound node instead."""
     __slots__ = ("start", "rel", "end", "types", "direction", "into", "end_test", "end_label", "end_key",
