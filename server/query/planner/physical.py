@@ -443,16 +443,24 @@ def _order_text(keys) -> str:
 
 
 def _by_props(op: L.Top):
-    """(var, label, keys) when ``op`` ranks one row's label scan by properties of its node alone (the
-    Top can rank the nodes from their properties, see PR.Top), else None."""
-    scan = op.source
+    """(var, label, keys, present) when ``op`` ranks one row's label scan by properties of its node
+    alone, the scan maybe under filters ``n.key IS NOT NULL`` (``present``: those keys; Neo4j's way of
+    asking for an index's order): the Top can rank the nodes from their properties (PR.Top). Else None."""
+    scan, present = op.source, []
+    while isinstance(scan, L.Filter):
+        term = scan.predicate
+        if not (isinstance(term, ast.IsNull) and term.negated and isinstance(term.operand, ast.Property)
+                and isinstance(term.operand.subject, ast.Variable)):
+            return None
+        present.append((term.operand.subject.name, term.operand.key))
+        scan = scan.source
     if not (isinstance(scan, L.NodeByLabelScan) and scan.key is None and not scan.also
-            and isinstance(scan.source, L.Argument)):
+            and isinstance(scan.source, L.Argument)) or any(var != scan.var for var, _ in present):
         return None
     names = []
     for key, _ in op.keys:
         if not (isinstance(key, ast.Property) and isinstance(key.subject, ast.Variable) and key.subject.name == scan.var):
             return None
         names.append(key.key)
-    return scan.var, scan.label, tuple(names)
+    return scan.var, scan.label, tuple(names), tuple(key for _, key in present)
 

@@ -285,8 +285,9 @@ class Top(Operator):
         self.key_fn, self.reverse = sort_key(keys)
         self.exhaustive = exhaustive
         self.text = text                  # "n.ts DESC, n.id SKIP 1 LIMIT 5", for EXPLAIN
-        # (var, label, property keys) when the input is the label's scan of one row and every key a
-        # property of its node: the nodes are ranked from their properties, rows built for the kept only
+        # (var, label, property keys, keys filtered IS NOT NULL) when the input is the label's scan of one
+        # row and every key a property of its node: the nodes are ranked from their properties, rows built
+        # for the kept only
         self.by_props = by_props
         self.props_key = None           # one key: its order-key conversion; several: a key of props
         if by_props is not None:
@@ -324,15 +325,29 @@ class Top(Operator):
     def _by_props(self, ctx, arg, pick, skip: int, limit: int):
         """The label scan's nodes ranked by their properties (the same keys, order and ties as rows
         would get), and rows built only for those kept."""
-        var, label, names = self.by_props
+        var, label, names, present = self.by_props
         found = ctx.tx.nodes_by_label_with_props(label, ctx.check)
+        # WHERE n.key IS NOT NULL (the sort key's is applied as the values are read)
+        others = tuple(k for k in present if len(names) != 1 or k != names[0])
+        if len(others) == 1:
+            other = others[0]
+            found = ((nid, props) for nid, props in found if props.get(other) is not None)
+        elif others:
+            found = ((nid, props) for nid, props in found if all(props.get(k) is not None for k in others))
         kept = None
         if len(names) == 1:
             ids, values = [], []
             name = names[0]
-            for nid, props in found:
-                ids.append(nid)
-                values.append(props.get(name))
+            if name in present:
+                for nid, props in found:
+                    value = props.get(name)
+                    if value is not None:
+                        ids.append(nid)
+                        values.append(value)
+            else:
+                for nid, props in found:
+                    ids.append(nid)
+                    values.append(props.get(name))
             kept = ranked_numbers(ids, values, self.reverse, skip + limit)
             if kept is None:
                 found = zip(ids, ({name: v} for v in values))
