@@ -83,7 +83,7 @@ class PropertyIndex:
     dict per key would cost ~180 bytes more) or, from the second id on, to ``{id: None}``.
     """
 
-    __slots__ = ("entity", "label", "key", "entries", "sorted_keys", "seq", "ts")
+    __slots__ = ("entity", "label", "key", "entries", "sorted_keys", "seq", "ts", "unindexed")
 
     def __init__(self, entity: str, label: str, key: str, ts: int):
         self.entity = entity
@@ -93,6 +93,9 @@ class PropertyIndex:
         self.sorted_keys: list[OrderKey] = []
         self.seq = 0          # +1 before and after each change of sorted_keys (readers retry)
         self.ts = ts          # commit ts of the transaction that created it
+        # Set for good once a non-null value was left out (NaN, a list holding NaN): then the entries
+        # are not every entity with the key, and ``IS NOT NULL`` cannot be answered from them alone.
+        self.unindexed = False
 
     @property
     def ident(self) -> tuple[str, str, str]:
@@ -170,6 +173,36 @@ class PropertyIndex:
         ordered = self.range_keys((0,), False, (1 << 30,), True)
         ordered.extend(k for k in list(self.entries) if k[0] not in SORTABLE_RANKS)
         return ordered
+
+    def key_chunk(self, after: OrderKey | None, descending: bool, limit: int) -> list[OrderKey]:
+        """Up to ``limit`` sorted keys past ``after`` in the walk's direction (from the first key, or
+        the last when descending, with ``after`` None), in that direction; consistent as range_keys."""
+        while True:
+            seq = self.seq
+            if seq & 1:
+                time.sleep(0)
+                continue
+            keys = self.sorted_keys
+            if descending:
+                j = len(keys) if after is None else bisect_left(keys, after)
+                chunk = keys[max(0, j - limit):j][::-1]
+            else:
+                i = 0 if after is None else bisect_right(keys, after)
+                chunk = keys[i:i + limit]
+            if seq == self.seq and keys is self.sorted_keys:
+                return chunk
+
+    def rank_span(self) -> tuple[int, int] | None:
+        """The kinds (ranks) of the least and the greatest sorted key; None when there is none."""
+        while True:
+            seq = self.seq
+            if seq & 1:
+                time.sleep(0)
+                continue
+            keys = self.sorted_keys
+            span = (keys[0][0], keys[-1][0]) if keys else None
+            if seq == self.seq and keys is self.sorted_keys:
+                return span
 
     def range_keys(self, lo_key: OrderKey, lo_strict: bool, hi_key: OrderKey, hi_strict: bool
                    ) -> list[OrderKey]:

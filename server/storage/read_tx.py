@@ -691,6 +691,47 @@ class ReadTx:
                 if found is not _MISS and order_key(found) == k:
                     yield eid
 
+    def index_present(self, entity: str, label: str, key: str, descending: bool | None = None
+                      ) -> Iterator[int] | None:
+        """Ids of the entities whose ``key`` is not null, through its property index, lazily; with
+        ``descending`` not None in ORDER BY order (False: ascending). None when the index cannot tell:
+        there is none, a value was left out of it (NaN), or, for an order, its keys are not all of one
+        ordered kind (numbers, strings, ...: kinds sort otherwise in Cypher than in the index)."""
+        index = self._index_source(entity, label, key)
+        if index is None or index.unindexed:
+            return None
+        if descending is None:
+            return self.index_range(entity, label, key)
+        if len(index.entries) != len(index.sorted_keys):
+            return None                 # equality-only keys (lists, durations), or a writer mid-change
+        first_last = index.rank_span()
+        if first_last is None:
+            return iter(())
+        if first_last[0] != first_last[1]:
+            return None                 # several kinds
+        return self._walk_keys(entity, label, key, index, descending)
+
+    def _walk_keys(self, entity: str, label: str, key: str, index: PropertyIndex, descending: bool
+                   ) -> Iterator[int]:
+        """``index``'s ids in key order, read in chunks between bounds (a writer may insert between
+        chunks: a key is found by value, never by position), each checked against this snapshot."""
+        entries, chunk = index.entries, 64
+        last: OrderKey | None = None
+        while True:
+            keys = index.key_chunk(last, descending, chunk)
+            if not keys:
+                return
+            for k in keys:
+                ids = entries.get(k)
+                if ids is None:
+                    continue
+                for eid in ((ids,) if isinstance(ids, int) else list(ids)):
+                    found = self._indexed_value(entity, label, key, eid)
+                    if found is not _MISS and order_key(found) == k:
+                        yield eid
+            last = keys[-1]
+            chunk = min(chunk * 4, 1 << 16)
+
     def _range_scan(self, entity: str, label: str, key: str, bounds: Bounds | None) -> Iterator[tuple[OrderKey, int]]:
         """(order key, id) of the label's or type's entities whose ``key`` lies within ``bounds``, by scanning."""
         for eid in self._scan(entity, label):
@@ -705,11 +746,13 @@ class ReadTx:
                          upper: tuple[str, Any] | None = None, descending: bool | None = None
                          ) -> Iterator[int] | list[int] | None:
         """Ids that may pass ``key <compare> value`` (``=``, ``IN``, ``<``, ``<=``, ``>``, ``>=``, ``STARTS
-        WITH``), and ``key <upper[0]> upper[1]`` (``<``, ``<=``) when given with a lower bound, through the
+        WITH``; ``IS NOT NULL`` ignores the value), and ``key <upper[0]> upper[1]`` (``<``, ``<=``) when given with a lower bound, through the
         property index of (label, key): a superset of what passes in Cypher, the caller's filters deciding;
         a range or prefix comes in ``descending`` order when that is not None (False: ascending).
         None when the index cannot tell (a list or other unordered bound, a prefix that is not a string,
         ``IN`` something not a list): then the caller scans."""
+        if compare == "IS NOT NULL":
+            return self.index_present(entity, label, key, descending)
         if value is None or (upper is not None and upper[1] is None):
             return []                                   # a comparison with null holds for nothing
         if compare == "=":

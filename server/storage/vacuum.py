@@ -159,6 +159,8 @@ def fill_index(store: GraphStore, index: PropertyIndex) -> None:
                             put(okey, eid)
                         else:
                             entries[okey] = eid
+                    else:
+                        index.unindexed = True
             continue
         while rec is not None:
             props = rec.props
@@ -167,5 +169,7 @@ def fill_index(store: GraphStore, index: PropertyIndex) -> None:
                 okey = order_key(value) if value is not None else None
                 if okey is not None:
                     put(okey, eid)
+                elif value is not None:
+                    index.unindexed = True
             rec = rec.prev
     index.rebuild_sorted()

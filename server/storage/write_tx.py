@@ -177,6 +177,8 @@ class WriteTx(ReadTx):
                         okey = order_key(value)
                         if okey is not None:
                             index.add(okey, nid)
+                        else:
+                            index.unindexed = True
 
     def _pending_node(self, nid: int) -> LiveNode:
         """This transaction's own version of a live node, made on first touch."""
@@ -229,6 +231,8 @@ class WriteTx(ReadTx):
             new_key = order_key(new) if new is not None else None
             if new_key is not None:
                 index.add(new_key, nid)
+            elif new is not None:
+                index.unindexed = True
             old_key = order_key(old) if old is not None else None
             if old_key is not None and old_key != new_key:
                 self._gc.append((vacuum.NODE_ENTRY, index, old_key, nid))
@@ -386,6 +390,8 @@ class WriteTx(ReadTx):
                         okey = order_key(value)
                         if okey is not None:
                             index.add(okey, rid)
+                        else:
+                            index.unindexed = True
         self._changes.append(("rel+", rid, type, start, end, dict(props)))
         self._undo.append((REL_NEW, rid))
 
@@ -432,6 +438,8 @@ class WriteTx(ReadTx):
             new_key = order_key(value) if value is not None else None
             if new_key is not None:
                 index.add(new_key, rid)
+            elif value is not None:
+                index.unindexed = True
             old_key = order_key(old) if old is not None else None
             if old_key is not None and old_key != new_key:
                 self._gc.append((vacuum.REL_ENTRY, index, old_key, rid))

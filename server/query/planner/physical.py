@@ -158,6 +158,8 @@ class PhysicalBuilder:
     @staticmethod
     def _range_text(op) -> str:
         """``<compare> value`` of an index seek (``>= 1 AND < 5`` with an upper bound), for EXPLAIN."""
+        if op.compare == "IS NOT NULL":
+            return "IS NOT NULL"
         text = f"{op.compare} {expr_text(op.value)}"
         return text if op.upper is None else f"{text} AND {op.upper[0]} {expr_text(op.upper[1])}"
 

@@ -5,6 +5,7 @@
                         (ranges and STARTS WITH: NodeIndexRange; relationships: RelTypeScan, indexed)
     top_first           Top(Project(x, text = n.text), ORDER BY n.ts)  ->  Project(Top(x, ...))  (top_first.py)
     order_from_index    Top(NodeIndexRange(n.key > $x), ORDER BY n.key)  ->  Limit(the seek, in the key's order)
+                        (also a label scan under n.key IS NOT NULL: the index's keys, in order)
     seek_by_id          Filter(AllNodesScan(n), id(n) = $x)  ->  NodeByIdSeek(n, $x)
     prefilter_scans     Filter(NodeByLabelScan(n:P), n.id = $x)  ->  the same, the scan comparing n.id itself
                         (also IN, <, <=, >, >=, STARTS WITH, ENDS WITH, CONTAINS)
@@ -162,6 +163,11 @@ def order_from_index(op: L.LogicalOp, catalog=None) -> L.LogicalOp:
                 return op
         path.append(below)
         below = below.source
+    if isinstance(below, L.NodeByLabelScan) and below.key is None and _prop_of(key, below.var) \
+            and catalog is not None and catalog.has_property_index("node", below.label, key.key) \
+            and any(_is_not_null(step, below.var, key.key) for step in path):
+        # WHERE n.key IS NOT NULL: every node with the key, from its index (Neo4j's NodeIndexScan)
+        below = L.NodeIndexRange(below.source, below.var, below.label, key.key, "IS NOT NULL", ast.Literal(None))
     if not (isinstance(below, L.NodeIndexRange) and below.descending is None and _prop_of(key, below.var)
             and key.key == below.key):
         return op
@@ -171,6 +177,11 @@ def order_from_index(op: L.LogicalOp, catalog=None) -> L.LogicalOp:
     if op.skip is not None:
         rebuilt = L.Skip(rebuilt, op.skip)
     return L.Limit(rebuilt, op.limit)
+
+
+def _is_not_null(step: L.LogicalOp, var: str, key: str) -> bool:
+    term = step.predicate if isinstance(step, L.Filter) else None
+    return isinstance(term, ast.IsNull) and term.negated and _prop_of(term.operand, var) and term.operand.key == key
 
 
 def _before_projection(key: ast.Expr, project: L.Project):

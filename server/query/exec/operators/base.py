@@ -400,10 +400,15 @@ class NodeIndexSeek(Operator):
 
 
 class NodeIndexRange(Operator):
-    """``n:Label`` with ``n.key`` in a range (``<``, ``>=``, ...) or ``STARTS WITH`` a prefix, through a
-    property index; the filter above decides. A bound the index cannot order (a list) scans the label."""
+    """``n:Label`` with ``n.key`` in a range (``<``, ``>=``, ...), ``STARTS WITH`` a prefix or ``IS NOT NULL``,
+    through a property index; the filter above decides. What the index cannot answer (a list bound, a
+    NaN left out of it, an order across kinds) scans the label (sorted as ORDER BY sorts, when ordered)."""
     __slots__ = ("var", "label", "key", "compare", "value", "upper", "range_text", "descending")
-    name = "NodeIndexSeekByRange"
+
+    @property
+    def name(self):
+        # every node with the key (IS NOT NULL) is Neo4j's index scan
+        return "NodeIndexScan" if self.compare == "IS NOT NULL" else "NodeIndexSeekByRange"
 
     def __init__(self, source, var, label, key, compare, value, upper=None, range_text="", descending=None):
         self.source, self.var, self.label, self.key = source, var, label, key
