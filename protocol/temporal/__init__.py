@@ -689,7 +689,13 @@ class DateTime(_NanosecondValue, _dt.datetime):
         return (self.toordinal(), self.nanos_of_day, self.offset_seconds, self.zone_id)
 
     def _order_key(self) -> Any:
-        return (self.epoch_nanos, self.toordinal(), self.nanos_of_day, self.zone_id)
+        # (epoch_nanos, toordinal(), nanos_of_day, zone_id), the zone's offset read once (ORDER BY and
+        # comparisons compute this per value)
+        offset, ordinal, nanos = self.offset_seconds, self.toordinal(), self.nanos_of_day
+        epoch_seconds = (ordinal - UNIX_EPOCH_ORDINAL) * 86_400 + nanos // NANOS_PER_SECOND - offset
+        tz = self.tzinfo
+        return (epoch_seconds * NANOS_PER_SECOND + self._nanosecond, ordinal, nanos,
+                zone_id(tz) if is_named_zone(tz) else format_offset(offset))
 
     def __str__(self) -> str:
         text = (f"{format_year(self.year)}-{self.month:02d}-{self.day:02d}T"

@@ -232,8 +232,20 @@ def order_key(v: Any) -> tuple:
         return (_POINT, v.srid, v.coordinates)
     rank = temporal_rank(v)
     if rank is not None:
-        return (rank, _TemporalKey(v))
+        return (rank, _temporal_order(v))
     return (_OTHER, repr(v))
+
+
+def _temporal_order(v: Any) -> Any:
+    """A plain key (ints, strings) ordering temporal values of one kind as temporal_compare does: their
+    own ``_order_key`` (equal exactly when the values are, for every kind), a date's ordinal. Computed
+    once per value: compared through temporal_compare, each comparison recomputed both sides' zone
+    offsets (ORDER BY a datetime over 100,000 nodes took 15 s)."""
+    own = getattr(v, "_order_key", None)
+    if own is not None:
+        return own()
+    toordinal = getattr(v, "toordinal", None)
+    return toordinal() if toordinal is not None else _TemporalKey(v)
 
 
 def order_key_desc(v: Any) -> tuple:
