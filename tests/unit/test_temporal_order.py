@@ -65,3 +65,21 @@ def test_a_datetime_orders_by_instant_then_local_time_and_zone(db):
     got = [r[0] for r in rows(db, "MATCH (m:T) RETURN m.i ORDER BY m.t DESC")]
     assert got[0] == 3
     assert sorted(instant, key=order_key) == sorted(instant, key=cmp_to_key(temporal_compare))
+
+
+def test_clock_and_duration_expressions_are_one_value_per_statement(db):
+    assert rows(db, "UNWIND range(1, 500) AS i WITH datetime() - duration('P30D') AS t RETURN count(DISTINCT t)") == [(1,)]
+    assert rows(db, "UNWIND range(1, 3) AS i RETURN DISTINCT date() = date(datetime()) AS same") == [(True,)]
+    before = rows(db, "RETURN datetime() AS t")[0][0]
+    later = rows(db, "RETURN datetime() AS t")[0][0]
+    assert temporal_compare(before, later) <= 0        # a new statement reads the clock again
+
+
+def test_a_bad_constant_duration_fails_only_when_evaluated(db):
+    import pytest
+
+    from relate.errors import RelateError
+    assert rows(db, "UNWIND [1, 2] AS i RETURN CASE WHEN i > 5 THEN duration('garbage') ELSE i END AS x") == [(1,), (2,)]
+    with pytest.raises(RelateError):
+        rows(db, "UNWIND [1, 2] AS i RETURN CASE WHEN i > 1 THEN duration('garbage') ELSE i END AS x")
+    assert rows(db, "RETURN duration.inDays(date('2024-01-01'), date('2024-03-01')).days AS d") == [(60,)]

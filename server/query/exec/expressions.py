@@ -567,7 +567,10 @@ class _Compiler:
             if _invalid_arithmetic(op, self._kind(e.left), self._kind(e.right)):
                 raise _compile_error(f"Type mismatch: cannot apply {op} to {self._kind(e.left)} and "
                                      f"{self._kind(e.right)}", "InvalidArgumentType", e)
-            return _fold(_arithmetic(op, left, right), [left, right])
+            computed = _fold(_arithmetic(op, left, right), [left, right])
+            if not _is_const(computed) and _per_statement_input(left) and _per_statement_input(right):
+                return _per_statement(computed, e)      # datetime() - duration('P30D'): once, not per row
+            return computed
         if op == "=" or op == "<>":
             result = self._equality(left, right, negate=(op == "<>"))
         elif op in _ORDERING:
@@ -908,7 +911,8 @@ class _Compiler:
                 return _constant(fn(None))
             if all(_is_const(c) for c in compiled):
                 return _fold(call, compiled)
-        if (name in functions.PURE or name in _STATEMENT_FUNCTIONS) and compiled \
+        # datetime() and kin read the statement's clock: one value per statement, with or without input
+        if ((name in functions.PURE and compiled) or name in _STATEMENT_FUNCTIONS) \
                 and all(_per_statement_input(c) for c in compiled):
             return _per_statement(call, e)
         return call

@@ -211,13 +211,18 @@ def _register() -> dict[str, Callable]:
         add(f"{kind}.truncate", _truncate_function(kind), 1, 3,
             f"A {kind} (by default the current one) truncated to a unit, with fields overridden by an "
             "optional map.")
-    add("datetime.fromEpoch", datetime_from_epoch, 1, 2, "The UTC datetime of epoch seconds and nanoseconds.")
-    add("datetime.fromEpochMillis", datetime_from_epoch_millis, 1, 1, "The UTC datetime of epoch milliseconds.")
-    add("duration", duration, 1, 1, "A duration from an ISO 8601 string or a map of units.")
-    add("duration.between", _between(None), 2, 2, "The duration between two temporal values.")
-    add("duration.inMonths", _between("months"), 2, 2, "The duration between two values in whole months.")
-    add("duration.inDays", _between("days"), 2, 2, "The duration between two values in whole days.")
-    add("duration.inSeconds", _between("seconds"), 2, 2, "The duration between two values in seconds.")
+    # These read neither clock nor zone: pure (a constant input is computed once, at compile time)
+    add("datetime.fromEpoch", datetime_from_epoch, 1, 2, "The UTC datetime of epoch seconds and nanoseconds.",
+        pure=True)
+    add("datetime.fromEpochMillis", datetime_from_epoch_millis, 1, 1, "The UTC datetime of epoch milliseconds.",
+        pure=True)
+    add("duration", duration, 1, 1, "A duration from an ISO 8601 string or a map of units.", pure=True)
+    add("duration.between", _between(None), 2, 2, "The duration between two temporal values.", pure=True)
+    add("duration.inMonths", _between("months"), 2, 2, "The duration between two values in whole months.",
+        pure=True)
+    add("duration.inDays", _between("days"), 2, 2, "The duration between two values in whole days.", pure=True)
+    add("duration.inSeconds", _between("seconds"), 2, 2, "The duration between two values in seconds.",
+        pure=True)
     return registered
 
 

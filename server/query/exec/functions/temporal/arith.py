@@ -158,10 +158,30 @@ def temporal_equals(a: Any, b: Any) -> bool | None:
     return a == b
 
 
+# (value, its _order_key()) last computed on each side of temporal_compare; one tuple each, replaced
+# whole, so a thread reads a value with its own key. Temporal values are immutable.
+_LEFT: tuple[Any, Any] = (None, None)
+_RIGHT: tuple[Any, Any] = (None, None)
+
+
 def temporal_compare(a: Any, b: Any) -> int | None:
     """-1/0/1 for two values of one temporal type; None for durations, nulls and mixed types."""
     if a is None or b is None or type(a) is not type(b) or not isinstance(a, _TEMPORALS):
         return None
+    if hasattr(a, "_order_key"):    # equal keys exactly when the values are equal: each side's key read once
+        global _LEFT, _RIGHT
+        left, right = _LEFT, _RIGHT     # the last key of each side: a constant side (WHERE m.ts > $since) hits
+        if left[0] is a:
+            ka = left[1]
+        else:
+            ka = a._order_key()
+            _LEFT = (a, ka)
+        if right[0] is b:
+            kb = right[1]
+        else:
+            kb = b._order_key()
+            _RIGHT = (b, kb)
+        return (ka > kb) - (ka < kb)
     if a == b:
         return 0
     return -1 if a < b else 1
