@@ -73,7 +73,13 @@ def order_key(value: Any) -> OrderKey | None:
     if cls is bytes:
         return (RANK_BYTES, value)
     rank = _temporal_rank(value)
-    return None if rank is None else (rank, value)
+    if rank is None:
+        return None
+    # a time-bearing value's own key (ints and a zone name, equal exactly when the values are): sorting
+    # and probing keys then compares tuples in C, not through the class's __lt__ and __eq__ (which
+    # recompute both sides' zone offsets: a datetime index of 50,000 nodes took 3.9 s to build)
+    own = getattr(value, "_order_key", None)
+    return (rank, value if own is None else own())
 
 
 class PropertyIndex:

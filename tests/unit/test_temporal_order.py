@@ -12,6 +12,7 @@ from relate.protocol.temporal.zones import named_zone, offset_zone
 from relate.server.query.exec.functions.temporal.arith import temporal_compare
 from relate.server.query.exec.values.ops import order_key
 from tests.helpers import rows, run
+from tests.unit.test_top_by_props import ordered
 
 ZONES = [named_zone("Europe/Stockholm"), named_zone("America/New_York"), named_zone("Asia/Kolkata"),
          offset_zone(3600), offset_zone(-19800), offset_zone(0)]
@@ -83,3 +84,43 @@ def test_a_bad_constant_duration_fails_only_when_evaluated(db):
     with pytest.raises(RelateError):
         rows(db, "UNWIND [1, 2] AS i RETURN CASE WHEN i > 1 THEN duration('garbage') ELSE i END AS x")
     assert rows(db, "RETURN duration.inDays(date('2024-01-01'), date('2024-03-01')).days AS d") == [(60,)]
+
+
+INDEXED = ["MATCH (m:T) WHERE m.t = $v RETURN m.i ORDER BY m.i",
+           "MATCH (m:T) WHERE m.t > $v RETURN m.i ORDER BY m.t, m.i",
+           "MATCH (m:T) WHERE m.t <= $v RETURN m.i ORDER BY m.t DESC, m.i",
+           "MATCH (m:T) WHERE m.t IS NOT NULL RETURN m.i ORDER BY m.t DESC LIMIT 4",
+           "MATCH (m:T) WHERE m.t >= $v RETURN m.i ORDER BY m.t LIMIT 3"]
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data(), kind=st.sampled_from(sorted(KINDS)), statement=st.sampled_from(INDEXED),
+       index_first=st.booleans())
+def test_a_temporal_index_finds_and_orders_as_a_scan(db, data, kind, statement, index_first):
+    values = data.draw(st.lists(KINDS[kind], min_size=1, max_size=10))
+    probe = data.draw(KINDS[kind])
+    run(db, "MATCH (n) DETACH DELETE n")
+    run(db, "DROP INDEX t_t IF EXISTS")
+    if index_first:
+        run(db, "CREATE INDEX t_t FOR (m:T) ON (m.t)")
+    run(db, "UNWIND range(0, size($v) - 1) AS i CREATE (:T {i: i, t: $v[i]})", {"v": values})
+    if not index_first:
+        run(db, "CREATE INDEX t_t FOR (m:T) ON (m.t)")
+    tx = db.store.begin_read()
+    try:
+        fast, plain = (ordered(db, tx, statement, {"v": probe}, o) for o in (True, False))
+    finally:
+        tx.close()
+    assert fast == plain
+
+
+def test_a_unique_datetime_is_one_instant_in_one_zone(db):
+    import pytest
+
+    from relate.errors import RelateError
+    run(db, "CREATE CONSTRAINT t_unique FOR (m:T) REQUIRE m.t IS UNIQUE")
+    run(db, "CREATE (:T {t: datetime('2024-01-01T01:00:00+01:00')})")
+    run(db, "CREATE (:T {t: datetime('2024-01-01T00:00:00Z')})")          # the same instant, another zone
+    with pytest.raises(RelateError):
+        run(db, "CREATE (:T {t: datetime('2024-01-01T01:00:00+01:00')})")
+    assert rows(db, "MATCH (m:T {t: datetime('2024-01-01T00:00:00Z')}) RETURN count(*)") == [(1,)]
