@@ -328,6 +328,8 @@ class Duration:
                     nanoseconds: _Amount = 0) -> "Duration":
         """A duration from possibly fractional amounts: each unit's fraction flows into the next
         smaller one (months -> days -> seconds -> nanoseconds), truncating toward zero."""
+        if type(months) is int and type(days) is int and type(seconds) is int and type(nanoseconds) is int:
+            return cls(months, days, seconds, nanoseconds)      # whole amounts: nothing to cascade
         from fractions import Fraction
 
         def exact(value: _Amount) -> Fraction:

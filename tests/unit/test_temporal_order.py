@@ -124,3 +124,15 @@ def test_a_unique_datetime_is_one_instant_in_one_zone(db):
     with pytest.raises(RelateError):
         run(db, "CREATE (:T {t: datetime('2024-01-01T01:00:00+01:00')})")
     assert rows(db, "MATCH (m:T {t: datetime('2024-01-01T00:00:00Z')}) RETURN count(*)") == [(1,)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(amounts=st.lists(st.integers(-10**15, 10**15), min_size=4, max_size=4))
+def test_whole_duration_amounts_skip_the_fraction_cascade_and_agree_with_it(amounts):
+    from fractions import Fraction
+
+    from relate.protocol.values import Duration
+    whole = Duration.approximate(*amounts)
+    cascaded = Duration.approximate(*(Fraction(a) for a in amounts))
+    assert (whole.months, whole.days, whole.seconds, whole.nanoseconds) == \
+        (cascaded.months, cascaded.days, cascaded.seconds, cascaded.nanoseconds)
