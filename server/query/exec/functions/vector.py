@@ -2,6 +2,8 @@
 vector.similarity.cosine / euclidean, vector_dimension_count, vector_norm, vector_distance."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from relate.protocol.errors import ArgumentError
@@ -66,8 +68,26 @@ def vector(ctx, value, dimension, coordinate_type):
     return Vector(coords, coordinate_type)
 
 
-def _pair(fn_name, a, b):
-    x, y = _coordinates(fn_name, a), _coordinates(fn_name, b)
+_MEMO_AT = 16       # lists this long met again in one statement (a query vector parameter) convert once
+
+
+def _memo_coordinates(ctx, fn_name, v) -> np.ndarray:
+    """``_coordinates``, kept per statement for a long list seen before (the same object: a parameter
+    or a list carried by WITH, compared with every row's vector)."""
+    memo = getattr(ctx, "memo", None)
+    if memo is None or type(v) is not list or len(v) < _MEMO_AT:
+        return _coordinates(fn_name, v)
+    key = ("vector coordinates", id(v))
+    kept = memo.get(key)
+    if kept is not None and kept[0] is v:
+        return kept[1]
+    coords = _coordinates(fn_name, v)
+    memo[key] = (v, coords)             # holds v: its id is not reused while the statement runs
+    return coords
+
+
+def _pair(fn_name, a, b, ctx=None):
+    x, y = _memo_coordinates(ctx, fn_name, a), _memo_coordinates(ctx, fn_name, b)
     if x.shape != y.shape:
         raise ArgumentError(f"{fn_name}() needs vectors of equal dimension, got {x.shape[0]} and "
                             f"{y.shape[0]}", detail="InvalidArgumentValue", phase="runtime")
@@ -79,8 +99,8 @@ def similarity_cosine(ctx, a, b):
     """(1 + cos) / 2, in 0..1; null when either vector is null or has no length."""
     if a is None or b is None:
         return None
-    x, y = _pair("vector.similarity.cosine", a, b)
-    norms = float(np.linalg.norm(x)) * float(np.linalg.norm(y))
+    x, y = _pair("vector.similarity.cosine", a, b, ctx)
+    norms = math.sqrt(float(np.dot(x, x))) * math.sqrt(float(np.dot(y, y)))     # np.linalg.norm's own sum
     if norms == 0.0:
         return None
     cos = float(np.dot(x, y)) / norms
@@ -92,7 +112,7 @@ def similarity_euclidean(ctx, a, b):
     """1 / (1 + d²)."""
     if a is None or b is None:
         return None
-    x, y = _pair("vector.similarity.euclidean", a, b)
+    x, y = _pair("vector.similarity.euclidean", a, b, ctx)
     diff = x - y
     return 1.0 / (1.0 + float(np.dot(diff, diff)))
 
