@@ -23,6 +23,8 @@ def materialize(value: Any, tx) -> Any:
     if kind is PathRef:
         return Path([_node(n.id, tx) for n in value.nodes], [_rel(r.id, tx) for r in value.rels])
     if kind is list:
+        if _PLAIN.issuperset(map(type, value)):     # an embedding, tags: copied at C speed
+            return list(value)
         return [materialize(v, tx) for v in value]
     if kind is dict:
         return {k: materialize(v, tx) for k, v in value.items()}
