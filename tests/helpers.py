@@ -13,6 +13,17 @@ def rows(target, text: str, params: dict | None = None) -> list:
     return session.run(text, params or {}).fetch(ALL)
 
 
+def plan_operators(target, text: str) -> list[str]:
+    """The operator names of ``EXPLAIN text`` from the root down its first children (a linear plan)."""
+    session = target.session() if hasattr(target, "session") else target
+    plan = session.run("EXPLAIN " + text).consume().plan
+    operators = []
+    while plan:
+        operators.append(plan["operator"])
+        plan = (plan.get("children") or [None])[0]
+    return operators
+
+
 def run(target, text: str, params: dict | None = None) -> None:
     """Run one statement to the end and drop its rows."""
     session = target.session() if hasattr(target, "session") else target

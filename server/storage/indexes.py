@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from bisect import bisect_left, bisect_right, insort
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable, TypeVar
 
 from relate.protocol.values import Duration, Vector
 
@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     OrderKey = tuple[Any, ...]
     # (lo_key, lo_strict, hi_key, hi_strict) of a range seek.
     Bounds = tuple[OrderKey, bool, OrderKey, bool]
+
+T = TypeVar("T")
 
 RANK_BOOL, RANK_NUMBER, RANK_STRING, RANK_LIST, RANK_VECTOR, RANK_DURATION = 1, 2, 4, 5, 6, 7
 RANK_BYTES = 8                                # equality only (like Neo4j's byte arrays)
@@ -180,50 +182,42 @@ class PropertyIndex:
         ordered.extend(k for k in list(self.entries) if k[0] not in SORTABLE_RANKS)
         return ordered
 
-    def key_chunk(self, after: OrderKey | None, descending: bool, limit: int) -> list[OrderKey]:
-        """Up to ``limit`` sorted keys past ``after`` in the walk's direction (from the first key, or
-        the last when descending, with ``after`` None), in that direction; consistent as range_keys."""
-        while True:
-            seq = self.seq
-            if seq & 1:
-                time.sleep(0)
-                continue
-            keys = self.sorted_keys
-            if descending:
-                j = len(keys) if after is None else bisect_left(keys, after)
-                chunk = keys[max(0, j - limit):j][::-1]
-            else:
-                i = 0 if after is None else bisect_right(keys, after)
-                chunk = keys[i:i + limit]
-            if seq == self.seq and keys is self.sorted_keys:
-                return chunk
-
-    def rank_span(self) -> tuple[int, int] | None:
-        """The kinds (ranks) of the least and the greatest sorted key; None when there is none."""
-        while True:
-            seq = self.seq
-            if seq & 1:
-                time.sleep(0)
-                continue
-            keys = self.sorted_keys
-            span = (keys[0][0], keys[-1][0]) if keys else None
-            if seq == self.seq and keys is self.sorted_keys:
-                return span
-
-    def range_keys(self, lo_key: OrderKey, lo_strict: bool, hi_key: OrderKey, hi_strict: bool
-                   ) -> list[OrderKey]:
-        """Sorted keys between the bounds (consistent even while a writer inserts concurrently)."""
+    def _read_sorted(self, read: Callable[[list[OrderKey]], T]) -> T:
+        """``read(sorted_keys)``, consistent even while a writer inserts concurrently: a seqlock,
+        retried when a writer was mid-change or changed the list meanwhile."""
         while True:
             seq = self.seq
             if seq & 1:                  # a writer is mid-change: let it finish
                 time.sleep(0)
                 continue
             keys = self.sorted_keys
+            found = read(keys)
+            if seq == self.seq and keys is self.sorted_keys:
+                return found
+
+    def key_chunk(self, after: OrderKey | None, descending: bool, limit: int) -> list[OrderKey]:
+        """Up to ``limit`` sorted keys past ``after`` in the walk's direction (from the first key, or
+        the last when descending, with ``after`` None), in that direction."""
+        def read(keys: list[OrderKey]) -> list[OrderKey]:
+            if descending:
+                j = len(keys) if after is None else bisect_left(keys, after)
+                return keys[max(0, j - limit):j][::-1]
+            i = 0 if after is None else bisect_right(keys, after)
+            return keys[i:i + limit]
+        return self._read_sorted(read)
+
+    def rank_span(self) -> tuple[int, int] | None:
+        """The kinds (ranks) of the least and the greatest sorted key; None when there is none."""
+        return self._read_sorted(lambda keys: (keys[0][0], keys[-1][0]) if keys else None)
+
+    def range_keys(self, lo_key: OrderKey, lo_strict: bool, hi_key: OrderKey, hi_strict: bool
+                   ) -> list[OrderKey]:
+        """Sorted keys between the bounds."""
+        def read(keys: list[OrderKey]) -> list[OrderKey]:
             i = bisect_right(keys, lo_key) if lo_strict else bisect_left(keys, lo_key)
             j = bisect_left(keys, hi_key) if hi_strict else bisect_right(keys, hi_key)
-            chunk = keys[i:j]
-            if seq == self.seq and keys is self.sorted_keys:
-                return chunk
+            return keys[i:j]
+        return self._read_sorted(read)
 
 
 def range_bounds(lo: Any, lo_inclusive: bool, hi: Any, hi_inclusive: bool) -> Bounds | None:

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.helpers import rows, run
+from tests.helpers import plan_operators, rows, run
 
 HOPS = ["(n)-[:R]->()", "(n)<-[:R]-()", "(n)-[:R]-()", "(n)-[:R|S]->()", "(n)-->()", "(n)--()", "(n)<-[:S|R]-()"]
 
@@ -122,9 +122,5 @@ def test_the_count_of_mentions_per_entity_reads_degrees(db):
     fill(db, (4, [(0, 1, "R"), (2, 1, "R"), (3, 1, "R"), (0, 3, "R"), (1, 1, "R")]))
     text = "MATCH (e:N)<-[:R]-(c) RETURN e.i AS e, count(c) AS n ORDER BY n DESC, e"
     assert rows(db, text) == [(1, 4), (3, 1)]
-    plan = db.session().run("EXPLAIN " + text).consume().plan
-    operators = []
-    while plan:
-        operators.append(plan["operator"])
-        plan = (plan.get("children") or [None])[0]
+    operators = plan_operators(db, text)
     assert "Expand(Degree)" in operators, operators

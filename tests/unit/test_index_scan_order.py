@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.helpers import rows, run
+from tests.helpers import plan_operators, rows, run
 from tests.unit.test_top_by_props import ordered
 
 VALUES = st.one_of(st.none(), st.integers(-4, 4), st.sampled_from([0.5, -1.5, 2.0, math.nan]),
@@ -58,11 +58,7 @@ def test_the_index_order_equals_the_sorted_label(db, data, kind, index_first, st
 def test_the_plan_walks_the_index_and_stops(db):
     fill(db, list(range(50)), True)
     text = "MATCH (m:M) WHERE m.k IS NOT NULL RETURN m.i ORDER BY m.k DESC LIMIT 3"
-    plan = db.session().run("EXPLAIN " + text).consume().plan
-    operators = []
-    while plan:
-        operators.append(plan["operator"])
-        plan = (plan.get("children") or [None])[0]
+    operators = plan_operators(db, text)
     assert "NodeIndexScan" in operators and "Top" not in operators, operators
     assert rows(db, text) == [(49,), (48,), (47,)]
 

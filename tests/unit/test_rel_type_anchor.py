@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from relate.server.query.planner import patterns
-from tests.helpers import rows, run
+from tests.helpers import plan_operators, rows, run
 
 STATEMENTS = [
     "MATCH (a:A)-[r:R]->(b) RETURN id(a), id(r), id(b)",
@@ -73,11 +73,7 @@ def test_a_transaction_sees_its_own_relationships(db, monkeypatch):
 def test_a_rare_type_between_common_labels_is_scanned_from_the_type(db):
     run(db, "UNWIND range(1, 300) AS i CREATE (:Memory {i: i})")
     run(db, "MATCH (m:Memory) WHERE m.i <= 3 CREATE (m)-[:ABOUT]->(:Topic)")
-    plan = db.session().run("EXPLAIN MATCH (m:Memory)-[:ABOUT]->() RETURN count(*)").consume().plan
-    operators = []
-    while plan:
-        operators.append(plan["operator"])
-        plan = (plan.get("children") or [None])[0]
+    operators = plan_operators(db, "MATCH (m:Memory)-[:ABOUT]->() RETURN count(*)")
     assert "NodeByLabelScan" not in operators and any("RelationshipTypeScan" in o for o in operators), operators
     assert rows(db, "MATCH (m:Memory)-[:ABOUT]->() RETURN count(*)") == [(3,)]
     assert rows(db, "MATCH (m:Memory)-[:ABOUT]->(t:Topic) RETURN count(*)") == [(3,)]

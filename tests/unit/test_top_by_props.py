@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from relate.server.query.context import ExecContext
 from relate.server.query.parser import parse
 from relate.server.query.planner import plan_query
-from tests.helpers import rows, run
+from tests.helpers import plan_operators, rows, run
 
 VALUES = {
     "ints": st.integers(-5, 5),
@@ -74,11 +74,7 @@ def test_top_by_properties_equals_the_plain_plan(db, data, kind, statement, n, s
 
 def test_the_plan_puts_the_top_under_the_projection(db):
     fill(db, [3, 1, 2])
-    plan = db.session().run("EXPLAIN MATCH (m:M) RETURN m.i AS i ORDER BY m.k DESC LIMIT 2").consume().plan
-    operators = []
-    while plan:
-        operators.append(plan["operator"])
-        plan = (plan.get("children") or [None])[0]
+    operators = plan_operators(db, "MATCH (m:M) RETURN m.i AS i ORDER BY m.k DESC LIMIT 2")
     assert operators[operators.index("Projection"):] == ["Projection", "Top", "NodeByLabelScan", "Argument"]
 
 

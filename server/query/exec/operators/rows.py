@@ -287,16 +287,10 @@ class Top(Operator):
         self.text = text                  # "n.ts DESC, n.id SKIP 1 LIMIT 5", for EXPLAIN
         # (var, label, property keys, keys filtered IS NOT NULL) when the input is the label's scan of one
         # row and every key a property of its node: the nodes are ranked from their properties, rows built
-        # for the kept only
+        # for the kept only; ``props_key`` is the sort key of a node's properties
         self.by_props = by_props
-        self.props_key = None           # one key: its order-key conversion; several: a key of props
-        if by_props is not None:
-            names = by_props[2]
-            if len(names) == 1:
-                self.props_key = order_key
-            else:
-                self.props_key = sort_key([((lambda props, ctx, k=k: props.get(k)), d)
-                                           for k, (_, d) in zip(names, keys)])[0]
+        self.props_key = None if by_props is None else \
+            sort_key([((lambda props, ctx, k=k: props.get(k)), d) for k, (_, d) in zip(by_props[2], keys)])[0]
 
     def details(self):
         return self.text
@@ -327,39 +321,31 @@ class Top(Operator):
         would get), and rows built only for those kept."""
         var, label, names, present = self.by_props
         found = ctx.tx.nodes_by_label_with_props(label, ctx.check)
-        # WHERE n.key IS NOT NULL (the sort key's is applied as the values are read)
+        # WHERE n.key IS NOT NULL (one sort key's is applied as its values are read)
         others = tuple(k for k in present if len(names) != 1 or k != names[0])
         if len(others) == 1:
             other = others[0]
             found = ((nid, props) for nid, props in found if props.get(other) is not None)
         elif others:
             found = ((nid, props) for nid, props in found if all(props.get(k) is not None for k in others))
-        kept = None
+        # ties go by position (earlier first, as heapq's own key= would); (key, position, id) compare in C
+        step = -1 if self.reverse else 1
         if len(names) == 1:
-            ids, values = [], []
             name = names[0]
+            pairs = ((nid, props.get(name)) for nid, props in found)
             if name in present:
-                for nid, props in found:
-                    value = props.get(name)
-                    if value is not None:
-                        ids.append(nid)
-                        values.append(value)
-            else:
-                for nid, props in found:
-                    ids.append(nid)
-                    values.append(props.get(name))
+                pairs = ((nid, value) for nid, value in pairs if value is not None)
+            ids, values = [], []
+            for nid, value in pairs:
+                ids.append(nid)
+                values.append(value)
             kept = ranked_numbers(ids, values, self.reverse, skip + limit)
             if kept is None:
-                found = zip(ids, ({name: v} for v in values))
-        if kept is None:
-            # (key, position, id): ties go by position (earlier first, as heapq's own key= would), in C
-            step = -1 if self.reverse else 1
-            if len(names) == 1:
-                name, conv = names[0], self.props_key
-                decorated = ((conv(props.get(name)), i, nid) for i, (nid, props) in zip(count(0, step), found))
-            else:
-                key_fn = self.props_key
-                decorated = ((key_fn(props, ctx), i, nid) for i, (nid, props) in zip(count(0, step), found))
+                decorated = ((order_key(v), i, nid) for i, nid, v in zip(count(0, step), ids, values))
+                kept = [nid for _, _, nid in pick(skip + limit, decorated)]
+        else:
+            key_fn = self.props_key
+            decorated = ((key_fn(props, ctx), i, nid) for i, (nid, props) in zip(count(0, step), found))
             kept = [nid for _, _, nid in pick(skip + limit, decorated)]
         for nid in checked(kept[skip:], ctx):
             out = dict(arg)
@@ -372,6 +358,7 @@ def ranked_numbers(ids: list, values: list, descending: bool, n: int) -> list | 
     null or every other one an integer (or every one a float): a stable numpy sort instead of a heap
     fed in Python (a timestamp read newest first fills the heap at every row). None otherwise."""
     types = set(map(type, values))
+    has_nulls = type(None) in types
     types.discard(type(None))
     if types == {int}:
         dtype = np.int64
@@ -379,7 +366,7 @@ def ranked_numbers(ids: list, values: list, descending: bool, n: int) -> list | 
         dtype = np.float64          # NaN sorts above every number, as in Cypher
     else:
         return None
-    nulls = [i for i, v in enumerate(values) if v is None] if len(types) < len(set(map(type, values))) else []
+    nulls = [i for i, v in enumerate(values) if v is None] if has_nulls else []
     if nulls:
         present = [i for i, v in enumerate(values) if v is not None]
         values = [values[i] for i in present]
