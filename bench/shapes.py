@@ -1,5 +1,5 @@
 """Statement shapes of agent memory and GraphRAG scripts, timed embedded in memory: the newest memories,
-degrees and existence checks, counts per entity, a rare relationship between common labels.
+substrings of their text, degrees and existence checks, counts per entity, a rare relationship between common labels.
 
     .venv/bin/python bench/shapes.py [--memories 100000] [--chunks 20000] [--reps 5]
 
@@ -19,10 +19,16 @@ SHAPES = [
      "MATCH (m:Memory) RETURN m.text ORDER BY m.ts DESC LIMIT 10"),
     ("newest 10, WHERE ts IS NOT NULL, no index", "memories",
      "MATCH (m:Memory) WHERE m.ts IS NOT NULL RETURN m.text ORDER BY m.ts DESC LIMIT 10"),
-    ("newest 10, WHERE ts IS NOT NULL, index on ts", "memories_indexed",
-     "MATCH (m:Memory) WHERE m.ts IS NOT NULL RETURN m.text ORDER BY m.ts DESC LIMIT 10"),
     ("memories about a topic, counted (1% have one)", "memories",
      "MATCH (m:Memory)-[:ABOUT]->() RETURN count(*)"),
+    ("text CONTAINS a number, no index", "memories",
+     "MATCH (m:Memory) WHERE m.text CONTAINS '4242' RETURN m.ts"),
+    ("newest 10, WHERE ts IS NOT NULL, index on ts", "memories_indexed",
+     "MATCH (m:Memory) WHERE m.ts IS NOT NULL RETURN m.text ORDER BY m.ts DESC LIMIT 10"),
+    ("text CONTAINS a number, text index", "memories_indexed",
+     "MATCH (m:Memory) WHERE m.text CONTAINS '4242' RETURN m.ts"),
+    ("text ENDS WITH a number, text index", "memories_indexed",
+     "MATCH (m:Memory) WHERE m.text ENDS WITH ' 4242' RETURN m.ts"),
     ("chunks mentioning nothing", "chunks",
      "MATCH (c:Chunk) WHERE NOT (c)-[:MENTIONS]->() RETURN count(c)"),
     ("entities never mentioned, EXISTS", "chunks",
@@ -38,6 +44,7 @@ def memories(n: int, indexed: bool):
     db = relate.connect(":memory:")
     if indexed:
         db.execute("CREATE INDEX memory_ts FOR (m:Memory) ON (m.ts)")
+        db.execute("CREATE TEXT INDEX memory_text FOR (m:Memory) ON (m.text)")
     db.execute("UNWIND range(1, $n) AS i CREATE (:Memory {ts: i, text: 'memory ' + i})", {"n": n})
     db.execute("MATCH (m:Memory) WHERE m.ts % 100 = 0 CREATE (m)-[:ABOUT]->(:Topic {name: 't' + m.ts})")
     return db

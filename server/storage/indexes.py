@@ -6,6 +6,7 @@ candidate against their own snapshot. Keys are ``order_key(value)`` tuples ``(ra
 """
 from __future__ import annotations
 
+import threading
 import time
 from bisect import bisect_left, bisect_right, insort
 from typing import TYPE_CHECKING, Callable, TypeVar
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING, Callable, TypeVar
 from relate.protocol.values import Duration, Vector
 
 from . import codec
+from .substrings import SubstringKeys, fresh_limit
 
 if TYPE_CHECKING:
     from typing import Any
@@ -91,7 +93,8 @@ class PropertyIndex:
     dict per key would cost ~180 bytes more) or, from the second id on, to ``{id: None}``.
     """
 
-    __slots__ = ("entity", "label", "key", "entries", "sorted_keys", "seq", "ts", "unindexed")
+    __slots__ = ("entity", "label", "key", "entries", "sorted_keys", "seq", "ts", "unindexed", "_substrings",
+                 "_fresh", "_substrings_lock")
 
     def __init__(self, entity: str, label: str, key: str, ts: int):
         self.entity = entity
@@ -104,6 +107,11 @@ class PropertyIndex:
         # Set for good once a non-null value was left out (NaN, a list holding NaN): then the entries
         # are not every entity with the key, and ``IS NOT NULL`` cannot be answered from them alone.
         self.unindexed = False
+        # CONTAINS / ENDS WITH: the string keys' corpus, built by the first such search (substrings.py),
+        # and the list of string keys added since (None while there is no corpus: nothing to track)
+        self._substrings: SubstringKeys | None = None
+        self._fresh: list[OrderKey] | None = None
+        self._substrings_lock = threading.Lock()
 
     @property
     def ident(self) -> tuple[str, str, str]:
@@ -114,6 +122,15 @@ class PropertyIndex:
             self.seq += 1            # odd while the list changes (a seqlock for readers)
             insort(self.sorted_keys, key)
             self.seq += 1
+            fresh = self._fresh
+            if fresh is not None and key[0] == RANK_STRING:
+                # after the insort: a corpus built from the sorted keys read before it finds the key here
+                fresh.append(key)
+                substrings = self._substrings
+                if substrings is not None and len(fresh) > fresh_limit(len(substrings.keys)):
+                    with self._substrings_lock:             # not while a search builds a new one
+                        if self._substrings is substrings:  # many writes since: the next search rebuilds
+                            self._substrings = self._fresh = None
 
     def put_unsorted(self, key: OrderKey, eid: int) -> bool:
         """Add an entry, leaving ``sorted_keys`` alone (a bulk fill re-sorts once); True for a new key."""
@@ -155,6 +172,23 @@ class PropertyIndex:
         """Re-sort after a bulk fill of ``entries``."""
         self.sorted_keys = sorted(k for k in self.entries if k[0] in SORTABLE_RANKS)
         self.seq += 2
+        self._substrings = self._fresh = None
+
+    def substring_keys(self, needle: str, suffix: bool) -> list[OrderKey]:
+        """String keys containing ``needle`` (``suffix``: ending with it), in key order; possibly stale or
+        a few that do not match (the caller re-checks each id's value)."""
+        substrings = self._substrings
+        if substrings is None:
+            with self._substrings_lock:
+                substrings = self._substrings
+                if substrings is None:
+                    # The list for keys added from now on comes first: a key inserted after the read
+                    # below is appended to it (add), one inserted before is in what is read.
+                    fresh: list[OrderKey] = []
+                    self._fresh = fresh
+                    keys = self.range_keys((RANK_STRING,), False, (RANK_STRING + 1,), True)
+                    substrings = self._substrings = SubstringKeys(keys, fresh)
+        return substrings.matching(needle, suffix)
 
     def candidates(self, key: OrderKey) -> list[int]:
         ids = self.entries.get(key)

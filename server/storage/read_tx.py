@@ -677,16 +677,29 @@ class ReadTx:
             else:                               # no index (dropped since planning): ordered all the same
                 yield from (eid for _, eid in sorted(matches, key=lambda pair: pair[0], reverse=descending))
             return
-        entries = index.entries
         keys = index.ordered_keys() if bounds is None else index.range_keys(*bounds)
-        if descending:
-            keys = keys[::-1]
+        yield from self._ids_under(entity, label, key, index, keys[::-1] if descending else keys)
+
+    def index_substring(self, entity: str, label: str, key: str, needle: str, suffix: bool,
+                        descending: bool | None = None) -> Iterator[int] | None:
+        """Ids whose string ``key`` contains ``needle`` (``suffix``: ends with it), through the property
+        index's substring search, in key order when ``descending`` is not None; None without an index."""
+        index = self._index_source(entity, label, key)
+        if index is None:
+            return None
+        keys = index.substring_keys(needle, suffix)
+        return self._ids_under(entity, label, key, index, keys[::-1] if descending else keys)
+
+    def _ids_under(self, entity: str, label: str, key: str, index: PropertyIndex, keys: list[OrderKey]
+                   ) -> Iterator[int]:
+        """The ids filed under ``keys`` (in that order) whose value in this snapshot has that key: an id
+        can sit under a stale key too."""
+        entries = index.entries
         for k in keys:
             ids = entries.get(k)
             if ids is None:
                 continue
             for eid in ((ids,) if isinstance(ids, int) else list(ids)):
-                # An id can sit under a stale key too; yield it only under its current value's key.
                 found = self._indexed_value(entity, label, key, eid)
                 if found is not _MISS and order_key(found) == k:
                     yield eid
@@ -715,20 +728,13 @@ class ReadTx:
                    ) -> Iterator[int]:
         """``index``'s ids in key order, read in chunks between bounds (a writer may insert between
         chunks: a key is found by value, never by position), each checked against this snapshot."""
-        entries, chunk = index.entries, 64
+        chunk = 64
         last: OrderKey | None = None
         while True:
             keys = index.key_chunk(last, descending, chunk)
             if not keys:
                 return
-            for k in keys:
-                ids = entries.get(k)
-                if ids is None:
-                    continue
-                for eid in ((ids,) if isinstance(ids, int) else list(ids)):
-                    found = self._indexed_value(entity, label, key, eid)
-                    if found is not _MISS and order_key(found) == k:
-                        yield eid
+            yield from self._ids_under(entity, label, key, index, keys)
             last = keys[-1]
             chunk = min(chunk * 4, 1 << 16)
 
@@ -746,7 +752,7 @@ class ReadTx:
                          upper: tuple[str, Any] | None = None, descending: bool | None = None
                          ) -> Iterator[int] | list[int] | None:
         """Ids that may pass ``key <compare> value`` (``=``, ``IN``, ``<``, ``<=``, ``>``, ``>=``, ``STARTS
-        WITH``; ``IS NOT NULL`` ignores the value), and ``key <upper[0]> upper[1]`` (``<``, ``<=``) when given with a lower bound, through the
+        WITH``, ``CONTAINS``, ``ENDS WITH``; ``IS NOT NULL`` ignores the value), and ``key <upper[0]> upper[1]`` (``<``, ``<=``) when given with a lower bound, through the
         property index of (label, key): a superset of what passes in Cypher, the caller's filters deciding;
         a range or prefix comes in ``descending`` order when that is not None (False: ascending).
         None when the index cannot tell (a list or other unordered bound, a prefix that is not a string,
@@ -765,6 +771,10 @@ class ReadTx:
                 if item is not None:
                     found.update(dict.fromkeys(self.index_seek(entity, label, key, item)))
             return list(found)
+        if compare == "CONTAINS" or compare == "ENDS WITH":
+            if type(value) is not str:
+                return []                               # null for every entity: nothing passes
+            return self.index_substring(entity, label, key, value, compare == "ENDS WITH", descending)
         if compare == "STARTS WITH":
             if type(value) is not str:
                 return None

@@ -73,7 +73,7 @@ class NodeIndexSeek(LogicalOp):
 @dataclass(eq=False)
 class NodeIndexRange(LogicalOp):
     """The label's nodes whose ``key`` may pass ``key <compare> value`` (``<``, ``<=``, ``>``, ``>=``,
-    ``STARTS WITH``) and ``upper`` (``<``/``<=`` and a value, for a lower bound) through a property index;
+    ``STARTS WITH``, ``ENDS WITH``, ``CONTAINS``) and ``upper`` (``<``/``<=`` and a value, for a lower bound) through a property index;
     the filters above stay and decide."""
     source: LogicalOp
     var: str

@@ -2,7 +2,8 @@
 
     push_filters_down   Filter(Expand(Scan(a)), a.x = 1)  ->  Expand(Filter(Scan(a), a.x = 1))
     utilize_index       Filter(NodeByLabelScan(n:Note), n.id = $id)  ->  NodeIndexSeek(n:Note.id = $id)
-                        (ranges and STARTS WITH: NodeIndexRange; relationships: RelTypeScan, indexed)
+                        (ranges, STARTS WITH, ENDS WITH, CONTAINS: NodeIndexRange; relationships:
+                        RelTypeScan, indexed)
     top_first           Top(Project(x, text = n.text), ORDER BY n.ts)  ->  Project(Top(x, ...))  (top_first.py)
     order_from_index    Top(NodeIndexRange(n.key > $x), ORDER BY n.key)  ->  Limit(the seek, in the key's order)
                         (also a label scan under n.key IS NOT NULL: the index's keys, in order)
@@ -89,14 +90,14 @@ def _over(filters: list[L.Filter], bottom: L.LogicalOp) -> L.LogicalOp:
 
 # ---------------------------------------------------------------- utilize_index
 # Comparisons a property index answers, the most selective first (the one a seek takes).
-_SEEK_RANK = {"=": 0, "IN": 1, "STARTS WITH": 2, "<": 3, "<=": 3, ">": 3, ">=": 3}
+_SEEK_RANK = {"=": 0, "IN": 1, "STARTS WITH": 2, "<": 3, "<=": 3, ">": 3, ">=": 3, "ENDS WITH": 4, "CONTAINS": 4}
 
 
 def utilize_index(op: L.LogicalOp, catalog) -> L.LogicalOp:
     """A label or relationship-type scan under filters, one of them comparing a property that has an
     index with a value known before the scan: the index finds the candidates. A node equality (``=``,
-    ``IN``) becomes a NodeIndexSeek and its filter goes (the index answers it); a node range or prefix
-    (``<``, ``>=``, ``STARTS WITH``, ...) a NodeIndexRange under its filter; a relationship scan seeks
+    ``IN``) becomes a NodeIndexSeek and its filter goes (the index answers it); a node range, prefix or
+    substring (``<``, ``>=``, ``STARTS WITH``, ``CONTAINS``, ...) a NodeIndexRange under its filter; a relationship scan seeks
     through each type's index, its filters staying."""
     if not isinstance(op, L.Filter):
         return map_children(op, lambda child: utilize_index(child, catalog))

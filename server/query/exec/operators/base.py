@@ -399,16 +399,21 @@ class NodeIndexSeek(Operator):
                 yield out
 
 
+_INDEX_SCAN_NAMES = {"IS NOT NULL": "NodeIndexScan", "CONTAINS": "NodeIndexContainsScan",
+                     "ENDS WITH": "NodeIndexEndsWithScan"}
+
+
 class NodeIndexRange(Operator):
-    """``n:Label`` with ``n.key`` in a range (``<``, ``>=``, ...), ``STARTS WITH`` a prefix or ``IS NOT NULL``,
+    """``n:Label`` with ``n.key`` in a range (``<``, ``>=``, ...), ``STARTS WITH`` a prefix, ``CONTAINS`` or
+    ``ENDS WITH`` a string, or ``IS NOT NULL``,
     through a property index; the filter above decides. What the index cannot answer (a list bound, a
     NaN left out of it, an order across kinds) scans the label (sorted as ORDER BY sorts, when ordered)."""
     __slots__ = ("var", "label", "key", "compare", "value", "upper", "range_text", "descending")
 
     @property
     def name(self):
-        # every node with the key (IS NOT NULL) is Neo4j's index scan
-        return "NodeIndexScan" if self.compare == "IS NOT NULL" else "NodeIndexSeekByRange"
+        # Neo4j's names: every node with the key (IS NOT NULL) is its index scan, a substring its own scan
+        return _INDEX_SCAN_NAMES.get(self.compare, "NodeIndexSeekByRange")
 
     def __init__(self, source, var, label, key, compare, value, upper=None, range_text="", descending=None):
         self.source, self.var, self.label, self.key = source, var, label, key
@@ -521,6 +526,8 @@ class RelTypeScan(Operator):
         kind = "Directed" if self.direction != "both" else "Undirected"
         if not self.indexed:
             return kind + "RelationshipTypeScan"
+        if self.compare in ("CONTAINS", "ENDS WITH"):
+            return kind + "RelationshipIndex" + ("ContainsScan" if self.compare == "CONTAINS" else "EndsWithScan")
         return kind + ("RelationshipIndexSeek" if self.compare in ("=", "IN") else "RelationshipIndexSeekByRange")
 
     def details(self):
