@@ -458,8 +458,12 @@ showKind
     | constraintFilter? (CONSTRAINT | CONSTRAINTS)                                         # ShowConstraints
     | (PROCEDURE | PROCEDURES) executableBy?                                               # ShowProcedures
     | functionFilter? (FUNCTION | FUNCTIONS) executableBy?                                 # ShowFunctions
-    | CURRENT? (USER | USERS)                                                              # ShowUsers
+    | CURRENT? (USER | USERS) (WITH AUTH)?                                                 # ShowUsers
     | (ROLE | ROLES) (WITH (USER | USERS))?                                                # ShowRoles
+    | ALL? (PRIVILEGE | PRIVILEGES) asCommands?                                            # ShowPrivileges
+    | (ROLE | ROLES) symbolicName (COMMA symbolicName)* (PRIVILEGE | PRIVILEGES) asCommands?  # ShowRolePrivileges
+    | (USER | USERS) (symbolicName (COMMA symbolicName)*)? (PRIVILEGE | PRIVILEGES) asCommands?  # ShowUserPrivileges
+    | (ALIAS | ALIASES) symbolicName? FOR (DATABASE | DATABASES)                           # ShowAliases
     | (TRANSACTION | TRANSACTIONS)                                                         # ShowTransactions
     | scope=(DEFAULT | HOME)? (DATABASE | DATABASES) (symbolicName | STRING)?             # ShowDatabases
     | RELEVANCE (JOIN | JOINS)                                                             # ShowRelevanceJoins
@@ -471,6 +475,9 @@ showKind
 functionFilter : ALL | BUILT IN | USER DEFINED ;
 
 executableBy : EXECUTABLE (BY (CURRENT USER | symbolicName))? ;
+
+// Neo4j 5: SHOW ... PRIVILEGES AS [REVOKE] COMMANDS
+asCommands : AS REVOKE? (COMMAND | COMMANDS) ;
 
 // Neo4j 5: SHOW [NODE | REL[ATIONSHIP]] UNIQUE[NESS] | [PROPERTY] EXIST[ENCE] | PROPERTY TYPE | KEY CONSTRAINTS
 constraintFilter
@@ -544,8 +551,10 @@ nonNotName : IDENTIFIER | ESCAPED_IDENTIFIER | nonNotKeyword ;
 keyword : nonNotKeyword | NOT ;
 
 nonNotKeyword
-    : ACTIVE | ALL | ALLSHORTESTPATHS | ALTER | AND | ANY | AS | ASC | ASCENDING | ASSERT | BOTH | BREAK | BY | CALL | CASE
-    | CHANGE | COLLECT | COMBINE | CONCURRENT | CONSTANT | CONSTRAINT | CONSTRAINTS | CONTAINS | CONTINUE
+    : ACTIVE | ALIAS | ALIASES | ALL | ALLSHORTESTPATHS | ALTER | AND | ANY | AS | ASC | ASCENDING | ASSERT | AUTH | BOTH
+    | BREAK | BY | CALL | CASE
+    | CHANGE | COLLECT | COMBINE | COMMAND | COMMANDS | CONCURRENT | CONSTANT | CONSTRAINT | CONSTRAINTS | CONTAINS
+    | CONTINUE
     | BUILT | COUNT | CREATE | CSV | CYPHER
     | CURRENT | DATABASE | DATABASES | DECLARATION | DECLARATIONS | DEFAULT | DEFINED | DELETE | DESC | DESCENDING | DETACH | DIFFERENT | DISTINCT | DROP | EACH
     | ELEMENTS | ELSE | ENCRYPTED | END | ERROR | FAIL
@@ -553,7 +562,7 @@ nonNotKeyword
     | FUNCTIONS | GRANT | GROUPS | HEADERS | HOME | IF | IN | INDEX | INDEXES | INF | INFINITY | INSERT | IS | JOIN | JOINS | KEY | LABEL | LAST | LEADING | LET | LIMIT | LOAD
     | LOOKUP | MATCH | MERGE | NAN | NODE | NODETACH | NONE
     | NEXT | NORMALIZED | NULL | NULLS | OF | OFFSET | ON | OPTIONAL | OPTIONS | OR | ORDER | PASSWORD | PLAINTEXT | POINT
-    | PROCEDURE | PROCEDURES | PROFILE | PROPERTY | RANGE | REDUCE | REL | RELATIONSHIP | RELATIONSHIPS | RELEVANCE | REMOVE | RENAME | REPEATABLE | REPLACE | REPORT
+    | PRIVILEGE | PRIVILEGES | PROCEDURE | PROCEDURES | PROFILE | PROPERTY | RANGE | REDUCE | REL | RELATIONSHIP | RELATIONSHIPS | RELEVANCE | REMOVE | RENAME | REPEATABLE | REPLACE | REPORT
     | REQUIRE | REQUIRED | RETRY | RETURN | REVOKE | ROLE | ROLES | ROW | ROWS | RRF | SCAN | SCORE | SEARCH | SECOND
     | SEEK
     | SECONDS | SET | SETTING | SETTINGS | SHORTEST | SHORTESTPATH | SHOW | SINGLE | SKIP_ | STARTS | STATUS | SUSPENDED | TERMINATE | TEXT | THEN | TO | TRAILING | TRANSACTION | TRANSACTIONS | TRIM | TRUE | TYPE | TYPED | UNION | UNIQUE | UNIQUENESS
@@ -564,6 +573,13 @@ nonNotKeyword
 // Lexer
 // ------------------------------------------------------------------------------------------------
 ACTIVE : 'ACTIVE' ;
+ALIAS : 'ALIAS' ;
+ALIASES : 'ALIASES' ;
+AUTH : 'AUTH' ;
+COMMAND : 'COMMAND' ;
+COMMANDS : 'COMMANDS' ;
+PRIVILEGE : 'PRIVILEGE' ;
+PRIVILEGES : 'PRIVILEGES' ;
 ALL : 'ALL' ;
 ALLSHORTESTPATHS : 'ALLSHORTESTPATHS' ;
 ALTER : 'ALTER' ;

@@ -50,6 +50,8 @@ def _required(prepared) -> str:
         if isinstance(command, (ast.AlterCurrentPassword, ast.TerminateTransactions)):
             return "reader"          # TERMINATE: the engine lets a user end only its own transactions
         if isinstance(command, ast.ShowCommand):
+            if command.kind == "USER PRIVILEGES" and command.filter is None:
+                return "reader"      # one's own privileges (Neo4j lets every user list them)
             return "reader" if command.kind in _OPEN_SHOWS else "admin"
         return "admin"
     plan = prepared.plan

@@ -900,6 +900,26 @@ class CypherVisitor(ParseTreeVisitor):
         return self.visitChildren(ctx)
 
 
+    # Visit a parse tree produced by CypherParser#ShowPrivileges.
+    def visitShowPrivileges(self, ctx:CypherParser.ShowPrivilegesContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#ShowRolePrivileges.
+    def visitShowRolePrivileges(self, ctx:CypherParser.ShowRolePrivilegesContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#ShowUserPrivileges.
+    def visitShowUserPrivileges(self, ctx:CypherParser.ShowUserPrivilegesContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#ShowAliases.
+    def visitShowAliases(self, ctx:CypherParser.ShowAliasesContext):
+        return self.visitChildren(ctx)
+
+
     # Visit a parse tree produced by CypherParser#ShowTransactions.
     def visitShowTransactions(self, ctx:CypherParser.ShowTransactionsContext):
         return self.visitChildren(ctx)
@@ -932,6 +952,11 @@ class CypherVisitor(ParseTreeVisitor):
 
     # Visit a parse tree produced by CypherParser#executableBy.
     def visitExecutableBy(self, ctx:CypherParser.ExecutableByContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#asCommands.
+    def visitAsCommands(self, ctx:CypherParser.AsCommandsContext):
         return self.visitChildren(ctx)
 
 

@@ -665,6 +665,9 @@ class ShowCommand:
     limit: Optional[Expr] = None
     # SHOW PROCEDURES | FUNCTIONS EXECUTABLE [BY name]: "" for the current user, None without EXECUTABLE
     executable_by: Optional[str] = None
+    # SHOW ... PRIVILEGES AS COMMANDS ("GRANT") or AS REVOKE COMMANDS ("REVOKE"); None: as columns. (The
+    # role or user names of SHOW ROLE | USER names PRIVILEGES and SHOW ALIAS name are in ``filter``, one a line.)
+    as_commands: Optional[str] = None
 
 
 @dataclass(slots=True)

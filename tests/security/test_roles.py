@@ -74,3 +74,40 @@ def test_a_statement_allowed_before_a_revoke_is_refused_after_it_in_the_same_ses
             admin.execute("GRANT ROLE editor TO vera").consume()
             vera.execute("CREATE (:Memo {by: 'vera'})").consume()
         assert admin.execute("MATCH (m:Memo) RETURN count(m) AS c").fetchone().c == 4
+
+
+def test_privileges_are_listed_as_neo4j_lists_them(server):
+    """SHOW PRIVILEGES, SHOW ROLE r PRIVILEGES, SHOW USER [u] PRIVILEGES (each user its own; others' only for
+    an admin), AS [REVOKE] COMMANDS, SHOW USERS WITH AUTH: each role holding what the ones below it hold."""
+    with relate.connect(server.url, auth=AUTH) as admin:
+        admin.execute("CREATE USER perry IF NOT EXISTS SET PASSWORD 'perry-pass-1' CHANGE NOT REQUIRED").consume()
+        every = admin.execute("SHOW PRIVILEGES").fetchall()
+        assert admin.execute("SHOW PRIVILEGES").keys() == ["access", "action", "resource", "graph", "segment",
+                                                             "role", "immutable"]
+        by_role = {}
+        for row in every:
+            by_role.setdefault(row["role"], set()).add((row["action"], row["segment"]))
+        assert set(by_role) == {"reader", "editor", "admin"}
+        assert by_role["reader"] < by_role["editor"] < by_role["admin"]
+        assert ("match", "NODE(*)") in by_role["reader"] and ("write", "NODE(*)") not in by_role["reader"]
+        assert ("write", "RELATIONSHIP(*)") in by_role["editor"] and ("index", "database") not in by_role["editor"]
+        assert ("index", "database") in by_role["admin"]
+        commands = [row["command"] for row in admin.execute("SHOW ROLE editor PRIVILEGES AS COMMANDS")]
+        assert "GRANT MATCH {*} ON GRAPH * NODE * TO `editor`" in commands
+        assert commands.count("GRANT WRITE ON GRAPH * TO `editor`") == 1
+        revoke = [row["command"] for row in admin.execute("SHOW ROLES reader PRIVILEGES AS REVOKE COMMANDS")]
+        assert "REVOKE GRANT ACCESS ON DATABASE * FROM `reader`" in revoke
+        assert admin.execute("SHOW ROLE nobody PRIVILEGES").fetchall() == []
+        perry = admin.execute("SHOW USER perry PRIVILEGES YIELD user, role, action").fetchall()
+        assert {row["user"] for row in perry} == {"perry"} and {row["role"] for row in perry} == {"reader"}
+        auth_rows = {row["user"]: row for row in admin.execute("SHOW USERS WITH AUTH")}
+        assert auth_rows["perry"]["provider"] == "native" and auth_rows["neo4j"]["roles"] == ["admin"]
+        assert admin.execute("SHOW ALIASES FOR DATABASE").fetchall() == []
+    with relate.connect(server.url, auth=("perry", "perry-pass-1")) as reader:
+        own = reader.execute("SHOW USER PRIVILEGES").fetchall()
+        assert own and {row["user"] for row in own} == {"perry"}
+        assert "GRANT ACCESS ON DATABASE * TO $role" in [
+            row["command"] for row in reader.execute("SHOW USER PRIVILEGES AS COMMANDS")]
+        expect(reader, "SHOW PRIVILEGES", FORBIDDEN)
+        expect(reader, "SHOW USER neo4j PRIVILEGES", FORBIDDEN)
+        expect(reader, "SHOW USERS WITH AUTH", FORBIDDEN)

@@ -15,7 +15,9 @@ _SHOW_KINDS = {P.ShowIndexesContext: "INDEXES", P.ShowConstraintsContext: "CONST
                P.ShowUsersContext: "USERS", P.ShowTransactionsContext: "TRANSACTIONS",
                P.ShowRelevanceJoinsContext: "RELEVANCE JOINS", P.ShowLabelDeclarationsContext: "LABELS",
                P.ShowDatabasesContext: "DATABASES", P.ShowSettingsContext: "SETTINGS",
-               P.ShowRolesContext: "ROLES"}
+               P.ShowRolesContext: "ROLES", P.ShowPrivilegesContext: "PRIVILEGES",
+               P.ShowRolePrivilegesContext: "ROLE PRIVILEGES", P.ShowUserPrivilegesContext: "USER PRIVILEGES",
+               P.ShowAliasesContext: "ALIASES"}
 
 
 class CommandBuilder(ClauseBuilder):
@@ -118,6 +120,8 @@ class CommandBuilder(ClauseBuilder):
         kind = _SHOW_KINDS[type(show_kind)]
         if kind == "USERS" and show_kind.CURRENT() is not None:
             kind = "CURRENT USER"
+        elif kind == "USERS" and show_kind.AUTH() is not None:
+            kind = "USERS WITH AUTH"
         if kind == "ROLES" and show_kind.WITH() is not None:
             kind = "ROLES WITH USERS"
         show_filter = getattr(show_kind, "filter_", None)
@@ -139,6 +143,12 @@ class CommandBuilder(ClauseBuilder):
                 named = self.string(show_kind.STRING().symbol)
         if kind == "SETTINGS" and show_kind.STRING():
             named = "\n".join(self.string(name.symbol) for name in show_kind.STRING())
+        if kind in ("ROLE PRIVILEGES", "USER PRIVILEGES", "ALIASES") and show_kind.symbolicName():
+            names = show_kind.symbolicName()
+            named = "\n".join(self.name(name) for name in (names if isinstance(names, list) else [names]))
+        as_commands = None
+        if kind.endswith("PRIVILEGES") and show_kind.asCommands() is not None:
+            as_commands = "REVOKE" if show_kind.asCommands().REVOKE() is not None else "GRANT"
         yields = None
         if ctx.YIELD() is not None:
             yields = [self.yield_item(item) for item in ctx.yieldItem()]
@@ -147,7 +157,8 @@ class CommandBuilder(ClauseBuilder):
         return ast.ShowCommand(kind, yields, ctx.STAR() is not None, self.where(ctx.whereClause()),
                                None if returns is None else self.projection(returns), pos=self.pos(ctx),
                                filter=named if show_filter is None else show_filter.text.upper(),
-                               order_by=order_by, skip=skip, limit=limit, executable_by=executable_by)
+                               order_by=order_by, skip=skip, limit=limit, executable_by=executable_by,
+                               as_commands=as_commands)
 
     @staticmethod
     def _constraint_filter(ctx) -> str:

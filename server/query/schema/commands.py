@@ -36,6 +36,8 @@ PROCEDURE_EXTRA = ["signature", "argumentDescription", "returnDescription", "adm
 FUNCTION_COLUMNS = ["name", "category", "description"]
 FUNCTION_EXTRA = ["signature", "isBuiltIn", "argumentDescription", "returnDescription", "aggregating"]
 USER_COLUMNS = ["user", "roles", "passwordChangeRequired", "suspended", "home"]   # Neo4j's
+ALIAS_COLUMNS = ["name", "composite", "database", "location", "url", "user"]
+ALIAS_EXTRA = ["driver", "defaultLanguage", "properties"]
 TRANSACTION_COLUMNS = ["database", "transactionId", "currentQueryId", "connectionId", "clientAddress", "username",
                        "currentQuery", "startTime", "status", "elapsedTime"]       # Neo4j's defaults
 TRANSACTION_EXTRA = ["metaData", "progress"]     # progress: a LOAD CSV's file read so far
@@ -480,10 +482,21 @@ def _show(db, tx, cmd: ast.ShowCommand, params, catalog: Catalog) -> CommandResu
         rows, default, extra = show_functions(), FUNCTION_COLUMNS, FUNCTION_EXTRA
         if cmd.filter in ("BUILT IN", "USER DEFINED"):      # APOC's are Neo4j's user-defined functions
             rows = [row for row in rows if row["isBuiltIn"] == (cmd.filter == "BUILT IN")]
-    elif kind in ("USERS", "CURRENT USER"):
+    elif kind in ("USERS", "CURRENT USER", "USERS WITH AUTH"):
         rows, default, extra = db.users.list_users(tx=tx), USER_COLUMNS, []
         if kind == "CURRENT USER":
             rows = [row for row in rows if row["user"] == roles.current_user_name()]
+        elif kind == "USERS WITH AUTH":       # Neo4j 5: one row per user and auth provider (native only here)
+            rows = [dict(row, provider="native", auth=None) for row in rows]
+            default = USER_COLUMNS + ["provider", "auth"]
+    elif kind in ("PRIVILEGES", "ROLE PRIVILEGES", "USER PRIVILEGES"):
+        from .privileges_shown import PRIVILEGE_COLUMNS, USER_PRIVILEGE_COLUMNS, as_commands, show_privileges
+        rows = show_privileges(db, tx, kind, cmd.filter, roles.current_user_name())
+        default, extra = (USER_PRIVILEGE_COLUMNS if kind == "USER PRIVILEGES" else PRIVILEGE_COLUMNS), []
+        if cmd.as_commands is not None:
+            rows, default = as_commands(rows, cmd.as_commands == "REVOKE", kind == "USER PRIVILEGES"), ["command"]
+    elif kind == "ALIASES":                   # one database and no aliases: Neo4j's columns, no rows
+        rows, default, extra = [], ALIAS_COLUMNS, ALIAS_EXTRA
     elif kind in ("ROLES", "ROLES WITH USERS"):
         with_users = kind == "ROLES WITH USERS"
         rows, default, extra = show_roles(db, tx, with_users), ["role", "member"] if with_users else ["role"], []
