@@ -384,7 +384,39 @@ command
     | createLabel
     | dropLabel
     | terminateTransactions
+    | createNodeTable
+    | createRelTable
+    | dropTable
+    | copyFrom
     ;
+
+// Kuzu's schema and bulk load (docs/kuzu.md): a node table is a label with a primary key and typed
+// columns, a relationship table a type with the labels it joins; COPY loads a file into either.
+createNodeTable : CREATE NODE TABLE ifNotExists? symbolicName LPAREN tableElement (COMMA tableElement)* RPAREN ;
+
+createRelTable
+    : CREATE (REL | RELATIONSHIP) TABLE ifNotExists? symbolicName LPAREN tableElement (COMMA tableElement)* RPAREN
+    ;
+
+// (Alternatives in this order: PRIMARY KEY (x) is the key, not a column named PRIMARY.)
+tableElement
+    : PRIMARY KEY LPAREN symbolicName RPAREN   # TablePrimaryKey
+    | FROM symbolicName TO symbolicName        # TableEnds
+    | tableColumn                              # TableColumnDef
+    | symbolicName                             # TableMultiplicity
+    ;
+
+tableColumn : symbolicName tableType (PRIMARY KEY)? (DEFAULT expression)? ;
+
+tableType : symbolicName (LPAREN tableTypeArg (COMMA tableTypeArg)* RPAREN)? (LBRACK INTEGER? RBRACK)* ;
+
+tableTypeArg : INTEGER | symbolicName tableType | tableType ;
+
+dropTable : DROP TABLE ifExists? symbolicName ;
+
+copyFrom : COPY symbolicName FROM (STRING | PARAMETER) (LPAREN copyOption (COMMA copyOption)* RPAREN)? ;
+
+copyOption : symbolicName (EQ? expression)? ;
 
 // Neo4j 5: TERMINATE TRANSACTIONS 'neo4j-transaction-3', ... (ids as SHOW TRANSACTIONS gives them, or a
 // parameter holding one or a list).
@@ -554,7 +586,7 @@ nonNotKeyword
     : ACTIVE | ALIAS | ALIASES | ALL | ALLSHORTESTPATHS | ALTER | AND | ANY | AS | ASC | ASCENDING | ASSERT | AUTH | BOTH
     | BREAK | BY | CALL | CASE
     | CHANGE | COLLECT | COMBINE | COMMAND | COMMANDS | CONCURRENT | CONSTANT | CONSTRAINT | CONSTRAINTS | CONTAINS
-    | CONTINUE
+    | CONTINUE | COPY
     | BUILT | COUNT | CREATE | CSV | CYPHER
     | CURRENT | DATABASE | DATABASES | DECLARATION | DECLARATIONS | DEFAULT | DEFINED | DELETE | DESC | DESCENDING | DETACH | DIFFERENT | DISTINCT | DROP | EACH
     | ELEMENTS | ELSE | ENCRYPTED | END | ERROR | FAIL
@@ -562,10 +594,10 @@ nonNotKeyword
     | FUNCTIONS | GRANT | GROUPS | HEADERS | HOME | IF | IN | INDEX | INDEXES | INF | INFINITY | INSERT | IS | JOIN | JOINS | KEY | LABEL | LAST | LEADING | LET | LIMIT | LOAD
     | LOOKUP | MATCH | MERGE | NAN | NODE | NODETACH | NONE
     | NEXT | NORMALIZED | NULL | NULLS | OF | OFFSET | ON | OPTIONAL | OPTIONS | OR | ORDER | PASSWORD | PLAINTEXT | POINT
-    | PRIVILEGE | PRIVILEGES | PROCEDURE | PROCEDURES | PROFILE | PROPERTY | RANGE | REDUCE | REL | RELATIONSHIP | RELATIONSHIPS | RELEVANCE | REMOVE | RENAME | REPEATABLE | REPLACE | REPORT
+    | PRIMARY | PRIVILEGE | PRIVILEGES | PROCEDURE | PROCEDURES | PROFILE | PROPERTY | RANGE | REDUCE | REL | RELATIONSHIP | RELATIONSHIPS | RELEVANCE | REMOVE | RENAME | REPEATABLE | REPLACE | REPORT
     | REQUIRE | REQUIRED | RETRY | RETURN | REVOKE | ROLE | ROLES | ROW | ROWS | RRF | SCAN | SCORE | SEARCH | SECOND
     | SEEK
-    | SECONDS | SET | SETTING | SETTINGS | SHORTEST | SHORTESTPATH | SHOW | SINGLE | SKIP_ | STARTS | STATUS | SUSPENDED | TERMINATE | TEXT | THEN | TO | TRAILING | TRANSACTION | TRANSACTIONS | TRIM | TRUE | TYPE | TYPED | UNION | UNIQUE | UNIQUENESS
+    | SECONDS | SET | SETTING | SETTINGS | SHORTEST | SHORTESTPATH | SHOW | SINGLE | SKIP_ | STARTS | STATUS | SUSPENDED | TABLE | TERMINATE | TEXT | THEN | TO | TRAILING | TRANSACTION | TRANSACTIONS | TRIM | TRUE | TYPE | TYPED | UNION | UNIQUE | UNIQUENESS
     | UNWIND | USE | USER | USERS | USING | VECTOR | WEIGHT | WHEN | WHERE | WITH | WRRF | XOR | YIELD
     ;
 
@@ -573,6 +605,9 @@ nonNotKeyword
 // Lexer
 // ------------------------------------------------------------------------------------------------
 ACTIVE : 'ACTIVE' ;
+COPY : 'COPY' ;
+PRIMARY : 'PRIMARY' ;
+TABLE : 'TABLE' ;
 ALIAS : 'ALIAS' ;
 ALIASES : 'ALIASES' ;
 AUTH : 'AUTH' ;

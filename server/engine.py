@@ -20,8 +20,8 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from relate.protocol.errors import (AccessModeError, DatabaseError, ParameterMissing, QueryTimeout, RelateError,
-                                    Terminated, TransactionError, TransientError)
+from relate.protocol.errors import (AccessModeError, CypherTypeError, DatabaseError, ParameterMissing, QueryTimeout,
+                                    RelateError, Terminated, TransactionError, TransientError)
 from relate.protocol.secrets import redact
 from relate.protocol.temporal import DateTime
 from relate.protocol.values import Duration
@@ -41,7 +41,7 @@ from .query import notifications
 from .query.planner import Plan, plan_query
 from .query.planner.explain import describe_plan
 from .query.procedures import ProcedureRegistry, register_builtins
-from .query.schema import Catalog, check_deletes, check_statement, run_command, terminate_ids
+from .query.schema import Catalog, check_deletes, check_statement, run_command, tables, terminate_ids
 from .query.semantic import analyze
 from .index import DEFAULT_FULLTEXT_ENGINE, IndexManager
 from .index import procedures as index_procedures
@@ -628,6 +628,17 @@ class Session:
         db = self.db
         if isinstance(command, ast.ShowCommand):
             return self._run_show(command, params, started)
+        if isinstance(command, ast.CopyFrom):
+            return self._copy(command, params)
+        if isinstance(command, ast.DropTable):      # Kuzu drops a table's data with it: the data first
+            reader = self._explicit.reader() if self._explicit is not None else db.store.begin_read()
+            try:
+                deleting = tables.drop_data(reader, command)
+            finally:
+                if self._explicit is None:
+                    reader.close()
+            if deleting is not None:
+                self.run(deleting).consume()
         if isinstance(command, ast.TerminateTransactions):
             ids = terminate_ids(command, params)
             rows = db.terminate_transactions(ids, self.principal)
@@ -654,6 +665,23 @@ class Session:
             db.schema_changed()
         summary = Summary(counters=result.counters, notifications=result.notifications, query_type="s")
         return EngineResult([], iter(()), summary=summary, started=started, materialized=True)
+
+    def _copy(self, command: ast.CopyFrom, params) -> EngineResult:
+        """Kuzu's COPY table FROM 'file': the LOAD CSV statement it amounts to, in one transaction."""
+        from .query.schema.commands import _evaluate
+        source = _evaluate(command.source, params)
+        options = {name: _evaluate(expr, params) for name, expr in command.options.items()}
+        delimiter = options.get("delim", options.get("delimiter", ","))
+        if not isinstance(source, str) or not isinstance(delimiter, str) or len(delimiter) != 1:
+            raise CypherTypeError("COPY takes a file path (a string) and a one-character delim",
+                                  detail="InvalidArgumentType", phase="runtime")
+        reader = self._explicit.reader() if self._explicit is not None else self.db.store.begin_read()
+        try:
+            text = tables.copy_statement(reader, command, options, source)
+        finally:
+            if self._explicit is None:
+                reader.close()
+        return self.run(text, {" copy url": source})
 
     def _run_show(self, command: ast.ShowCommand, params, started) -> EngineResult:
         db = self.db

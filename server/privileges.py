@@ -49,6 +49,8 @@ def _required(prepared) -> str:
         command = prepared.statement.body
         if isinstance(command, (ast.AlterCurrentPassword, ast.TerminateTransactions)):
             return "reader"          # TERMINATE: the engine lets a user end only its own transactions
+        if isinstance(command, ast.CopyFrom):
+            return "editor"          # a data load (the LOAD CSV it runs is checked again)
         if isinstance(command, ast.ShowCommand):
             if command.kind == "USER PRIVILEGES" and command.filter is None:
                 return "reader"      # one's own privileges (Neo4j lets every user list them)

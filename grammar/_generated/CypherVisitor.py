@@ -750,6 +750,66 @@ class CypherVisitor(ParseTreeVisitor):
         return self.visitChildren(ctx)
 
 
+    # Visit a parse tree produced by CypherParser#createNodeTable.
+    def visitCreateNodeTable(self, ctx:CypherParser.CreateNodeTableContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#createRelTable.
+    def visitCreateRelTable(self, ctx:CypherParser.CreateRelTableContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#TablePrimaryKey.
+    def visitTablePrimaryKey(self, ctx:CypherParser.TablePrimaryKeyContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#TableEnds.
+    def visitTableEnds(self, ctx:CypherParser.TableEndsContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#TableColumnDef.
+    def visitTableColumnDef(self, ctx:CypherParser.TableColumnDefContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#TableMultiplicity.
+    def visitTableMultiplicity(self, ctx:CypherParser.TableMultiplicityContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#tableColumn.
+    def visitTableColumn(self, ctx:CypherParser.TableColumnContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#tableType.
+    def visitTableType(self, ctx:CypherParser.TableTypeContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#tableTypeArg.
+    def visitTableTypeArg(self, ctx:CypherParser.TableTypeArgContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#dropTable.
+    def visitDropTable(self, ctx:CypherParser.DropTableContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#copyFrom.
+    def visitCopyFrom(self, ctx:CypherParser.CopyFromContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#copyOption.
+    def visitCopyOption(self, ctx:CypherParser.CopyOptionContext):
+        return self.visitChildren(ctx)
+
+
     # Visit a parse tree produced by CypherParser#terminateTransactions.
     def visitTerminateTransactions(self, ctx:CypherParser.TerminateTransactionsContext):
         return self.visitChildren(ctx)

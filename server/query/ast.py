@@ -765,6 +765,46 @@ class DropLabel:
 
 
 @dataclass(slots=True)
+class TableColumn:
+    """A column of a Kuzu table: its name, its Kuzu type as written (upper case: INT64, FLOAT[384]),
+    whether it is the (inline) primary key, and its DEFAULT."""
+    name: str
+    type: str
+    primary: bool = False
+    default: Optional[Expr] = None
+
+
+@dataclass(slots=True)
+class CreateTable:
+    """Kuzu's CREATE NODE TABLE name (col TYPE, ..., PRIMARY KEY (col)) or CREATE REL TABLE name (FROM a TO
+    b, ..., col TYPE, ..., [MANY_ONE | ...]): ``entity`` "node" or "relationship"."""
+    entity: str
+    name: str
+    columns: list[TableColumn]
+    primary_key: Optional[str] = None
+    ends: list[tuple[str, str]] = field(default_factory=list)
+    multiplicity: Optional[str] = None
+    if_not_exists: bool = False
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class DropTable:
+    name: str
+    if_exists: bool = False
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
+class CopyFrom:
+    """Kuzu's COPY table FROM 'file' [(header=true, delim=',')]: ``source`` a string or a parameter."""
+    table: str
+    source: Expr
+    options: dict[str, Expr] = field(default_factory=dict)
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
 class TerminateTransactions:
     """``TERMINATE TRANSACTIONS id, ...``: each id a string (or a list of them), as SHOW TRANSACTIONS gives."""
     ids: list[Expr]

@@ -20,6 +20,8 @@ class Procedure:
     fn: Callable[..., Iterable]
     mode: str = "READ"
     description: str = ""           # one line, for SHOW PROCEDURES and the shell's completion
+    # Kuzu's calls (CALL show_tables() RETURN *) yield every output inside a query without YIELD
+    implicit_yield: bool = False
 
     @property
     def output_names(self) -> list[str]:
@@ -52,13 +54,14 @@ class ProcedureRegistry:
     def __init__(self):
         self._by_name: dict[str, Procedure] = {}
 
-    def register(self, name: str, inputs, outputs, fn, mode: str = "READ", description: str | None = None) -> Procedure:
+    def register(self, name: str, inputs, outputs, fn, mode: str = "READ", description: str | None = None,
+                 implicit_yield: bool = False) -> Procedure:
         """Add a procedure; ``description`` defaults to the first line of ``fn``'s docstring."""
         if description is None:
             doc = (getattr(fn, "__doc__", None) or "").strip()
             description = doc.splitlines()[0] if doc else ""
         proc = Procedure(name, tuple(tuple(i) if len(i) == 3 else (*i, MISSING) for i in inputs),
-                         tuple(tuple(o) for o in outputs), fn, mode, description)
+                         tuple(tuple(o) for o in outputs), fn, mode, description, implicit_yield)
         self._by_name[name.lower()] = proc
         return proc
 
@@ -166,3 +169,5 @@ def register_builtins(registry: ProcedureRegistry) -> None:
     register_info(registry)
     from .procedures_falkordb import register_falkordb   # db.idx.vector.* / db.idx.fulltext.* (FalkorDB)
     register_falkordb(registry)
+    from .schema.tables import register_tables           # show_tables(), table_info(name) (Kuzu)
+    register_tables(registry)

@@ -10,6 +10,7 @@ from .build_clauses import ClauseBuilder
 from .literals import decode_parameter
 from .syntax_errors import LEGACY_CONSTRAINT, legacy_constraint_keyword
 
+_MULTIPLICITIES = ("MANY_ONE", "ONE_MANY", "MANY_MANY", "ONE_ONE")
 _SHOW_KINDS = {P.ShowIndexesContext: "INDEXES", P.ShowConstraintsContext: "CONSTRAINTS",
                P.ShowProceduresContext: "PROCEDURES", P.ShowFunctionsContext: "FUNCTIONS",
                P.ShowUsersContext: "USERS", P.ShowTransactionsContext: "TRANSACTIONS",
@@ -272,6 +273,54 @@ class CommandBuilder(ClauseBuilder):
     def _drop_label(self, ctx):
         return ast.DropLabel(self.name(ctx.symbolicName()), ctx.ifExists() is not None, pos=self.pos(ctx))
 
+    # -- Kuzu's tables and COPY -------------------------------------------------------------------
+    def _table_column(self, ctx) -> ast.TableColumn:
+        default = ctx.expression()
+        return ast.TableColumn(self.name(ctx.symbolicName()), " ".join(self.source(ctx.tableType()).split()).upper(),
+                               ctx.PRIMARY() is not None, None if default is None else self.expression(default))
+
+    def _create_node_table(self, ctx):
+        return self._create_table(ctx, "node")
+
+    def _create_rel_table(self, ctx):
+        return self._create_table(ctx, "relationship")
+
+    def _create_table(self, ctx, entity: str):
+        columns, ends = [], []
+        key = multiplicity = None
+        for element in ctx.tableElement():
+            if isinstance(element, P.TablePrimaryKeyContext) and entity == "node" and key is None:
+                key = self.name(element.symbolicName())
+            elif isinstance(element, P.TableEndsContext) and entity == "relationship" and not columns:
+                ends.append((self.name(element.symbolicName(0)), self.name(element.symbolicName(1))))
+            elif isinstance(element, P.TableColumnDefContext) and multiplicity is None:
+                columns.append(self._table_column(element.tableColumn()))
+            elif isinstance(element, P.TableMultiplicityContext) and entity == "relationship" and \
+                    multiplicity is None and self.name(element.symbolicName()).upper() in _MULTIPLICITIES:
+                multiplicity = self.name(element.symbolicName()).upper()
+            else:
+                raise self.error(element, f"Invalid input '{self.source(element)}' in CREATE "
+                                          f"{'NODE' if entity == 'node' else 'REL'} TABLE")
+        if entity == "relationship" and not ends:
+            raise self.error(ctx, "A relationship table names the node tables it joins: (FROM A TO B, ...)")
+        return ast.CreateTable(entity, self.name(ctx.symbolicName()), columns, key, ends, multiplicity,
+                               ctx.ifNotExists() is not None, pos=self.pos(ctx))
+
+    def _drop_table(self, ctx):
+        return ast.DropTable(self.name(ctx.symbolicName()), ctx.ifExists() is not None, pos=self.pos(ctx))
+
+    def _copy_from(self, ctx):
+        if ctx.STRING() is not None:
+            source: ast.Expr = ast.Literal(self.string(ctx.STRING().symbol), pos=self.pos(ctx))
+        else:
+            source = ast.Parameter(decode_parameter(ctx.PARAMETER().getText()), pos=self.pos(ctx))
+        options: dict[str, ast.Expr] = {}
+        for option in ctx.copyOption():
+            value = option.expression()
+            options[self.name(option.symbolicName()).lower()] = (ast.Literal(True) if value is None
+                                                                  else self.expression(value))
+        return ast.CopyFrom(self.name(ctx.symbolicName()), source, options, pos=self.pos(ctx))
+
 
 CommandBuilder._command_handlers = {
     P.NewIndexContext: CommandBuilder._create_index,
@@ -294,4 +343,8 @@ CommandBuilder._command_handlers = {
     P.CreateLabelContext: CommandBuilder._create_label,
     P.DropLabelContext: CommandBuilder._drop_label,
     P.TerminateTransactionsContext: CommandBuilder._terminate_transactions,
+    P.CreateNodeTableContext: CommandBuilder._create_node_table,
+    P.CreateRelTableContext: CommandBuilder._create_rel_table,
+    P.DropTableContext: CommandBuilder._drop_table,
+    P.CopyFromContext: CommandBuilder._copy_from,
 }

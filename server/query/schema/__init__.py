@@ -2,6 +2,7 @@
 from .catalog import Catalog, Constraint, RangeIndex
 from .commands import CommandResult, run_command, terminate_ids
 from .enforce import check_deletes, check_statement
+from . import tables
 
 __all__ = ["Catalog", "Constraint", "RangeIndex", "CommandResult", "run_command", "terminate_ids", "check_statement",
-           "check_deletes"]
+           "check_deletes", "tables"]

@@ -682,3 +682,5 @@ _HANDLERS = {
 
 from relate.server.relevance.ddl import HANDLERS as _RELEVANCE_HANDLERS  # noqa: E402
 _HANDLERS.update(_RELEVANCE_HANDLERS)     # CREATE/DROP RELEVANCE JOIN and LABEL
+from .tables import HANDLERS as _TABLE_HANDLERS  # noqa: E402
+_HANDLERS.update(_TABLE_HANDLERS)         # Kuzu's CREATE NODE | REL TABLE and DROP TABLE

@@ -371,6 +371,8 @@ class Analyzer:
             raise error("YIELD * is only allowed in a standalone procedure call",
                         "UnexpectedSyntax", clause)
         outputs = proc.output_names if proc is not None else []
+        if clause.yields is None and not standalone and proc is not None and proc.implicit_yield:
+            clause.yields = [ast.YieldItem(name) for name in outputs]     # as if each output were named
         if clause.yields is None:
             if not standalone and proc is not None and proc.outputs:
                 raise error("Procedure call inside a query must YIELD its outputs", "InvalidClauseComposition",
