@@ -67,6 +67,10 @@ def test_tables_are_constraints_and_show_as_kuzu_shows_them(conn):
     ("COPY User FROM '../user.csv'", "Neo.ClientError.Statement.ExternalResourceFailed"),
     ("COPY User FROM '/etc/passwd'", "Neo.ClientError.Statement.ExternalResourceFailed"),
     ("COPY LivesIn FROM 'lives.csv' (delim='||')", "Neo.ClientError.Statement.TypeError"),
+    ("COPY User FROM 'user.csv' (header='yes')", "Neo.ClientError.Statement.ArgumentError"),
+    ("COPY User FROM 'user.csv' (skip='two')", "Neo.ClientError.Statement.ArgumentError"),
+    ("COPY User FROM 'user.csv' (skip=-1)", "Neo.ClientError.Statement.ArgumentError"),
+    ("COPY LivesIn FROM 'lives.csv' (from=1, to=2)", "Neo.ClientError.Statement.ArgumentError"),
 ])
 def test_bad_tables_and_copies_are_typed_errors(conn, statement, code):
     with pytest.raises(ClientError) as caught:

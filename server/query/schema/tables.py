@@ -172,8 +172,12 @@ def copy_statement(tx, cmd: ast.CopyFrom, options: dict[str, Any], url: str) -> 
     unknown = sorted(set(options) - _OPTIONS)
     if unknown:
         raise ClientError(f"COPY takes no option {unknown[0]} (header, delim, from, to, skip).", code=_INVALID)
+    header, skip_lines = options.get("header", False), options.get("skip", 0)
+    if type(header) is not bool or type(skip_lines) is not int or skip_lines < 0 or any(
+            not isinstance(options.get(end, ""), str) for end in ("from", "to")):
+        raise ClientError("COPY options: header a boolean, skip a whole number of lines, from and to table names.",
+                          code=_INVALID)
     typed_file = url.lower().split("?")[0].endswith((".parquet", ".arrow", ".feather", ".ipc"))
-    header = bool(options.get("header", False))
     columns = entry["columns"]
     if typed_file:          # rows are maps in the file's column order
         load = "LOAD CSV WITH HEADERS FROM $` copy url` AS row WITH row, keys(row) AS ` keys`"
@@ -186,7 +190,7 @@ def copy_statement(tx, cmd: ast.CopyFrom, options: dict[str, Any], url: str) -> 
     else:
         delimiter = options.get("delim", options.get("delimiter", ","))
         terminator = f" FIELDTERMINATOR '{_text(delimiter, False)}'" if delimiter != "," else ""
-        skip = int(options.get("skip", 0) or 0) + (1 if header else 0)
+        skip = skip_lines + (1 if header else 0)
         load = f"LOAD CSV FROM $` copy url` AS row{terminator}" + (f" WITH row WHERE linenumber() > {skip}"
                                                                   if skip else "")
 
