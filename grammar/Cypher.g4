@@ -182,9 +182,12 @@ inTransactionsOption
     ;
 
 callProcedureClause
-    : OPTIONAL? CALL procedureName (LPAREN (expression (COMMA expression)*)? RPAREN)?
+    : OPTIONAL? CALL procedureName (LPAREN (procedureArgument (COMMA procedureArgument)*)? RPAREN)?
       (YIELD (STAR | yieldItem (COMMA yieldItem)*) whereClause?)?
     ;
+
+// Kuzu's named arguments (metric := 'cosine') reach the procedure as one trailing map.
+procedureArgument : (symbolicName COLON EQ)? expression ;
 
 procedureName : symbolicName (DOT symbolicName)* ;
 
@@ -388,7 +391,11 @@ command
     | createRelTable
     | dropTable
     | copyFrom
+    | extension
     ;
+
+// Kuzu's INSTALL vector / LOAD [EXTENSION] fts: what Relate builds in is there already.
+extension : (INSTALL | LOAD EXTENSION?) symbolicName ;
 
 // Kuzu's schema and bulk load (docs/kuzu.md): a node table is a label with a primary key and typed
 // columns, a relationship table a type with the labels it joins; COPY loads a file into either.
@@ -586,12 +593,12 @@ nonNotKeyword
     : ACTIVE | ALIAS | ALIASES | ALL | ALLSHORTESTPATHS | ALTER | AND | ANY | AS | ASC | ASCENDING | ASSERT | AUTH | BOTH
     | BREAK | BY | CALL | CASE
     | CHANGE | COLLECT | COMBINE | COMMAND | COMMANDS | CONCURRENT | CONSTANT | CONSTRAINT | CONSTRAINTS | CONTAINS
-    | CONTINUE | COPY
+    | CONTINUE | COPY | EXTENSION
     | BUILT | COUNT | CREATE | CSV | CYPHER
     | CURRENT | DATABASE | DATABASES | DECLARATION | DECLARATIONS | DEFAULT | DEFINED | DELETE | DESC | DESCENDING | DETACH | DIFFERENT | DISTINCT | DROP | EACH
     | ELEMENTS | ELSE | ENCRYPTED | END | ERROR | FAIL
     | ENDS | EXECUTABLE | EXIST | EXISTENCE | EXISTS | EXPLAIN | FALSE | FIELDTERMINATOR | FILTER | FINISH | FIRST | FOR | FOREACH | FROM | FULLTEXT | FUNCTION
-    | FUNCTIONS | GRANT | GROUPS | HEADERS | HOME | IF | IN | INDEX | INDEXES | INF | INFINITY | INSERT | IS | JOIN | JOINS | KEY | LABEL | LAST | LEADING | LET | LIMIT | LOAD
+    | FUNCTIONS | GRANT | GROUPS | HEADERS | HOME | IF | IN | INDEX | INDEXES | INSTALL | INF | INFINITY | INSERT | IS | JOIN | JOINS | KEY | LABEL | LAST | LEADING | LET | LIMIT | LOAD
     | LOOKUP | MATCH | MERGE | NAN | NODE | NODETACH | NONE
     | NEXT | NORMALIZED | NULL | NULLS | OF | OFFSET | ON | OPTIONAL | OPTIONS | OR | ORDER | PASSWORD | PLAINTEXT | POINT
     | PRIMARY | PRIVILEGE | PRIVILEGES | PROCEDURE | PROCEDURES | PROFILE | PROPERTY | RANGE | REDUCE | REL | RELATIONSHIP | RELATIONSHIPS | RELEVANCE | REMOVE | RENAME | REPEATABLE | REPLACE | REPORT
@@ -606,6 +613,8 @@ nonNotKeyword
 // ------------------------------------------------------------------------------------------------
 ACTIVE : 'ACTIVE' ;
 COPY : 'COPY' ;
+EXTENSION : 'EXTENSION' ;
+INSTALL : 'INSTALL' ;
 PRIMARY : 'PRIMARY' ;
 TABLE : 'TABLE' ;
 ALIAS : 'ALIAS' ;

@@ -630,6 +630,9 @@ class Session:
             return self._run_show(command, params, started)
         if isinstance(command, ast.CopyFrom):
             return self._copy(command, params)
+        if isinstance(command, ast.Extension):      # nothing to write: checked, no transaction taken
+            tables.extension(db, None, command, params, None)
+            return EngineResult([], iter(()), summary=Summary(query_type="s"), started=started, materialized=True)
         if isinstance(command, ast.DropTable):      # Kuzu drops a table's data with it: the data first
             reader = self._explicit.reader() if self._explicit is not None else db.store.begin_read()
             try:

@@ -47,7 +47,7 @@ def required_role(prepared) -> str:
 def _required(prepared) -> str:
     if prepared.is_command:
         command = prepared.statement.body
-        if isinstance(command, (ast.AlterCurrentPassword, ast.TerminateTransactions)):
+        if isinstance(command, (ast.AlterCurrentPassword, ast.TerminateTransactions, ast.Extension)):
             return "reader"          # TERMINATE: the engine lets a user end only its own transactions
         if isinstance(command, ast.CopyFrom):
             return "editor"          # a data load (the LOAD CSV it runs is checked again)
@@ -57,10 +57,16 @@ def _required(prepared) -> str:
             return "reader" if command.kind in _OPEN_SHOWS else "admin"
         return "admin"
     plan = prepared.plan
+    role = "editor" if plan.updating else "reader"
     for op in logical.walk(plan.logical):
-        if isinstance(op, logical.ProcedureCall) and op.name.lower() in _ADMIN_PROCEDURES:
-            return "admin"
-    return "editor" if plan.updating else "reader"
+        if isinstance(op, logical.ProcedureCall):
+            # a SCHEMA procedure creates or drops indexes (db.index.vector.createNodeIndex, Kuzu's and
+            # FalkorDB's index calls): what CREATE INDEX needs
+            if op.name.lower() in _ADMIN_PROCEDURES or op.mode == "SCHEMA":
+                return "admin"
+            if op.mode == "WRITE":
+                role = "editor"
+    return role
 
 
 # Procedure modes that change data or the catalog (db.index.vector.createNodeIndex, setSearchOptions).
@@ -81,7 +87,7 @@ def _writes(prepared, procedures) -> bool:
     if statement.mode == "EXPLAIN":
         return False
     if prepared.is_command:
-        return not isinstance(statement.body, ast.ShowCommand)
+        return not isinstance(statement.body, (ast.ShowCommand, ast.Extension))
     if prepared.plan.updating:
         return True
     for op in logical.walk(prepared.plan.logical):
@@ -93,9 +99,9 @@ def _writes(prepared, procedures) -> bool:
 
 def procedure_role(name: str, mode: str) -> str:
     """The least role that may call procedure ``name`` of ``mode`` (SHOW PROCEDURES EXECUTABLE)."""
-    if name.lower() in _ADMIN_PROCEDURES:
+    if name.lower() in _ADMIN_PROCEDURES or mode == "SCHEMA":
         return "admin"
-    return "editor" if mode in _WRITING_MODES else "reader"       # as required_role decides for a CALL
+    return "editor" if mode == "WRITE" else "reader"       # as required_role decides for a CALL
 
 
 def holds(entry: dict | None, role: str) -> bool:

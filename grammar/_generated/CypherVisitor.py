@@ -310,6 +310,11 @@ class CypherVisitor(ParseTreeVisitor):
         return self.visitChildren(ctx)
 
 
+    # Visit a parse tree produced by CypherParser#procedureArgument.
+    def visitProcedureArgument(self, ctx:CypherParser.ProcedureArgumentContext):
+        return self.visitChildren(ctx)
+
+
     # Visit a parse tree produced by CypherParser#procedureName.
     def visitProcedureName(self, ctx:CypherParser.ProcedureNameContext):
         return self.visitChildren(ctx)
@@ -747,6 +752,11 @@ class CypherVisitor(ParseTreeVisitor):
 
     # Visit a parse tree produced by CypherParser#command.
     def visitCommand(self, ctx:CypherParser.CommandContext):
+        return self.visitChildren(ctx)
+
+
+    # Visit a parse tree produced by CypherParser#extension.
+    def visitExtension(self, ctx:CypherParser.ExtensionContext):
         return self.visitChildren(ctx)
 
 

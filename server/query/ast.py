@@ -796,6 +796,14 @@ class DropTable:
 
 
 @dataclass(slots=True)
+class Extension:
+    """Kuzu's INSTALL name / LOAD [EXTENSION] name (``action`` "INSTALL" or "LOAD")."""
+    action: str
+    name: str
+    pos: Pos = _pos()
+
+
+@dataclass(slots=True)
 class CopyFrom:
     """Kuzu's COPY table FROM 'file' [(header=true, delim=',')]: ``source`` a string or a parameter."""
     table: str

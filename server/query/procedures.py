@@ -171,3 +171,5 @@ def register_builtins(registry: ProcedureRegistry) -> None:
     register_falkordb(registry)
     from .schema.tables import register_tables           # show_tables(), table_info(name) (Kuzu)
     register_tables(registry)
+    from .procedures_kuzu import register_kuzu           # CREATE_VECTOR_INDEX, QUERY_FTS_INDEX, ... (Kuzu)
+    register_kuzu(registry)

@@ -111,3 +111,24 @@ def test_privileges_are_listed_as_neo4j_lists_them(server):
         expect(reader, "SHOW PRIVILEGES", FORBIDDEN)
         expect(reader, "SHOW USER neo4j PRIVILEGES", FORBIDDEN)
         expect(reader, "SHOW USERS WITH AUTH", FORBIDDEN)
+
+
+def test_index_procedures_need_an_admin(server):
+    """CALL forms of CREATE/DROP INDEX (Neo4j's db.index.vector.createNodeIndex, FalkorDB's and Kuzu's
+    index calls: SCHEMA procedures) need what CREATE INDEX needs; WRITE procedures an editor."""
+    with relate.connect(server.url, auth=AUTH) as admin:
+        admin.execute("CREATE USER idra IF NOT EXISTS SET PASSWORD 'idra-pass-1' CHANGE NOT REQUIRED").consume()
+        admin.execute("GRANT ROLE editor TO idra").consume()
+    calls = ["CALL db.index.vector.createNodeIndex('doc_e', 'Doc', 'e', 3, 'cosine')",
+             "CALL db.idx.fulltext.createNodeIndex('Doc', 'text')",
+             "CALL CREATE_VECTOR_INDEX('Doc', 'doc_v', 'e')",
+             "CALL CREATE_FTS_INDEX('Doc', 'doc_f', ['text'])"]
+    with relate.connect(server.url, auth=("idra", "idra-pass-1")) as editor:
+        for call in calls:
+            expect(editor, call, FORBIDDEN)
+        editor.execute("CALL apoc.create.node(['Doc'], {n: 9})").consume()       # a WRITE procedure
+    with relate.connect(server.url, auth=AUTH) as admin:
+        admin.execute(calls[2]).consume()
+        names = [row["name"] for row in admin.execute("SHOW VECTOR INDEXES YIELD name")]
+        assert "doc_v" in names
+        admin.execute("CALL DROP_VECTOR_INDEX('Doc', 'doc_v')").consume()

@@ -337,7 +337,18 @@ class ClauseBuilder(PatternBuilder):
 
     def _call_procedure(self, ctx):
         name = ".".join(self.name(part) for part in ctx.procedureName().symbolicName())
-        args = None if ctx.LPAREN() is None else [self.expression(arg) for arg in ctx.expression()]
+        args = None
+        if ctx.LPAREN() is not None:
+            args, named = [], []
+            for arg in ctx.procedureArgument():
+                if arg.symbolicName() is None:
+                    if named:
+                        raise self.error(arg, "A positional argument cannot follow a named one (name := value)")
+                    args.append(self.expression(arg.expression()))
+                else:
+                    named.append((self.name(arg.symbolicName()), self.expression(arg.expression())))
+            if named:
+                args.append(ast.MapLiteral(named, pos=self.pos(ctx)))
         yields = None
         if ctx.YIELD() is not None:
             yields = [self.yield_item(item) for item in ctx.yieldItem()]

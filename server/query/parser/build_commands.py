@@ -306,6 +306,10 @@ class CommandBuilder(ClauseBuilder):
         return ast.CreateTable(entity, self.name(ctx.symbolicName()), columns, key, ends, multiplicity,
                                ctx.ifNotExists() is not None, pos=self.pos(ctx))
 
+    def _extension(self, ctx):
+        return ast.Extension("INSTALL" if ctx.INSTALL() is not None else "LOAD", self.name(ctx.symbolicName()),
+                             pos=self.pos(ctx))
+
     def _drop_table(self, ctx):
         return ast.DropTable(self.name(ctx.symbolicName()), ctx.ifExists() is not None, pos=self.pos(ctx))
 
@@ -347,4 +351,5 @@ CommandBuilder._command_handlers = {
     P.CreateRelTableContext: CommandBuilder._create_rel_table,
     P.DropTableContext: CommandBuilder._drop_table,
     P.CopyFromContext: CommandBuilder._copy_from,
+    P.ExtensionContext: CommandBuilder._extension,
 }

@@ -183,7 +183,8 @@ class Builder:
                                    writes=proc is not None and proc.mode == "WRITE",
                                    # a void procedure passes its rows on, the one row of a query's start
                                    # included (CALL p() RETURN 1); called on its own it returns none
-                                   pass_through=proc is not None and not outputs and not state.standalone)
+                                   pass_through=proc is not None and not outputs and not state.standalone,
+                                   mode=proc.mode if proc is not None else "READ")
         if clause.where is not None:
             state.op = L.Filter(state.op, clause.where)
         state.bind([v for _, v in yields])

@@ -376,6 +376,7 @@ class ProcedureCall(LogicalOp):
     optional: bool = False                     # OPTIONAL CALL: a row of nulls when nothing comes back
     writes: bool = False                       # a WRITE procedure: the statement runs in a write transaction
     pass_through: bool = False                 # a void procedure after other clauses: rows go on unchanged
+    mode: str = "READ"                         # the procedure's mode (READ, WRITE, SCHEMA, DBMS): who may call it
 
 
 @dataclass(eq=False)

@@ -241,7 +241,19 @@ def _text(value: str, formatted: bool = True) -> str:
     return value.replace("%", "%%") if formatted else value
 
 
-HANDLERS = {ast.CreateTable: create_table, ast.DropTable: drop_table}
+# Kuzu's extensions whose features Relate builds in (docs/kuzu.md): loading them changes nothing.
+BUILT_IN_EXTENSIONS = ("vector", "fts")
+
+
+def extension(db, tx, cmd: ast.Extension, params, catalog) -> Any:
+    from .commands import CommandResult
+    if cmd.name.lower() not in BUILT_IN_EXTENSIONS:
+        raise ClientError(f"Kuzu's {cmd.name} extension is not available; Relate builds in "
+                          f"{' and '.join(BUILT_IN_EXTENSIONS)} (their Kuzu procedures: docs/kuzu.md).", code=_INVALID)
+    return CommandResult()
+
+
+HANDLERS = {ast.CreateTable: create_table, ast.DropTable: drop_table, ast.Extension: extension}
 
 
 def _show_tables(ctx):
