@@ -74,20 +74,20 @@ def _vector_query(ctx, entity: str, token, attribute, k, query) -> list[dict]:
     from relate.server.index.providers.base import visible_rows
     hits = ctx.db.index_manager.vector_search(definition.name, query, k, (), entity=entity, tx=ctx.tx)
     rows = visible_rows(ctx, entity, hits)
-    to_distance = _cosine_distance if definition.config.get("vector.similarity_function") == "cosine" \
-        else _euclidean_distance
+    to_distance = cosine_distance if definition.config.get("vector.similarity_function") == "cosine" \
+        else euclidean_distance
     for row in rows:
         row["score"] = to_distance(row["score"])
     return rows
 
 
-def _cosine_distance(score: float) -> float:
-    # Relate's cosine score is (1 + cos) / 2 (Neo4j's); FalkorDB's is 1 - cos
+def cosine_distance(score: float) -> float:
+    """A cosine index score as the distance 1 - cos (FalkorDB's and Kuzu's); Relate's score is (1 + cos) / 2."""
     return max(0.0, 2.0 - 2.0 * score)
 
 
-def _euclidean_distance(score: float) -> float:
-    # Relate's Euclidean score is 1 / (1 + d²) (Neo4j's); FalkorDB's is d
+def euclidean_distance(score: float) -> float:
+    """A Euclidean index score as the distance d (FalkorDB's and Kuzu's); Relate's score is 1 / (1 + d²)."""
     return math.sqrt(max(0.0, 1.0 / score - 1.0)) if score > 0 else math.inf
 
 

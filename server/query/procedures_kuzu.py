@@ -17,7 +17,7 @@ from typing import Any
 from relate.protocol.errors import ArgumentError, IndexNotFound
 
 from . import ast
-from .procedures_falkordb import _cosine_distance, _euclidean_distance
+from .procedures_falkordb import cosine_distance, euclidean_distance
 from .procedures_info import run_schema_command
 
 _METRICS = {"cosine": "cosine", "l2": "euclidean"}
@@ -121,8 +121,8 @@ def _query_vector(ctx, table, name, query, k, options=None) -> list[dict]:
     definition = _definition(ctx, proc, "VECTOR", table, name)
     from relate.server.index.providers.base import visible_rows
     hits = ctx.db.index_manager.vector_search(definition.name, query, k, (), entity="node", tx=ctx.tx)
-    to_distance = _cosine_distance if definition.config.get("vector.similarity_function") == "cosine" \
-        else _euclidean_distance
+    to_distance = cosine_distance if definition.config.get("vector.similarity_function") == "cosine" \
+        else euclidean_distance
     return [{"node": row["node"], "distance": to_distance(row["score"])} for row in visible_rows(ctx, "node", hits)]
 
 

@@ -157,3 +157,17 @@ def test_copy_needs_an_editor_and_tables_an_admin(conn):
     assert privileges.required_role(db.prepare_uncached("COPY User FROM 'user.csv'")) == "editor"
     assert privileges.required_role(db.prepare_uncached("CREATE NODE TABLE T(a INT64 PRIMARY KEY)")) == "admin"
     assert privileges.required_role(db.prepare_uncached("DROP TABLE User")) == "admin"
+
+
+def test_a_serial_key_is_numbered_by_copy(conn, files):
+    conn.execute("CREATE NODE TABLE Note(id SERIAL PRIMARY KEY, text STRING, stars INT64)").consume()
+    (files / "notes.csv").write_text("first,1\nsecond,2\n")
+    (files / "more.csv").write_text("text,stars\nthird,3\n")
+    conn.execute("COPY Note FROM 'notes.csv'").consume()
+    conn.execute("COPY Note FROM 'more.csv' (header=true)").consume()
+    pq.write_table(pa.table({"text": ["fourth"], "stars": [4]}), files / "notes.parquet")
+    conn.execute("COPY Note FROM 'notes.parquet'").consume()
+    assert values(conn, "MATCH (n:Note) RETURN n.id, n.text, n.stars ORDER BY n.id") == [
+        (0, "first", 1), (1, "second", 2), (2, "third", 3), (3, "fourth", 4)]
+    with pytest.raises(ClientError):
+        conn.execute("CREATE NODE TABLE Bad(name STRING PRIMARY KEY, n SERIAL)").consume()

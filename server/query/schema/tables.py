@@ -91,6 +91,8 @@ def create_table(db, tx, cmd: ast.CreateTable, params, catalog) -> Any:
             raise ClientError(f"Primary key {key} is not a column of {cmd.name}.", code=_INVALID)
     elif inline:
         raise ClientError(f"Relationship table {cmd.name} has no primary key.", code=_INVALID)
+    if any(kuzu_type == "SERIAL" and name != key for name, kuzu_type, _ in columns):
+        raise ClientError(f"Table {cmd.name}: SERIAL is only a node table's primary key.", code=_INVALID)
     for ends in cmd.ends:
         for label in ends:
             if table_of(tx, label) is None:
@@ -163,9 +165,9 @@ _OPTIONS = {"header", "delim", "delimiter", "from", "to", "ignore_errors", "para
 
 
 def copy_statement(tx, cmd: ast.CopyFrom, options: dict[str, Any], url: str) -> str:
-    """The LOAD CSV statement a COPY runs, its parameters named `` copy ...``: the file's columns by
-    position (a relationship table's first two: the end nodes' primary keys), converted to each
-    column's type (CSV gives strings; Parquet and Arrow files typed values)."""
+    """The LOAD CSV statement a COPY runs (its parameter `` copy url``, its own variables ``__copy_*``): the
+    file's columns by position (a relationship table's first two: the end nodes' primary keys), converted
+    to each column's type (CSV gives strings; Parquet and Arrow files typed values)."""
     entry = table_of(tx, cmd.table)
     if entry is None:
         raise ClientError(f"Table {cmd.table} does not exist.", code=_INVALID)
@@ -179,11 +181,13 @@ def copy_statement(tx, cmd: ast.CopyFrom, options: dict[str, Any], url: str) -> 
                           code=_INVALID)
     typed_file = url.lower().split("?")[0].endswith((".parquet", ".arrow", ".feather", ".ipc"))
     columns = entry["columns"]
+    serial = [name for name, kuzu_type, _ in columns if kuzu_type == "SERIAL"] if entry["entity"] == "node" else []
     if typed_file:          # rows are maps in the file's column order
-        load = "LOAD CSV WITH HEADERS FROM $` copy url` AS row WITH row, keys(row) AS ` keys`"
+        load = "LOAD CSV WITH HEADERS FROM $` copy url` AS row"
+        keys = " WITH row, keys(row) AS __copy_keys" + (", __copy_serial" if serial else "")
 
         def cell(i: int) -> str:
-            return f"row[` keys`[{i}]]"
+            return f"row[__copy_keys[{i}]]"
 
         def convert(expr: str, typed: str | None) -> str:
             return expr
@@ -193,6 +197,7 @@ def copy_statement(tx, cmd: ast.CopyFrom, options: dict[str, Any], url: str) -> 
         skip = skip_lines + (1 if header else 0)
         load = f"LOAD CSV FROM $` copy url` AS row{terminator}" + (f" WITH row WHERE linenumber() > {skip}"
                                                                   if skip else "")
+        keys = ""
 
         def cell(i: int) -> str:
             return f"row[{i}]"
@@ -206,8 +211,16 @@ def copy_statement(tx, cmd: ast.CopyFrom, options: dict[str, Any], url: str) -> 
             return _CONVERT[typed].format(expr)
 
     if entry["entity"] == "node":
-        props = ", ".join(f"{quoted(name)}: {convert(cell(i), typed)}" for i, (name, _, typed) in enumerate(columns))
-        return f"{load} CREATE (:{quoted(cmd.table)} {{{props}}})"
+        filed = [(name, typed) for name, kuzu_type, typed in columns if kuzu_type != "SERIAL"]
+        props = [f"{quoted(name)}: {convert(cell(i), typed)}" for i, (name, typed) in enumerate(filed)]
+        if serial:          # the file leaves the SERIAL key out: numbered on from the table's greatest
+            key = quoted(serial[0])
+            load += (f" WITH collect(row) AS __copy_rows OPTIONAL MATCH (__copy_s:{quoted(cmd.table)})"
+                     f" WITH __copy_rows, coalesce(max(__copy_s.{key}) + 1, 0) AS __copy_base"
+                     " UNWIND range(0, size(__copy_rows) - 1) AS __copy_i"
+                     " WITH __copy_rows[__copy_i] AS row, __copy_base + __copy_i AS __copy_serial")
+            props.insert(0, f"{key}: __copy_serial")
+        return f"{load}{keys} CREATE (:{quoted(cmd.table)} {{{', '.join(props)}}})"
     ends = entry["ends"]
     if len(ends) > 1:
         wanted = [options.get("from"), options.get("to")]
@@ -219,7 +232,7 @@ def copy_statement(tx, cmd: ast.CopyFrom, options: dict[str, Any], url: str) -> 
         start, end = ends[0]
     start_key, end_key = (_key_column(tx, label) for label in (start, end))
     props = ", ".join(f"{quoted(name)}: {convert(cell(i + 2), typed)}" for i, (name, _, typed) in enumerate(columns))
-    return (f"{load} OPTIONAL MATCH (a:{quoted(start)} {{{quoted(start_key[0])}: {convert(cell(0), start_key[1])}}}) "
+    return (f"{load}{keys} OPTIONAL MATCH (a:{quoted(start)} {{{quoted(start_key[0])}: {convert(cell(0), start_key[1])}}}) "
             f"OPTIONAL MATCH (b:{quoted(end)} {{{quoted(end_key[0])}: {convert(cell(1), end_key[1])}}}) "
             f"CALL apoc.util.validate(a IS NULL OR b IS NULL, 'COPY {_text(cmd.table)}: no %s node with primary key "
             f"%s (line %d)', [CASE WHEN a IS NULL THEN '{_text(start)}' ELSE '{_text(end)}' END, "
