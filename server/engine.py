@@ -634,12 +634,16 @@ class Session:
             tables.extension(db, None, command, params, None)
             return EngineResult([], iter(()), summary=Summary(query_type="s"), started=started, materialized=True)
         if isinstance(command, ast.DropTable):      # Kuzu drops a table's data with it: the data first
-            reader = self._explicit.reader() if self._explicit is not None else db.store.begin_read()
-            try:
-                deleting = tables.drop_data(reader, command)
-            finally:
-                if self._explicit is None:
-                    reader.close()
+            if self._explicit is None:              # both in one transaction: all of it happens or none
+                self.begin()
+                try:
+                    result = self._run_command(prepared, params, started)
+                    self.commit()
+                except BaseException:
+                    self.rollback()
+                    raise
+                return result
+            deleting = tables.drop_data(self._explicit.reader(), command)
             if deleting is not None:
                 self.run(deleting).consume()
         if isinstance(command, ast.TerminateTransactions):

@@ -171,3 +171,20 @@ def test_a_serial_key_is_numbered_by_copy(conn, files):
         (0, "first", 1), (1, "second", 2), (2, "third", 3), (3, "fourth", 4)]
     with pytest.raises(ClientError):
         conn.execute("CREATE NODE TABLE Bad(name STRING PRIMARY KEY, n SERIAL)").consume()
+
+
+def test_a_drop_table_that_fails_keeps_the_data(conn, monkeypatch):
+    """The data's deletion and the schema's drop are one transaction: a failure in the second undoes the first."""
+    from relate.server.query import ast
+    from relate.server.query.schema import commands
+
+    def failing(*args):
+        raise ClientError("the schema part failed", code="Neo.DatabaseError.General.UnknownError")
+    conn.execute("COPY User FROM 'user.csv'").consume()
+    conn.execute("DROP TABLE LivesIn").consume()
+    conn.execute("DROP TABLE Follows").consume()
+    monkeypatch.setitem(commands._HANDLERS, ast.DropTable, failing)
+    with pytest.raises(ClientError, match="schema part failed"):
+        conn.execute("DROP TABLE User").consume()
+    assert values(conn, "MATCH (u:User) RETURN count(u)") == [(4,)]
+    assert not conn.in_transaction
