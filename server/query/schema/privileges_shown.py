@@ -8,12 +8,12 @@ from typing import Any
 PRIVILEGE_COLUMNS = ["access", "action", "resource", "graph", "segment", "role", "immutable"]
 USER_PRIVILEGE_COLUMNS = PRIVILEGE_COLUMNS + ["user"]
 
-# (action, resource, segment, command with {role}) per role, added to those of the roles before it.
+# (action, resource, segment, the GRANT command's text) per role, added to those of the roles before it.
 _GRANTS: dict[str, list[tuple[str, str, str, str]]] = {
     "reader": [
         ("access", "database", "database", "ACCESS ON DATABASE *"),
-        ("match", "all_properties", "NODE(*)", "MATCH {{*}} ON GRAPH * NODE *"),
-        ("match", "all_properties", "RELATIONSHIP(*)", "MATCH {{*}} ON GRAPH * RELATIONSHIP *"),
+        ("match", "all_properties", "NODE(*)", "MATCH {*} ON GRAPH * NODE *"),
+        ("match", "all_properties", "RELATIONSHIP(*)", "MATCH {*} ON GRAPH * RELATIONSHIP *"),
         ("show_index", "database", "database", "SHOW INDEX ON DATABASE *"),
         ("show_constraint", "database", "database", "SHOW CONSTRAINT ON DATABASE *"),
         ("execute", "database", "PROCEDURE(*)", "EXECUTE PROCEDURE * ON DBMS"),
@@ -47,7 +47,7 @@ def role_privileges(role: str) -> list[dict[str, Any]]:
         for action, resource, segment, command in _GRANTS[held]:
             rows.append({"access": "GRANTED", "action": action, "resource": resource, "graph": "*",
                          "segment": segment, "role": role, "immutable": True,
-                         "command": command.format()})
+                         "command": command})
     return rows
 
 
