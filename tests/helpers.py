@@ -24,6 +24,16 @@ def plan_operators(target, text: str) -> list[str]:
     return operators
 
 
+def raises_code(connection, text: str, code: str, params: dict | None = None) -> None:
+    """``text`` run on a driver ``connection`` raises a ClientError with Neo4j code ``code``."""
+    import pytest
+
+    from relate.errors import ClientError
+    with pytest.raises(ClientError) as caught:
+        connection.execute(text, params or {}).consume()
+    assert caught.value.code == code, caught.value
+
+
 def run(target, text: str, params: dict | None = None) -> None:
     """Run one statement to the end and drop its rows."""
     session = target.session() if hasattr(target, "session") else target

@@ -7,7 +7,7 @@ import math
 import pytest
 
 import relate
-from relate.errors import ClientError
+from tests.helpers import raises_code
 
 BOOKS = [(1, "Quantum machine learning", "qubits and models", [1.0, 0.0, 0.0]),
          (2, "Learning machines", "classic learning theory", [0.0, 1.0, 0.0]),
@@ -89,13 +89,10 @@ def test_show_and_drop_the_indexes(conn):
     ("CALL QUERY_FTS_INDEX('Book', top := 1, 'none', 'x') RETURN node", "Neo.ClientError.Statement.SyntaxError"),
 ])
 def test_bad_calls_are_typed_errors(conn, statement, code):
-    with pytest.raises(ClientError) as caught:
-        conn.execute(statement).consume()
-    assert caught.value.code == code, caught.value
+    raises_code(conn, statement, code)
 
 
 def test_a_wrong_kind_of_index_is_not_found(conn):
     conn.execute("CALL CREATE_FTS_INDEX('Book', 'book_fts', ['title'])").consume()
-    with pytest.raises(ClientError) as caught:
-        conn.execute("CALL QUERY_VECTOR_INDEX('Book', 'book_fts', [1.0, 0.0, 0.0], 1) RETURN node").consume()
-    assert caught.value.code == "Neo.ClientError.Schema.IndexNotFound"
+    raises_code(conn, "CALL QUERY_VECTOR_INDEX('Book', 'book_fts', [1.0, 0.0, 0.0], 1) RETURN node",
+                "Neo.ClientError.Schema.IndexNotFound")

@@ -8,6 +8,7 @@ import pytest
 
 import relate
 from relate.errors import ClientError
+from tests.helpers import raises_code
 from relate.server import privileges
 
 USERS = "Adam,30\nKarissa,40\nZhang,50\nNoura,25\n"
@@ -73,9 +74,7 @@ def test_tables_are_constraints_and_show_as_kuzu_shows_them(conn):
     ("COPY LivesIn FROM 'lives.csv' (from=1, to=2)", "Neo.ClientError.Statement.ArgumentError"),
 ])
 def test_bad_tables_and_copies_are_typed_errors(conn, statement, code):
-    with pytest.raises(ClientError) as caught:
-        conn.execute(statement).consume()
-    assert caught.value.code == code, caught.value
+    raises_code(conn, statement, code)
 
 
 def test_copy_loads_nodes_and_relationships_by_position(conn):

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .describe import quote
+
 PRIVILEGE_COLUMNS = ["access", "action", "resource", "graph", "segment", "role", "immutable"]
 USER_PRIVILEGE_COLUMNS = PRIVILEGE_COLUMNS + ["user"]
 
@@ -31,10 +33,6 @@ _GRANTS: dict[str, list[tuple[str, str, str, str]]] = {
         ("dbms_actions", "database", "database", "ALL DBMS PRIVILEGES ON DBMS"),
     ],
 }
-
-
-def _quoted(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
 
 
 def role_privileges(role: str) -> list[dict[str, Any]]:
@@ -75,7 +73,7 @@ def as_commands(rows: list[dict[str, Any]], revoke: bool, of_user: bool = False)
     a user's privileges name ``$role`` (Neo4j's: the commands that would give a role what the user holds)."""
     seen: dict[str, None] = {}
     for row in rows:
-        role = "$role" if of_user else _quoted(row["role"])
+        role = "$role" if of_user else quote(row["role"])
         text = f"REVOKE GRANT {row['command']} FROM {role}" if revoke else f"GRANT {row['command']} TO {role}"
         seen[text] = None
     return [{"command": text} for text in seen]

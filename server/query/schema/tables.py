@@ -13,6 +13,7 @@ from typing import Any
 from relate.protocol.errors import ClientError, CypherSyntaxError, SchemaError
 
 from .. import ast
+from .describe import quote as quoted
 
 TABLE = "table"
 PREFIX = "table:"
@@ -32,10 +33,6 @@ _SCALARS = {
 _LOOSE = ("INTERVAL", "BLOB", "MAP", "STRUCT", "UNION", "JSON", "LIST", "ARRAY")
 _CONVERT = {"INTEGER": "toInteger({})", "FLOAT": "toFloat({})", "STRING": "{}", "BOOLEAN": "toBoolean({})",
             "DATE": "date({})", "ZONED DATETIME": "datetime(replace({}, ' ', 'T'))"}
-
-
-def quoted(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
 
 
 def cypher_type(kuzu_type: str) -> str | None:
