@@ -65,6 +65,7 @@ def test_tables_are_constraints_and_show_as_kuzu_shows_them(conn):
     ("DROP TABLE Nowhere", "Neo.ClientError.Statement.ArgumentError"),
     ("COPY Nowhere FROM 'user.csv'", "Neo.ClientError.Statement.ArgumentError"),
     ("COPY User FROM 'user.csv' (colour='red')", "Neo.ClientError.Statement.ArgumentError"),
+    ("COPY User FROM 'user.csv' (ignore_errors=true)", "Neo.ClientError.Statement.ArgumentError"),
     ("COPY User FROM '../user.csv'", "Neo.ClientError.Statement.ExternalResourceFailed"),
     ("COPY User FROM '/etc/passwd'", "Neo.ClientError.Statement.ExternalResourceFailed"),
     ("COPY LivesIn FROM 'lives.csv' (delim='||')", "Neo.ClientError.Statement.TypeError"),

@@ -98,11 +98,7 @@ def create_table(db, tx, cmd: ast.CreateTable, params, catalog) -> Any:
     pattern = f"(n:{quoted(cmd.name)})" if cmd.entity == "node" else f"()-[n:{quoted(cmd.name)}]-()"
     statements = [(f"{cmd.name}_pk", f"n.{quoted(key)} IS NODE KEY")] if key is not None else []
     statements += [(f"{cmd.name}_{name}_type", f"n.{quoted(name)} IS :: {typed}")
-                   for name, _, typed in columns if typed is not None and name != key]
-    if key is not None:
-        typed_key = next(typed for name, _, typed in columns if name == key)
-        if typed_key is not None:
-            statements.append((f"{cmd.name}_{key}_type", f"n.{quoted(key)} IS :: {typed_key}"))
+                   for name, _, typed in columns if typed is not None]
     from ..parser import parse
     constraints = []
     for name, requirement in statements:
@@ -157,8 +153,9 @@ def drop_data(tx, cmd: ast.DropTable) -> str | None:
 
 
 # ---------------------------------------------------------------- COPY
-_OPTIONS = {"header", "delim", "delimiter", "from", "to", "ignore_errors", "parallel", "quote", "escape",
-            "auto_detect", "sample_size", "skip"}
+# COPY's options that Relate carries out (``parallel`` only chooses Kuzu's reader threads); others, such as
+# ``ignore_errors`` (skip bad rows, where Relate stops), are refused rather than silently not done.
+_OPTIONS = {"header", "delim", "delimiter", "from", "to", "skip", "parallel"}
 
 
 def copy_statement(tx, cmd: ast.CopyFrom, options: dict[str, Any], url: str) -> str:
@@ -170,7 +167,7 @@ def copy_statement(tx, cmd: ast.CopyFrom, options: dict[str, Any], url: str) -> 
         raise ClientError(f"Table {cmd.table} does not exist.", code=_INVALID)
     unknown = sorted(set(options) - _OPTIONS)
     if unknown:
-        raise ClientError(f"COPY takes no option {unknown[0]} (header, delim, from, to, skip).", code=_INVALID)
+        raise ClientError(f"COPY takes no option {unknown[0]} (header, delim, skip, from, to, parallel).", code=_INVALID)
     header, skip_lines = options.get("header", False), options.get("skip", 0)
     if type(header) is not bool or type(skip_lines) is not int or skip_lines < 0 or any(
             not isinstance(options.get(end, ""), str) for end in ("from", "to")):
